@@ -1,0 +1,524 @@
+r"""JAX accumulators: every derived metric is an immutable ``flax.struct`` state with the CLU / metrax contract.
+
+A metric class ``M`` (for example ``D.metric``) has
+
+* ``M.empty()`` — the identity of ``merge``;
+* ``M.from_model_output(predictions, references, weights=None)`` — the state of one batch (host side: matching runs
+  in Python / SciPy, per-example statistics are summed in NumPy and sent to the device once per batch);
+* ``state.merge(other)``, ``state.reduce()``, ``state.compute()`` — pure ``jax.numpy``, jittable.
+
+The state holds, for examples :math:`i` with weights :math:`w_i` (1 by default),
+
+.. math::
+
+    \sum_i w_i \phi(P_i, R_i), \quad \sum_i w_i \phi(P_i, P_i), \quad \sum_i w_i \phi(R_i, R_i),
+    \quad \sum_i w_i\, n(P_i, R_i) \text{ for each normalizer } n, \quad \sum_i w_i
+
+so every normalizer is applied once, in ``compute()``: to the totals (micro average) and to the per-example sums
+divided by the (weighted) example count (macro average).
+
+Laws (tested for every accumulator the library ships, see :mod:`metametric_jax.testing`):
+
+* ``empty()`` is the identity of ``merge``; ``merge`` is associative and commutative;
+* stacking states along a new leading axis and calling ``reduce()`` equals merging them one by one;
+* one batch equals the same data in many batches;
+* ``merge``, ``reduce`` and ``compute`` run under ``jax.jit``, and a jitted merge loop traces once.
+
+Totals are compensated float32 pairs (see :mod:`metametric_jax._compensated`): integer counts stay exact far beyond
+2**24 without ``jax_enable_x64``.
+
+Attributes:
+    sums: float32 array of shape ``(3 + K + 1, 2)``: the rows are the micro totals (overlap, predicted
+        self-overlap, reference self-overlap), then the macro sums of the ``K`` reported normalizers, then the
+        example count; the last axis is the (hi, lo) compensated pair.
+    config: static configuration (not a pytree leaf): name, normalizers, ``zero_division``, ``empty_score``.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Callable, Mapping, Sequence
+from typing import Any, ClassVar, TypeVar
+
+import jax
+import jax.numpy as jnp
+import numpy as np
+from flax import struct
+
+from metametric_jax import _compensated as comp
+from metametric_jax.normalizer import F1, JACCARD, NONE, PRECISION, RECALL, Normalizer, parse_normalizer, safe_divide
+
+__all__ = [
+    "Metric",
+    "MetricConfig",
+    "Suite",
+    "make_metric",
+    "stats_metric",
+    "make_suite",
+    "normalized_scores",
+]
+
+M = TypeVar("M", bound="Metric")
+S = TypeVar("S", bound="Suite")
+
+_STANDARD = (PRECISION, RECALL, F1, JACCARD)
+
+
+@dataclasses.dataclass(frozen=True, eq=False)
+class MetricConfig:
+    """Static configuration of a metric class (compared by identity: one config per metric class).
+
+    Attributes:
+        name: the metric's name (used in messages).
+        normalizer: the declared normalizer, used by ``score``.
+        reported: the normalizers reported by ``compute`` (micro and ``macro_``); ``none`` is reported as
+            ``overlap``.
+        zero_division: value of any 0/0 other than two empty structures.
+        empty_score: per-example normalized score of two empty structures (self-overlaps both 0).
+        batch_stats: host function ``(predictions, references) -> float64 array (n, 3)`` of per-example
+            :math:`\\phi(P,R), \\phi(P,P), \\phi(R,R)`.
+        source: the similarity (or function) the metric was built from, for ``explain`` and messages.
+    """
+
+    name: str
+    normalizer: Normalizer
+    reported: tuple[Normalizer, ...]
+    zero_division: float
+    empty_score: float
+    batch_stats: Callable[[Sequence[Any], Sequence[Any]], np.ndarray] | None
+    source: Any = None
+
+    @property
+    def n_rows(self) -> int:
+        """Rows of the ``sums`` array."""
+        return 3 + len(self.reported) + 1
+
+    def __repr__(self) -> str:
+        return f"MetricConfig({self.name!r}, normalizer={self.normalizer.name!r})"
+
+
+def normalized_scores(
+    normalizer: Normalizer, stats: np.ndarray, zero_division: float = 0.0, empty_score: float = 1.0
+) -> np.ndarray:
+    """Per-example normalized scores from an ``(n, 3)`` array of (xy, xx, yy); two empty structures get ``empty_score``.
+
+    >>> normalized_scores(F1, np.array([[1.0, 2.0, 3.0], [0.0, 0.0, 0.0]])).tolist()
+    [0.4, 1.0]
+    """
+    stats = np.asarray(stats, dtype=np.float64).reshape(-1, 3)
+    xy, xx, yy = stats[:, 0], stats[:, 1], stats[:, 2]
+    out = np.asarray(normalizer(xy, xx, yy, zero_division), dtype=np.float64)
+    if normalizer.is_identity:
+        return out
+    both_empty = (xx == 0) & (yy == 0)
+    return np.where(both_empty, empty_score, out)
+
+
+def _validate_stats(stats: Any, name: str) -> np.ndarray:
+    arr = np.asarray(stats, dtype=np.float64)
+    if arr.ndim != 2 or arr.shape[1] != 3:
+        raise ValueError(
+            f"{name}: per-example statistics must have shape (n, 3) (overlap, predicted self-overlap, reference "
+            f"self-overlap); found shape {arr.shape}."
+        )
+    if not np.all(np.isfinite(arr)) or np.any(arr < 0):
+        bad = np.argwhere(~np.isfinite(arr) | (arr < 0))[0]
+        raise ValueError(
+            f"{name}: similarities must be finite and non-negative; example {bad[0]} has "
+            f"{['overlap', 'predicted self-overlap', 'reference self-overlap'][bad[1]]} = {arr[bad[0], bad[1]]!r}."
+        )
+    return arr
+
+
+def _validate_weights(weights: Any, n: int, name: str) -> np.ndarray:
+    if weights is None:
+        return np.ones(n, dtype=np.float64)
+    w = np.asarray(weights, dtype=np.float64)
+    if w.ndim == 0:
+        w = np.full(n, float(w))
+    if w.shape != (n,):
+        raise ValueError(f"{name}: weights must have shape ({n},), one per example; found shape {w.shape}.")
+    if not np.all(np.isfinite(w)) or np.any(w < 0):
+        raise ValueError(f"{name}: weights must be finite and non-negative; found {w[~np.isfinite(w) | (w < 0)][:5]}.")
+    return w
+
+
+def _check_lengths(predictions: Sequence[Any], references: Sequence[Any], name: str) -> None:
+    try:
+        lp, lr = len(predictions), len(references)
+    except TypeError:
+        raise TypeError(
+            f"{name}.from_model_output expects sequences of predictions and references (one per example); found "
+            f"{type(predictions).__name__} and {type(references).__name__}."
+        ) from None
+    if lp != lr:
+        raise ValueError(
+            f"{name}.from_model_output: predictions and references must have the same length; found {lp} "
+            f"predictions and {lr} references."
+        )
+
+
+class Metric(struct.PyTreeNode):
+    """Base class of accumulators built from a similarity or a statistics function (see module docstring)."""
+
+    sums: jax.Array
+    config: MetricConfig = struct.field(pytree_node=False)
+
+    _config: ClassVar[MetricConfig]
+
+    # ------------------------------------------------------------------ construction (host side)
+    @classmethod
+    def empty(cls: type[M]) -> M:
+        """The identity of ``merge``: all sums zero (float32, so it never causes a retrace)."""
+        return cls(sums=jnp.zeros((cls._config.n_rows, 2), jnp.float32), config=cls._config)
+
+    @classmethod
+    def host_sums(cls, stats: Any, weights: Any = None) -> np.ndarray:
+        """The state's ``sums`` (float32 ``(rows, 2)``) from per-example statistics, on the host, in NumPy."""
+        cfg = cls._config
+        stats = _validate_stats(stats, cfg.name)
+        w = _validate_weights(weights, stats.shape[0], cfg.name)
+        rows = np.empty(cfg.n_rows, dtype=np.float64)
+        rows[:3] = w @ stats
+        for k, normalizer in enumerate(cfg.reported):
+            rows[3 + k] = w @ normalized_scores(normalizer, stats, cfg.zero_division, cfg.empty_score)
+        rows[-1] = w.sum()
+        return comp.split(rows)
+
+    @classmethod
+    def from_stats(cls: type[M], stats: Any, weights: Any = None) -> M:
+        """The state of a batch given its per-example statistics, an ``(n, 3)`` array of (xy, xx, yy).
+
+        One host→device transfer. ``weights`` (shape ``(n,)``, non-negative) scale each example's contribution to
+        every sum, the example count included; weight 0 drops an example (padding).
+        """
+        return cls(sums=jnp.asarray(cls.host_sums(stats, weights)), config=cls._config)
+
+    @classmethod
+    def batch_stats(cls, predictions: Sequence[Any], references: Sequence[Any]) -> np.ndarray:
+        """Per-example statistics ``(n, 3)`` of a batch of Python structures (host side)."""
+        cfg = cls._config
+        _check_lengths(predictions, references, cfg.name)
+        if cfg.batch_stats is None:
+            raise TypeError(f"{cfg.name} has no statistics function; build its states with from_stats().")
+        return np.asarray(cfg.batch_stats(predictions, references), dtype=np.float64).reshape(-1, 3)
+
+    @classmethod
+    def from_model_output(
+        cls: type[M],
+        predictions: Any,
+        references: Any,
+        weights: Any = None,
+        *,
+        decode: Callable[[Any], Any] | None = None,
+        decode_references: Callable[[Any], Any] | None = None,
+        **_: Any,
+    ) -> M:
+        """The state of one batch.
+
+        Args:
+            predictions: a sequence of predicted structures, one per example; or, with ``decode``, arrays (or a
+                pytree of arrays) with a leading batch axis.
+            references: the reference structures, same length (or arrays, with ``decode``).
+            weights: optional non-negative per-example weights (shape ``(n,)``).
+            decode: host function mapping one example's slice of the arrays (NumPy) to a structure. With it this
+                method may be called inside ``jax.jit`` / ``pmap`` / ``shard_map``: matching runs on the host via
+                ``jax.pure_callback`` (see :mod:`metametric_jax.jit`).
+            decode_references: a separate decode function for the references (default: ``decode``).
+
+        Raises:
+            ValueError: if predictions and references (or weights) differ in length.
+        """
+        if decode is not None or decode_references is not None:
+            from metametric_jax.jit import callback_state
+
+            return callback_state(cls, predictions, references, weights, decode, decode_references)
+        stats = cls.batch_stats(predictions, references)
+        return cls.from_stats(stats, weights)
+
+    # ------------------------------------------------------------------ one pair
+    @classmethod
+    def stats(cls, prediction: Any, reference: Any) -> tuple[float, float, float]:
+        """(φ(P,R), φ(P,P), φ(R,R)) of one pair."""
+        xy, xx, yy = cls.batch_stats([prediction], [reference])[0]
+        return float(xy), float(xx), float(yy)
+
+    @classmethod
+    def score(cls, prediction: Any, reference: Any) -> float:
+        """The declared normalizer applied to one pair (two empty structures score ``empty_score``)."""
+        cfg = cls._config
+        st = np.asarray([cls.stats(prediction, reference)])
+        return float(normalized_scores(cfg.normalizer, st, cfg.zero_division, cfg.empty_score)[0])
+
+    @classmethod
+    def explain(cls, prediction: Any, reference: Any) -> Any:
+        """The matching behind ``score``: which sub-structures were aligned to which, with paths and scores."""
+        source = cls._config.source
+        if source is None or not hasattr(source, "explain"):
+            raise TypeError(f"{cls._config.name} was not built from a similarity; it has no matching to explain.")
+        return source.explain(prediction, reference)
+
+    # ------------------------------------------------------------------ the laws (pure jnp)
+    def _check_compatible(self, other: Any) -> None:
+        if not isinstance(other, Metric):
+            raise TypeError(f"{self.config.name}.merge expects a metric state; found {type(other).__name__}.")
+        if other.config is not self.config:
+            raise TypeError(
+                f"Cannot merge a state of {other.config!r} into a state of {self.config!r}: they are different "
+                "metrics (or configurations)."
+            )
+        if other.sums.shape != self.sums.shape:
+            raise ValueError(
+                f"{self.config.name}.merge: state shapes differ ({self.sums.shape} vs {other.sums.shape}); "
+                "call reduce() on stacked states first."
+            )
+
+    def merge(self: M, other: M) -> M:
+        """Leafwise compensated addition; associative and commutative, ``empty()`` is its identity."""
+        self._check_compatible(other)
+        return self.replace(sums=comp.add(self.sums, other.sums))
+
+    def reduce(self: M) -> M:
+        """Merge states stacked along the leading axis (CLU's contract: ``all_gather(state).reduce()``)."""
+        if self.sums.ndim == 2:
+            return self
+        sums = self.sums.reshape((-1,) + self.sums.shape[-2:])
+
+        def body(carry: jax.Array, x: jax.Array) -> tuple[jax.Array, None]:
+            return comp._add(carry, x), None
+
+        total, _ = jax.lax.scan(body, jnp.zeros(sums.shape[1:], sums.dtype), sums)
+        return self.replace(sums=total)
+
+    def psum(self: M, axis_name: Any) -> M:
+        """Merge across a named device axis with ``lax.psum`` (inside ``pmap`` / ``shard_map``).
+
+        Exact while each per-device total's high part is an integer below 2**24; ``all_gather(...).reduce()`` is
+        exact always.
+        """
+        hi = jax.lax.psum(self.sums[..., 0], axis_name)
+        lo = jax.lax.psum(self.sums[..., 1], axis_name)
+        total = hi + lo
+        return self.replace(sums=jnp.stack([total, lo - (total - hi)], -1))
+
+    def compute(self) -> dict[str, jax.Array]:
+        """Micro figures from the totals and ``macro_`` figures from the per-example sums.
+
+        Returns:
+            ``{"overlap", "precision", "recall", "f1", "jaccard", [declared f-beta or custom], and the same names
+            prefixed "macro_"}`` as 0-d float arrays.
+        """
+        if self.sums.ndim != 2:
+            raise ValueError(
+                f"{self.config.name}.compute: the state is still stacked (sums shape {self.sums.shape}); "
+                "call reduce() first."
+            )
+        cfg = self.config
+        v = comp.value(self.sums)
+        xy, xx, yy, count = v[0], v[1], v[2], v[-1]
+        out: dict[str, jax.Array] = {"overlap": xy}
+        for n in cfg.reported:
+            if not n.is_identity:
+                out[n.name] = jnp.asarray(n(xy, xx, yy, cfg.zero_division))
+        for k, n in enumerate(cfg.reported):
+            key = "macro_overlap" if n.is_identity else f"macro_{n.name}"
+            out[key] = safe_divide(v[3 + k], count, cfg.zero_division)
+        return out
+
+    def __repr__(self) -> str:
+        return f"{type(self).__name__}(sums shape={tuple(self.sums.shape)})"
+
+
+def _reported(normalizer: Normalizer, extra: Sequence[Normalizer] = ()) -> tuple[Normalizer, ...]:
+    out = [NONE, *_STANDARD]
+    for n in (normalizer, *extra):
+        if all(n.name != m.name for m in out):
+            out.append(n)
+    return tuple(out)
+
+
+def _new_class(name: str, cfg: MetricConfig, doc: str | None, base: type[M]) -> type[M]:
+    cls_name = "".join(part[:1].upper() + part[1:] for part in name.replace("-", "_").split("_")) or "Metric"
+    if not cls_name.endswith("Metric"):
+        cls_name += "Metric"
+    cls = type(cls_name, (base,), {"_config": cfg, "__doc__": doc or base.__doc__, "__module__": base.__module__})
+    return cls  # type: ignore[return-value]
+
+
+def make_metric(
+    similarity: Any,
+    normalizer: str | Normalizer = "f1",
+    *,
+    name: str | None = None,
+    zero_division: float = 0.0,
+    empty_score: float = 1.0,
+    report: Sequence[str | Normalizer] = (),
+) -> type[Metric]:
+    """The accumulator class of a similarity (anything with ``batch_stats(predictions, references)``).
+
+    Args:
+        similarity: a :class:`metametric_jax.similarity.Similarity`.
+        normalizer: the declared normalizer (``score`` uses it; ``compute`` reports it beside P / R / F1 / Jaccard).
+        name: a name for messages; default the similarity's.
+        zero_division: value of a 0/0 other than two empty structures.
+        empty_score: per-example normalized score of two empty structures.
+        report: further normalizers for ``compute`` to report.
+    """
+    norm = parse_normalizer(normalizer)
+    extra = tuple(parse_normalizer(r) for r in report)
+    metric_name = name or getattr(similarity, "name", None) or type(similarity).__name__
+    cfg = MetricConfig(
+        name=metric_name,
+        normalizer=norm,
+        reported=_reported(norm, extra),
+        zero_division=float(zero_division),
+        empty_score=float(empty_score),
+        batch_stats=similarity.batch_stats,
+        source=similarity,
+    )
+    return _new_class(metric_name, cfg, None, Metric)
+
+
+def stats_metric(
+    stats: Callable[[Any, Any], tuple[float, float, float]] | None = None,
+    normalizer: str | Normalizer = "f1",
+    *,
+    name: str,
+    batch_stats: Callable[[Sequence[Any], Sequence[Any]], np.ndarray] | None = None,
+    zero_division: float = 0.0,
+    empty_score: float = 1.0,
+    report: Sequence[str | Normalizer] = (),
+    doc: str | None = None,
+) -> type[Metric]:
+    """An accumulator class from a per-pair statistics function ``stats(p, r) -> (xy, xx, yy)``.
+
+    Either ``stats`` (called per pair) or ``batch_stats`` (called per batch, returning an ``(n, 3)`` array) must be
+    given; with neither, states are built with ``from_stats`` only.
+    """
+    norm = parse_normalizer(normalizer)
+    extra = tuple(parse_normalizer(r) for r in report)
+    if batch_stats is None and stats is not None:
+        pair = stats
+
+        def batch_stats(predictions: Sequence[Any], references: Sequence[Any]) -> np.ndarray:
+            return np.asarray([pair(p, r) for p, r in zip(predictions, references)], dtype=np.float64).reshape(-1, 3)
+
+    cfg = MetricConfig(
+        name=name,
+        normalizer=norm,
+        reported=_reported(norm, extra),
+        zero_division=float(zero_division),
+        empty_score=float(empty_score),
+        batch_stats=batch_stats,
+        source=stats,
+    )
+    return _new_class(name, cfg, doc, Metric)
+
+
+# ---------------------------------------------------------------------------------------------------------------- suites
+@dataclasses.dataclass(frozen=True, eq=False)
+class SuiteConfig:
+    """Static configuration of a suite: its members, derived figures and optional one-pass statistics function."""
+
+    name: str
+    members: tuple[tuple[str, type[Metric]], ...]
+    derived: tuple[tuple[str, Callable[[Mapping[str, Any]], Any]], ...]
+    batch_stats: Callable[[Sequence[Any], Sequence[Any]], Mapping[str, np.ndarray]] | None
+
+    def __repr__(self) -> str:
+        return f"SuiteConfig({self.name!r}, members={[m for m, _ in self.members]})"
+
+
+class Suite(struct.PyTreeNode):
+    """Several accumulators as one pytree, with derived figures computed at the end.
+
+    ``compute()`` returns ``{member: member.compute(), ..., derived_name: value, ...}``; each derived function is
+    given the members' results (and the derived figures before it).
+
+    Attributes:
+        states: the members' states, by name.
+        config: static configuration.
+    """
+
+    states: dict[str, Metric]
+    config: SuiteConfig = struct.field(pytree_node=False)
+
+    _config: ClassVar[SuiteConfig]
+
+    @classmethod
+    def empty(cls: type[S]) -> S:
+        """All members empty."""
+        return cls(states={k: m.empty() for k, m in cls._config.members}, config=cls._config)
+
+    @classmethod
+    def from_member_stats(cls: type[S], stats: Mapping[str, Any], weights: Any = None) -> S:
+        """A state from per-member ``(n, 3)`` statistics arrays (one host→device transfer per batch)."""
+        cfg = cls._config
+        missing = [k for k, _ in cfg.members if k not in stats]
+        if missing:
+            raise ValueError(f"{cfg.name}: statistics missing for members {missing}.")
+        host = [m.host_sums(stats[k], weights) for k, m in cfg.members]
+        dev = jax.device_put(host)
+        return cls(
+            states={k: m(sums=d, config=m._config) for (k, m), d in zip(cfg.members, dev)},
+            config=cfg,
+        )
+
+    @classmethod
+    def from_model_output(cls: type[S], predictions: Any, references: Any, weights: Any = None, **kwargs: Any) -> S:
+        """The state of one batch: one pass of the suite's statistics function, or each member's own."""
+        cfg = cls._config
+        _check_lengths(predictions, references, cfg.name)
+        if cfg.batch_stats is not None:
+            return cls.from_member_stats(cfg.batch_stats(predictions, references), weights)
+        return cls.from_member_stats({k: m.batch_stats(predictions, references) for k, m in cfg.members}, weights)
+
+    def merge(self: S, other: S) -> S:
+        """Member-wise merge."""
+        if not isinstance(other, Suite) or other.config is not self.config:
+            found = other.config if isinstance(other, Suite) else type(other).__name__
+            raise TypeError(f"Cannot merge {found!r} into a state of {self.config!r}.")
+        return self.replace(states={k: v.merge(other.states[k]) for k, v in self.states.items()})
+
+    def reduce(self: S) -> S:
+        """Member-wise reduce over the leading axis."""
+        return self.replace(states={k: v.reduce() for k, v in self.states.items()})
+
+    def psum(self: S, axis_name: Any) -> S:
+        """Member-wise :meth:`Metric.psum`."""
+        return self.replace(states={k: v.psum(axis_name) for k, v in self.states.items()})
+
+    def compute(self) -> dict[str, Any]:
+        """Members' results and derived figures."""
+        results: dict[str, Any] = {k: v.compute() for k, v in self.states.items()}
+        for key, fn in self.config.derived:
+            results[key] = fn(results)
+        return results
+
+
+def make_suite(
+    name: str,
+    members: Mapping[str, type[Metric]],
+    derived: Mapping[str, Callable[[Mapping[str, Any]], Any]] | None = None,
+    *,
+    batch_stats: Callable[[Sequence[Any], Sequence[Any]], Mapping[str, np.ndarray]] | None = None,
+    doc: str | None = None,
+) -> type[Suite]:
+    """A suite class: several metric classes as one accumulator.
+
+    Args:
+        name: the suite's name.
+        members: metric classes by name.
+        derived: figures computed from the members' results at the end, e.g.
+            ``{"conll": lambda r: (r["muc"]["f1"] + r["bcub"]["f1"] + r["ceafe"]["f1"]) / 3}``.
+        batch_stats: optional one-pass host function returning every member's ``(n, 3)`` statistics.
+        doc: docstring of the class.
+    """
+    cfg = SuiteConfig(
+        name=name,
+        members=tuple(members.items()),
+        derived=tuple((derived or {}).items()),
+        batch_stats=batch_stats,
+    )
+    cls_name = "".join(p[:1].upper() + p[1:] for p in name.replace("-", "_").split("_")) + "Suite"
+    return type(cls_name, (Suite,), {"_config": cfg, "__doc__": doc or Suite.__doc__, "__module__": Suite.__module__})

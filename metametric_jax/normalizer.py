@@ -1,0 +1,188 @@
+r"""Normalizers: turn the three sufficient statistics of a metric into a score.
+
+Every normalizer is a pure function of
+
+.. math::
+
+    xy = \sum \phi(P, R), \quad xx = \sum \phi(P, P), \quad yy = \sum \phi(R, R)
+
+that works on Python floats, NumPy arrays and ``jax.numpy`` arrays alike.
+
+=============  ================================================================
+name           formula
+=============  ================================================================
+``none``       :math:`xy`
+``precision``  :math:`xy / xx`
+``recall``     :math:`xy / yy`
+``jaccard``    :math:`xy / (xx + yy - xy)`
+``dice``/f1    :math:`2 xy / (xx + yy)`
+``f{β}``       :math:`(1+\beta^2) P R / (\beta^2 P + R) = (1+\beta^2) xy / (\beta^2 yy + xx)`
+=============  ================================================================
+
+The 0/0 policy lives here, once: a denominator of zero gives ``zero_division`` (default 0.0). The division uses a
+safe denominator and then ``where``, so gradients stay finite. Whether two *empty* structures score 1.0 is decided by
+the caller (:func:`normalize_pair`), since only it knows the structures were empty.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import math
+import re
+from collections.abc import Callable
+from typing import Any
+
+import numpy as np
+
+__all__ = [
+    "Normalizer",
+    "parse_normalizer",
+    "NONE",
+    "PRECISION",
+    "RECALL",
+    "JACCARD",
+    "DICE",
+    "F1",
+    "fbeta",
+    "safe_divide",
+]
+
+
+def _xp(*arrays: Any) -> Any:
+    """Pick the array module of the inputs: jax.numpy if any input is a JAX array or tracer, else NumPy."""
+    for a in arrays:
+        mod = type(a).__module__
+        if mod.startswith("jax") or mod.startswith("jaxlib"):
+            import jax.numpy as jnp
+
+            return jnp
+    return np
+
+
+def safe_divide(num: Any, den: Any, zero_division: float = 0.0) -> Any:
+    """``num / den`` where ``den != 0``, else ``zero_division``; gradient-safe (double ``where``).
+
+    Works on floats (returns a float), NumPy arrays and JAX arrays.
+
+    >>> safe_divide(1.0, 0.0, zero_division=0.5)
+    0.5
+    """
+    if isinstance(num, (int, float)) and isinstance(den, (int, float)):
+        return float(num) / float(den) if den != 0 else float(zero_division)
+    xp = _xp(num, den)
+    den = xp.asarray(den)
+    num = xp.asarray(num)
+    zero = den == 0
+    safe = xp.where(zero, xp.ones_like(den), den)
+    return xp.where(zero, xp.asarray(zero_division, dtype=xp.result_type(num, safe, float)), num / safe)
+
+
+@dataclasses.dataclass(frozen=True)
+class Normalizer:
+    """A normalizer: a named pure function ``fn(xy, xx, yy, zero_division) -> score``.
+
+    Users may define their own; it must work on floats and on NumPy / jnp arrays (use :func:`safe_divide`).
+
+    Attributes:
+        name: the key under which :meth:`Metric.compute` reports it (``"f1"``, ``"f0.5"``, ...).
+        fn: the function.
+    """
+
+    name: str
+    fn: Callable[[Any, Any, Any, float], Any] = dataclasses.field(compare=False)
+
+    def __call__(self, xy: Any, xx: Any, yy: Any, zero_division: float = 0.0) -> Any:
+        return self.fn(xy, xx, yy, zero_division)
+
+    @property
+    def is_identity(self) -> bool:
+        """Whether this is the ``none`` normalizer (the raw overlap)."""
+        return self.name == "none"
+
+    def __repr__(self) -> str:
+        return f"Normalizer({self.name!r})"
+
+
+def _none(xy: Any, xx: Any, yy: Any, zd: float) -> Any:
+    return xy
+
+
+def _precision(xy: Any, xx: Any, yy: Any, zd: float) -> Any:
+    return safe_divide(xy, xx, zd)
+
+
+def _recall(xy: Any, xx: Any, yy: Any, zd: float) -> Any:
+    return safe_divide(xy, yy, zd)
+
+
+def _jaccard(xy: Any, xx: Any, yy: Any, zd: float) -> Any:
+    return safe_divide(xy, xx + yy - xy, zd)
+
+
+def _dice(xy: Any, xx: Any, yy: Any, zd: float) -> Any:
+    return safe_divide(2 * xy, xx + yy, zd)
+
+
+def fbeta(beta: float) -> Normalizer:
+    r"""The :math:`F_\beta` normalizer, :math:`(1+\beta^2) xy / (\beta^2 yy + xx)`; ``fbeta(1)`` is F1.
+
+    Args:
+        beta: a positive, finite weight of recall relative to precision.
+
+    Raises:
+        ValueError: if ``beta`` is not positive and finite.
+    """
+    try:
+        b = float(beta)
+    except (TypeError, ValueError):
+        raise ValueError(f"F-beta needs a positive number for beta; found {beta!r}.") from None
+    if not (b > 0 and math.isfinite(b)):
+        raise ValueError(f"F-beta needs beta > 0 (and finite); found beta = {beta!r}.")
+    if b == 1.0:
+        return F1
+    b2 = b * b
+
+    def _f(xy: Any, xx: Any, yy: Any, zd: float) -> Any:
+        return safe_divide((1 + b2) * xy, b2 * yy + xx, zd)
+
+    return Normalizer(f"f{_fmt(b)}", _f)
+
+
+def _fmt(b: float) -> str:
+    return str(int(b)) if b.is_integer() else repr(b)
+
+
+NONE = Normalizer("none", _none)
+PRECISION = Normalizer("precision", _precision)
+RECALL = Normalizer("recall", _recall)
+JACCARD = Normalizer("jaccard", _jaccard)
+F1 = Normalizer("f1", _dice)
+DICE = F1
+
+_NAMED = {"none": NONE, "precision": PRECISION, "recall": RECALL, "jaccard": JACCARD, "dice": F1, "f1": F1}
+_FBETA = re.compile(r"^f(?:beta)?[_=]?([0-9]*\.?[0-9]+(?:e[-+]?[0-9]+)?)$")
+VALID_NAMES = "'none', 'precision', 'recall', 'jaccard', 'dice', 'f1', or 'f{beta}' with beta > 0 (e.g. 'f0.5', 'f2')"
+
+
+def parse_normalizer(spec: str | Normalizer | None) -> Normalizer:
+    """Parse a normalizer name, or pass a :class:`Normalizer` through.
+
+    >>> parse_normalizer("f2").name
+    'f2'
+    >>> parse_normalizer("dice") is parse_normalizer("f1")
+    True
+    """
+    if spec is None:
+        return NONE
+    if isinstance(spec, Normalizer):
+        return spec
+    if isinstance(spec, str):
+        key = spec.strip().lower()
+        if key in _NAMED:
+            return _NAMED[key]
+        m = _FBETA.match(key)
+        if m:
+            return fbeta(float(m.group(1)))
+        if key.startswith("f") and key[1:].lstrip("-").replace(".", "", 1).isdigit():
+            raise ValueError(f"F-beta needs beta > 0; found {spec!r}. Valid normalizers: {VALID_NAMES}.")
+    raise ValueError(f"Unknown normalizer {spec!r}; expected {VALID_NAMES}, or a Normalizer object.")
