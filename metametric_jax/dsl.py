@@ -1,0 +1,169 @@
+"""Plain typed combinators for composing similarities (and their metrics) by hand.
+
+Every function takes keyword arguments and returns a :class:`~metametric_jax.similarity.Similarity`; turn one into an
+accumulator class with :func:`metric` (or ``sim.metric(normalizer)``).
+
+Example:
+    >>> from dataclasses import dataclass
+    >>> from metametric_jax import dsl
+    >>> @dataclass(frozen=True)
+    ... class Span:
+    ...     start: int
+    ...     end: int
+    ...     label: str
+    >>> overlap = dsl.from_function(lambda a, b: max(0, min(a.end, b.end) - max(a.start, b.start)) / (b.end - b.start))
+    >>> spans = dsl.set_matching(dsl.dataclass(Span, label=dsl.discrete()), constraint="<->")
+    >>> SpanF1 = dsl.metric(spans, normalizer="f1")
+    >>> SpanF1.score([Span(0, 2, "PER")], [Span(0, 2, "PER"), Span(3, 4, "LOC")])
+    0.6666666666666666
+"""
+
+from __future__ import annotations
+
+import dataclasses as _dc
+from collections.abc import Callable, Mapping
+from typing import Any, get_type_hints
+
+from metametric_jax.accumulate import Metric, make_metric
+from metametric_jax.constraint import Constraint, parse_constraint
+from metametric_jax.derive import as_similarity, derive
+from metametric_jax.matching import GraphMatching, LatentSetMatching, MaxPair, SequenceMatching, SetMatching
+from metametric_jax.normalizer import Normalizer
+from metametric_jax.ranking import AtK, AveragePrecision
+from metametric_jax.similarity import Discrete, FromFunction, Normalized, Preprocess, Product, Similarity, UnionSim
+
+__all__ = [
+    "auto",
+    "discrete",
+    "from_function",
+    "preprocess",
+    "dataclass",
+    "union",
+    "set_matching",
+    "sequence_matching",
+    "graph_matching",
+    "latent_set_matching",
+    "max_pair",
+    "normalize",
+    "precision_at_k",
+    "recall_at_k",
+    "average_precision",
+    "metric",
+]
+
+SimLike = Any  # a Similarity, a metric class, or a function (x, y) -> float
+
+
+def auto(tp: Any, *, constraint: str | Constraint = "<->") -> Similarity:
+    """The similarity derived from a type, as ``@metametric`` would derive it."""
+    return derive(tp, constraint)
+
+
+def discrete(tp: Any = None) -> Similarity:
+    """1 if equal, else 0."""
+    return Discrete(tp)
+
+
+def from_function(
+    fn: Callable[[Any, Any], float], *, name: str | None = None, self_fn: Callable[[Any], float] | None = None
+) -> Similarity:
+    """A similarity from a function ``fn(x, y) -> float`` (values must be finite and non-negative)."""
+    return FromFunction(fn, name=name, self_fn=self_fn)
+
+
+def preprocess(inner: SimLike, *, pred: Callable[[Any], Any], ref: Callable[[Any], Any] | None = None) -> Similarity:
+    """Compare ``pred(x)`` with ``ref(y)`` under ``inner`` (``ref`` defaults to ``pred``)."""
+    return Preprocess(as_similarity(inner, "preprocess"), pred, ref)
+
+
+def dataclass(cls: type, *, constraint: str | Constraint = "<->", **fields: SimLike) -> Similarity:
+    """The product similarity of a dataclass with per-field overrides; the other fields are derived.
+
+    Raises:
+        TypeError: if ``cls`` is not a dataclass, or an override names no field of it.
+    """
+    if not (isinstance(cls, type) and _dc.is_dataclass(cls)):
+        raise TypeError(f"dsl.dataclass expects a dataclass; found {cls!r}.")
+    names = [f.name for f in _dc.fields(cls)]
+    unknown = sorted(set(fields) - set(names))
+    if unknown:
+        raise TypeError(f"dsl.dataclass({cls.__name__}): no field(s) {unknown}; the fields are {names}.")
+    hints = get_type_hints(cls, include_extras=True)
+    cons = parse_constraint(constraint)
+    sims = {
+        n: as_similarity(fields[n], f"field {n!r}")
+        if n in fields
+        else derive(hints[n], cons, where=f"class {cls.__name__}, field {n!r} of type {hints[n]!r}")
+        for n in names
+    }
+    return Product(cls, sims)
+
+
+def union(cases: Mapping[Any, SimLike] | None = None, *, constraint: str | Constraint = "<->", **_: Any) -> Similarity:
+    """Per-case similarity over ``{type: similarity}`` (a type mapped to ``...`` or ``None`` is derived)."""
+    if not cases:
+        raise TypeError("dsl.union needs a mapping {type: similarity} with at least one case.")
+    return UnionSim(
+        {t: derive(t, constraint) if s is None or s is Ellipsis else as_similarity(s, f"case {t!r}") for t, s in cases.items()}
+    )
+
+
+def set_matching(inner: SimLike, *, constraint: str | Constraint = "<->") -> Similarity:
+    """Matching of two collections under ``constraint`` (``<->``, ``->``, ``<-``, ``~`` or ``1:1`` ...)."""
+    return SetMatching(as_similarity(inner, "set_matching"), constraint)
+
+
+def sequence_matching(inner: SimLike) -> Similarity:
+    """Best monotone alignment of two sequences (the LCS when ``inner`` is discrete)."""
+    return SequenceMatching(as_similarity(inner, "sequence_matching"))
+
+
+def graph_matching(inner: SimLike, *, constraint: str | Constraint = "<->") -> Similarity:
+    """Matching of graph nodes that preserves reachability."""
+    return GraphMatching(as_similarity(inner, "graph_matching"), constraint)
+
+
+def latent_set_matching(inner: SimLike, *, constraint: str | Constraint = "<->") -> Similarity:
+    """Joint matching of elements and their latent variables (Smatch-style), solved exactly."""
+    return LatentSetMatching(as_similarity(inner, "latent_set_matching"), constraint)
+
+
+def max_pair(inner: SimLike) -> Similarity:
+    """The best-scoring single pair of two collections."""
+    return MaxPair(as_similarity(inner, "max_pair"))
+
+
+def normalize(
+    inner: SimLike, *, normalizer: str | Normalizer, zero_division: float = 0.0, empty_score: float = 1.0
+) -> Similarity:
+    """An inner normalized similarity, e.g. CEAF's φ4 = ``normalize(set_matching(discrete()), normalizer="dice")``."""
+    return Normalized(as_similarity(inner, "normalize"), normalizer, zero_division, empty_score)
+
+
+def precision_at_k(k: int) -> type[Metric]:
+    """Precision@k of ranked predictions against a reference collection (a metric class)."""
+    return make_metric(AtK(k), "precision", name=f"precision_at_{k}")
+
+
+def recall_at_k(k: int) -> type[Metric]:
+    """Recall@k of ranked predictions against a reference collection (a metric class)."""
+    return make_metric(AtK(k), "recall", name=f"recall_at_{k}")
+
+
+def average_precision() -> type[Metric]:
+    """Average precision of ranked predictions against a reference collection (a metric class)."""
+    return make_metric(AveragePrecision(), "recall", name="average_precision")
+
+
+def metric(
+    similarity: SimLike,
+    *,
+    normalizer: str | Normalizer = "f1",
+    name: str | None = None,
+    zero_division: float = 0.0,
+    empty_score: float = 1.0,
+) -> type[Metric]:
+    """The accumulator class of a similarity (same contract as ``D.metric``)."""
+    return make_metric(
+        as_similarity(similarity, "metric"), normalizer, name=name, zero_division=zero_division, empty_score=empty_score
+    )
