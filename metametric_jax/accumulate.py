@@ -62,6 +62,12 @@ M = TypeVar("M", bound="Metric")
 S = TypeVar("S", bound="Suite")
 
 _STANDARD = (PRECISION, RECALL, F1, JACCARD)
+_FAST: dict[str, Callable[[np.ndarray, np.ndarray, np.ndarray], tuple[np.ndarray, np.ndarray]]] = {
+    "precision": lambda xy, xx, yy: (xy, xx),
+    "recall": lambda xy, xx, yy: (xy, yy),
+    "f1": lambda xy, xx, yy: (2 * xy, xx + yy),
+    "jaccard": lambda xy, xx, yy: (xy, xx + yy - xy),
+}
 
 
 @dataclasses.dataclass(frozen=True, eq=False)
@@ -107,7 +113,13 @@ def normalized_scores(
     """
     stats = np.asarray(stats, dtype=np.float64).reshape(-1, 3)
     xy, xx, yy = stats[:, 0], stats[:, 1], stats[:, 2]
-    out = np.asarray(normalizer(xy, xx, yy, zero_division), dtype=np.float64)
+    num_den = _FAST.get(normalizer.name)
+    if num_den is not None and normalizer in _STANDARD:
+        num, den = num_den(xy, xx, yy)
+        zero = den == 0
+        out = np.divide(num, den, out=np.full_like(num, zero_division), where=~zero)
+    else:
+        out = np.asarray(normalizer(xy, xx, yy, zero_division), dtype=np.float64)
     if normalizer.is_identity:
         return out
     both_empty = (xx == 0) & (yy == 0)
@@ -179,9 +191,9 @@ class Metric(struct.PyTreeNode):
         stats = _validate_stats(stats, cfg.name)
         w = _validate_weights(weights, stats.shape[0], cfg.name)
         rows = np.empty(cfg.n_rows, dtype=np.float64)
-        rows[:3] = w @ stats
+        rows[:3] = np.einsum("i,ij->j", w, stats)  # einsum, not BLAS: no thread pool stalls on small batches
         for k, normalizer in enumerate(cfg.reported):
-            rows[3 + k] = w @ normalized_scores(normalizer, stats, cfg.zero_division, cfg.empty_score)
+            rows[3 + k] = np.einsum("i,i->", w, normalized_scores(normalizer, stats, cfg.zero_division, cfg.empty_score))
         rows[-1] = w.sum()
         return comp.split(rows)
 
@@ -236,6 +248,15 @@ class Metric(struct.PyTreeNode):
         stats = cls.batch_stats(predictions, references)
         return cls.from_stats(stats, weights)
 
+    @classmethod
+    def from_records(
+        cls: type[M], pred_records: Any, pred_mask: Any, ref_records: Any, ref_mask: Any, weights: Any = None
+    ) -> M:
+        """The device-native state of a batch of integer records (jittable; see :mod:`metametric_jax.device`)."""
+        from metametric_jax.device import device_state
+
+        return device_state(cls, pred_records, pred_mask, ref_records, ref_mask, weights)
+
     # ------------------------------------------------------------------ one pair
     @classmethod
     def stats(cls, prediction: Any, reference: Any) -> tuple[float, float, float]:
@@ -287,7 +308,10 @@ class Metric(struct.PyTreeNode):
         def body(carry: jax.Array, x: jax.Array) -> tuple[jax.Array, None]:
             return comp._add(carry, x), None
 
-        total, _ = jax.lax.scan(body, jnp.zeros(sums.shape[1:], sums.dtype), sums)
+        if sums.shape[0] == 0:
+            return self.replace(sums=jnp.zeros(sums.shape[1:], sums.dtype))
+        # start from the first state (not from zeros) so the carry varies across devices like the states do
+        total, _ = jax.lax.scan(body, sums[0], sums[1:])
         return self.replace(sums=total)
 
     def psum(self: M, axis_name: Any) -> M:
@@ -325,8 +349,6 @@ class Metric(struct.PyTreeNode):
             out[key] = safe_divide(v[3 + k], count, cfg.zero_division)
         return out
 
-    def __repr__(self) -> str:
-        return f"{type(self).__name__}(sums shape={tuple(self.sums.shape)})"
 
 
 def _reported(normalizer: Normalizer, extra: Sequence[Normalizer] = ()) -> tuple[Normalizer, ...]:
@@ -468,6 +490,12 @@ class Suite(struct.PyTreeNode):
     def from_model_output(cls: type[S], predictions: Any, references: Any, weights: Any = None, **kwargs: Any) -> S:
         """The state of one batch: one pass of the suite's statistics function, or each member's own."""
         cfg = cls._config
+        if kwargs.get("decode") is not None or kwargs.get("decode_references") is not None:
+            raise TypeError(
+                f"{cfg.name}: suites take Python structures on the host; for jitted steps update each member with "
+                "member.from_model_output(..., decode=fn) and combine them with "
+                f"{cls.__name__}(states={{...}}, config={cls.__name__}._config)."
+            )
         _check_lengths(predictions, references, cfg.name)
         if cfg.batch_stats is not None:
             return cls.from_member_stats(cfg.batch_stats(predictions, references), weights)

@@ -21,6 +21,7 @@ from __future__ import annotations
 import collections.abc as cabc
 import dataclasses
 import enum
+import sys
 import types
 import typing
 from typing import Annotated, Any, Literal, TypeVar, Union, get_args, get_origin, get_type_hints
@@ -32,7 +33,7 @@ from metametric_jax.normalizer import Normalizer, parse_normalizer
 from metametric_jax.similarity import Discrete, FromFunction, Normalized, Product, Similarity, UnionSim
 from metametric_jax.variable import Variable, VariableSim
 
-__all__ = ["derive", "metametric", "metric_similarity", "as_similarity"]
+__all__ = ["derive", "metametric", "metric_similarity", "as_similarity", "field_types"]
 
 T = TypeVar("T")
 
@@ -167,11 +168,24 @@ def _derive(tp: Any, constraint: Constraint, where: str, stack: set[Any]) -> Sim
     raise TypeError(f"Cannot derive a similarity for {where}: unsupported type {tp!r}.")
 
 
-def _derive_dataclass(cls: type, constraint: Constraint, stack: set[Any]) -> Product:
+def field_types(cls: type, localns: Any = None) -> dict[str, Any]:
+    """Resolved field types of a dataclass (``Annotated`` kept), also for classes defined inside functions."""
     try:
-        hints = get_type_hints(cls, include_extras=True)
+        return get_type_hints(cls, localns=dict(localns) if localns else None, include_extras=True)
     except NameError as e:
-        raise TypeError(f"Cannot derive a similarity for class {cls.__name__}: unresolved annotation ({e}).") from None
+        out = {}
+        for f in dataclasses.fields(cls):
+            if isinstance(f.type, str):
+                raise TypeError(
+                    f"Cannot derive a similarity for class {cls.__name__}: unresolved annotation {f.type!r} of field "
+                    f"{f.name!r} ({e})."
+                ) from None
+            out[f.name] = f.type
+        return out
+
+
+def _derive_dataclass(cls: type, constraint: Constraint, stack: set[Any], localns: Any = None) -> Product:
+    hints = field_types(cls, localns)
     fields = {}
     for f in dataclasses.fields(cls):
         tp = hints.get(f.name, f.type)
@@ -216,13 +230,14 @@ def metametric(
     """
     norm = parse_normalizer(normalizer)
     cons = parse_constraint(constraint)
+    caller_locals = sys._getframe(1).f_locals  # resolves annotations of classes defined inside functions
 
     def wrap(c: type[T]) -> type[T]:
         if not (isinstance(c, type) and dataclasses.is_dataclass(c)):
             raise TypeError(
                 f"@metametric decorates dataclasses; found {c!r}. Put @dataclass below @metametric."
             )
-        sim = _derive_dataclass(c, cons, {c})
+        sim = _derive_dataclass(c, cons, {c}, caller_locals)
         metric = make_metric(sim, norm, name=c.__name__, zero_division=zero_division, empty_score=empty_score)
         metric.__doc__ = f"The derived metric of {c.__name__} ({norm.name}, constraint {cons.value})."
         setattr(c, "latent_metric" if sim.has_variables else "metric", metric)

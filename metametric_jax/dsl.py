@@ -22,11 +22,12 @@ from __future__ import annotations
 
 import dataclasses as _dc
 from collections.abc import Callable, Mapping
-from typing import Any, get_type_hints
+import sys
+from typing import Any
 
 from metametric_jax.accumulate import Metric, make_metric
 from metametric_jax.constraint import Constraint, parse_constraint
-from metametric_jax.derive import as_similarity, derive
+from metametric_jax.derive import as_similarity, derive, field_types
 from metametric_jax.matching import GraphMatching, LatentSetMatching, MaxPair, SequenceMatching, SetMatching
 from metametric_jax.normalizer import Normalizer
 from metametric_jax.ranking import AtK, AveragePrecision
@@ -88,7 +89,7 @@ def dataclass(cls: type, *, constraint: str | Constraint = "<->", **fields: SimL
     unknown = sorted(set(fields) - set(names))
     if unknown:
         raise TypeError(f"dsl.dataclass({cls.__name__}): no field(s) {unknown}; the fields are {names}.")
-    hints = get_type_hints(cls, include_extras=True)
+    hints = field_types(cls, sys._getframe(1).f_locals)
     cons = parse_constraint(constraint)
     sims = {
         n: as_similarity(fields[n], f"field {n!r}")
@@ -152,7 +153,7 @@ def recall_at_k(k: int) -> type[Metric]:
 
 def average_precision() -> type[Metric]:
     """Average precision of ranked predictions against a reference collection (a metric class)."""
-    return make_metric(AveragePrecision(), "recall", name="average_precision")
+    return make_metric(AveragePrecision(), "recall", name="average_precision", empty_score=0.0)
 
 
 def metric(

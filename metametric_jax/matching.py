@@ -24,7 +24,7 @@ import numpy as np
 from metametric_jax._solvers import discrete_stats, lcs_dp, solve_binary_program, solve_gram
 from metametric_jax.constraint import Constraint, parse_constraint
 from metametric_jax.explain import Match
-from metametric_jax.similarity import IDENTITY, Mode, Similarity
+from metametric_jax.similarity import IDENTITY, Mode, Product, Similarity
 
 __all__ = ["SetMatching", "SequenceMatching", "GraphMatching", "LatentSetMatching", "MaxPair", "as_list"]
 
@@ -62,6 +62,9 @@ class SetMatching(Similarity):
         key = self.inner.discrete_key
         if key is None:
             return None
+        if isinstance(self.inner, Product):
+            for x in xs:
+                self.inner._check(x)
         keys = xs if key is IDENTITY else [key(x) for x in xs]
         try:
             for k in keys:
@@ -102,9 +105,12 @@ class SetMatching(Similarity):
         out = np.empty((len(predictions), 3), dtype=np.float64)
         key = self.inner.discrete_key
         if key is IDENTITY and self.constraint is Constraint.ONE_TO_ONE:
+            cls = getattr(self.inner, "cls", None) if isinstance(self.inner, Product) else None
             try:
                 for i, (p, r) in enumerate(zip(predictions, references)):
                     if isinstance(p, (str, bytes)) or isinstance(r, (str, bytes)):
+                        raise TypeError
+                    if cls is not None and not all(isinstance(v, cls) for c in (p, r) for v in c):
                         raise TypeError
                     sp, sr = set(p), set(r)
                     np_, nr = len(p), len(r)

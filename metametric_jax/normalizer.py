@@ -135,9 +135,9 @@ def fbeta(beta: float) -> Normalizer:
     try:
         b = float(beta)
     except (TypeError, ValueError):
-        raise ValueError(f"F-beta needs a positive number for beta; found {beta!r}.") from None
+        raise ValueError(f"F-beta needs a positive number for beta; found {beta!r}. Valid normalizers: {VALID_NAMES}.") from None
     if not (b > 0 and math.isfinite(b)):
-        raise ValueError(f"F-beta needs beta > 0 (and finite); found beta = {beta!r}.")
+        raise ValueError(f"F-beta needs beta > 0 (and finite); found beta = {beta!r}. Valid normalizers: {VALID_NAMES}.")
     if b == 1.0:
         return F1
     b2 = b * b

@@ -66,7 +66,7 @@ __all__ = [
     "span_metric",
     "ner_metric",
     "ner_report",
-    "report_from_results",
+    "state_report",
 ]
 
 _O, _B, _I, _E, _S = 0, 1, 2, 3, 4
@@ -183,29 +183,46 @@ def _is_tag_batch(batch: Sequence[Any], side: str) -> bool:
     return True
 
 
-def _decode_tags(batch: Sequence[Sequence[str]], scheme: str, labels: dict[str, int], side: str) -> _Table:
+def _decode_tags(
+    batches: Sequence[tuple[str, Sequence[Sequence[str]]]], scheme: str, labels: dict[str, int]
+) -> list[_Table]:
+    """Decode several named batches of tag sequences in one vectorized pass (one table per batch)."""
+    sides = [side for side, _ in batches]
+    bounds = np.zeros(len(batches) + 1, np.int64)
+    np.cumsum([len(b) for _, b in batches], out=bounds[1:])
+    batch = list(itertools.chain.from_iterable(b for _, b in batches))
     n = len(batch)
-    for k, s in enumerate(batch):
-        if isinstance(s, str):
-            raise TypeError(f"{side}: sentence {k} is the string {s!r}; expected a sequence of tags.")
+
+    def where(sentence: int, token: int | None = None) -> str:
+        j = int(np.searchsorted(bounds, sentence, side="right") - 1)
+        at = f", token {token}" if token is not None else ""
+        return f"{sides[j]}: sentence {sentence - int(bounds[j])}{at} (0-based): "
+
+    if any(issubclass(t, str) for t in set(map(type, batch))):
+        k = next(k for k, x in enumerate(batch) if isinstance(x, str))
+        raise TypeError(where(k) + f"found the string {batch[k]!r}; expected a sequence of tags.")
     lengths = np.fromiter(map(len, batch), np.int64, n)
     flat = list(itertools.chain.from_iterable(batch))
     total = len(flat)
     offsets = np.zeros(n + 1, np.int64)
     np.cumsum(lengths, out=offsets[1:])
+
+    def where_flat(i: int) -> str:
+        k = int(np.searchsorted(offsets, i, side="right") - 1)
+        return where(k, i - int(offsets[k]))
+
     try:
         uniq = set(flat)
     except TypeError:
         bad = next(i for i, t in enumerate(flat) if not isinstance(t, str))
-        raise TypeError(_where(side, bad, offsets) + f"tags must be strings; found {flat[bad]!r}.") from None
+        raise TypeError(where_flat(bad) + f"tags must be strings; found {flat[bad]!r}.") from None
     index: dict[str, int] = {}
     prefix = np.zeros(len(uniq), np.int8)
     typ = np.full(len(uniq), -1, np.int64)
     for u, tag in enumerate(uniq):
         parsed = _parse_tag(tag, scheme)
         if parsed is None:
-            bad = flat.index(tag)
-            raise ValueError(_where(side, bad, offsets) + f"{tag_problem(tag, scheme)}.")
+            raise ValueError(where_flat(flat.index(tag)) + f"{tag_problem(tag, scheme)}.")
         index[tag] = u
         prefix[u] = parsed[0]
         if parsed[0] != _O:
@@ -213,37 +230,45 @@ def _decode_tags(batch: Sequence[Sequence[str]], scheme: str, labels: dict[str, 
     codes = np.fromiter(map(index.__getitem__, flat), np.int64, total)
     p, ty = prefix[codes], typ[codes]
 
-    first = np.zeros(total, bool)
-    first[offsets[:-1][lengths > 0]] = True
+    # the previous tag of every token, with "O" before the first token of each sentence
+    nonempty = lengths > 0
     prev_p = np.empty_like(p)
     prev_t = np.empty_like(ty)
-    if total:
-        prev_p[0], prev_t[0] = _O, -1
-        prev_p[1:], prev_t[1:] = p[:-1], ty[:-1]
-    prev_p[first] = _O
-    prev_t[first] = -1
+    prev_p[1:], prev_t[1:] = p[:-1], ty[:-1]
+    firsts = offsets[:-1][nonempty]
+    prev_p[firsts] = _O
+    prev_t[firsts] = -1
 
-    c_o, c_b, c_i, c_e, c_s = (p == _O), (p == _B), (p == _I), (p == _E), (p == _S)
-    p_o, p_bi, p_es = (prev_p == _O), (prev_p == _B) | (prev_p == _I), (prev_p == _E) | (prev_p == _S)
+    c_o, c_b, c_s = p == _O, p == _B, p == _S
+    c_ie = (p == _I) | (p == _E)
+    p_o = prev_p == _O
+    p_bi = (prev_p == _B) | (prev_p == _I)
+    p_es = (prev_p == _E) | (prev_p == _S)
     changed = prev_t != ty
-    c_ie = c_i | c_e
     start = c_b | c_s | ((p_es | p_o) & c_ie) | (~c_o & changed)
     end_before = p_es | (p_bi & (c_b | c_s | c_o)) | (~p_o & changed)
     end_at = np.zeros(total, bool)
     end_at[:-1] = end_before[1:]
-    last = offsets[1:][lengths > 0] - 1
-    end_at[last] = ~c_o[last]
+    lasts = offsets[1:][nonempty] - 1
+    end_at[lasts] = ~c_o[lasts]
 
     starts = np.flatnonzero(start)
     ends = np.flatnonzero(end_at)
-    sent = np.searchsorted(offsets, starts, side="right") - 1
-    base = offsets[sent]
-    return _Table(sent, starts - base, ends - base + 1, ty[starts], lengths)
-
-
-def _where(side: str, flat_index: int, offsets: np.ndarray) -> str:
-    s = int(np.searchsorted(offsets, flat_index, side="right") - 1)
-    return f"{side}: sentence {s}, token {flat_index - int(offsets[s])} (0-based): "
+    sent = np.repeat(np.arange(n, dtype=np.int64), lengths)[starts]
+    local_start = starts - offsets[sent]
+    local_end = ends - offsets[sent] + 1
+    label = ty[starts]
+    cut = np.searchsorted(sent, bounds)
+    return [
+        _Table(
+            sent[cut[j] : cut[j + 1]] - bounds[j],
+            local_start[cut[j] : cut[j + 1]],
+            local_end[cut[j] : cut[j + 1]],
+            label[cut[j] : cut[j + 1]],
+            lengths[bounds[j] : bounds[j + 1]],
+        )
+        for j in range(len(batches))
+    ]
 
 
 def _read_spans(batch: Sequence[Iterable[Any]], labels: dict[str, int], side: str) -> _Table:
@@ -264,9 +289,7 @@ def _read_spans(batch: Sequence[Iterable[Any]], labels: dict[str, int], side: st
                         f"{side}: sentence {k}: expected a Span or a (start, end, label) triple; found {x!r}."
                     ) from None
             if not (isinstance(s, (int, np.integer)) and isinstance(e, (int, np.integer)) and 0 <= s < e):
-                raise ValueError(
-                    f"{side}: sentence {k}: span {x!r} needs integers 0 <= start < end (end exclusive)."
-                )
+                raise ValueError(f"{side}: sentence {k}: span {x!r} needs integers 0 <= start < end (end exclusive).")
             if not isinstance(label, str):
                 raise TypeError(f"{side}: sentence {k}: span {x!r} needs a string label; found {label!r}.")
             key = (int(s), int(e), label)
@@ -277,14 +300,13 @@ def _read_spans(batch: Sequence[Iterable[Any]], labels: dict[str, int], side: st
             start.append(key[0])
             end.append(key[1])
             lab.append(labels.setdefault(label, len(labels)))
-    arr = [np.asarray(v, np.int64) for v in (sent, start, end, lab)]
-    return _Table(*arr, None)
-
-
-def _table(batch: Sequence[Any], scheme: str, labels: dict[str, int], side: str) -> _Table:
-    if _is_tag_batch(batch, side):
-        return _decode_tags(batch, scheme, labels, side)
-    return _read_spans(batch, labels, side)
+    return _Table(
+        np.asarray(sent, np.int64),
+        np.asarray(start, np.int64),
+        np.asarray(end, np.int64),
+        np.asarray(lab, np.int64),
+        None,
+    )
 
 
 def extract_batch(sentences: Sequence[Sequence[str]], scheme: str = "IOB2") -> list[list[Span]]:
@@ -298,7 +320,7 @@ def extract_batch(sentences: Sequence[Sequence[str]], scheme: str = "IOB2") -> l
     """
     scheme = normalize_scheme(scheme)
     labels: dict[str, int] = {}
-    t = _decode_tags(sentences, scheme, labels, "sentences")
+    (t,) = _decode_tags([("sentences", sentences)], scheme, labels)
     names = list(labels)
     out: list[list[Span]] = [[] for _ in range(len(sentences))]
     for k, s, e, lab in zip(t.sentence.tolist(), t.start.tolist(), t.end.tolist(), t.label.tolist()):
@@ -362,8 +384,10 @@ def _count(predictions: Sequence[Any], references: Sequence[Any], scheme: str) -
             f"predictions and {n} references."
         )
     labels: dict[str, int] = {}
-    pt = _table(predictions, scheme, labels, "predictions")
-    gt = _table(references, scheme, labels, "references")
+    sides = [("predictions", predictions), ("references", references)]
+    kinds = [_is_tag_batch(batch, side) for side, batch in sides]
+    decoded = iter(_decode_tags([x for x, is_tags in zip(sides, kinds) if is_tags], scheme, labels))
+    pt, gt = (next(decoded) if is_tags else _read_spans(b, labels, side) for (side, b), is_tags in zip(sides, kinds))
     if pt.lengths is not None and gt.lengths is not None and not np.array_equal(pt.lengths, gt.lengths):
         k = int(np.flatnonzero(pt.lengths != gt.lengths)[0])
         raise ValueError(
@@ -426,7 +450,7 @@ Per-sentence statistics: (matched spans, predicted spans, reference spans); ``co
 """
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def _span_metric(scheme: str) -> type[Metric]:
     def batch(predictions: Sequence[Any], references: Sequence[Any]) -> np.ndarray:
         return span_stats(predictions, references, scheme)
@@ -465,12 +489,14 @@ def _averages(labels: tuple[str, ...]) -> dict[str, Callable[[Mapping[str, Any]]
     def weighted(results: Mapping[str, Any]) -> dict[str, jnp.ndarray]:
         support = stacked(results, "support")
         total = jnp.sum(support)
-        return {k: safe_divide(jnp.sum(stacked(results, k) * support), total, 0.0) for k in ("precision", "recall", "f1")}
+        return {
+            k: safe_divide(jnp.sum(stacked(results, k) * support), total, 0.0) for k in ("precision", "recall", "f1")
+        }
 
     return {"macro": macro, "weighted": weighted}
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def _ner_metric(labels: tuple[str, ...], scheme: str) -> type[Suite]:
     members: dict[str, type[Metric]] = {"micro": span_metric(scheme)}
     for label in labels:
@@ -538,24 +564,47 @@ def ner_metric(labels: Sequence[str], scheme: str = "IOB2") -> type[Suite]:
     return _ner_metric(labels, normalize_scheme(scheme))
 
 
-def report_from_results(results: Mapping[str, Any]) -> dict[str, Any]:
-    """The stable JSON report from the ``compute()`` results of a :func:`ner_metric` suite.
+def _totals(state: Metric) -> tuple[float, float, float]:
+    """Exact (matched, predicted, reference) totals of a member state, read on the host in float64."""
+    sums = np.asarray(state.sums, np.float64)
+    if sums.ndim != 2:
+        raise ValueError(f"the state is still stacked (sums shape {sums.shape}); call reduce() first.")
+    v = sums[:, 0] + sums[:, 1]
+    return float(v[0]), float(v[1]), float(v[2])
+
+
+def _prf(xy: float, xx: float, yy: float) -> dict[str, float]:
+    return {
+        "precision": float(safe_divide(xy, xx)),
+        "recall": float(safe_divide(xy, yy)),
+        "f1": float(safe_divide(2 * xy, xx + yy)),
+    }
+
+
+def _report(micro: tuple[float, float, float], per_type: Mapping[str, tuple[float, float, float]]) -> dict[str, Any]:
+    """The stable JSON report from exact (matched, predicted, reference) totals."""
+    types: dict[str, dict[str, Any]] = {}
+    present: list[dict[str, Any]] = []
+    for label, (xy, xx, yy) in per_type.items():
+        types[label] = {**_prf(xy, xx, yy), "support": int(round(yy))}
+        if xx + yy > 0:
+            present.append(types[label])
+    macro = {k: (float(np.mean([r[k] for r in present])) if present else 0.0) for k in ("precision", "recall", "f1")}
+    return {"micro": _prf(*micro), "macro": macro, "per_type": types}
+
+
+def state_report(state: Suite) -> dict[str, Any]:
+    """The stable JSON report of a :func:`ner_metric` state, computed in float64 from its exact span counts.
 
     Returns:
         ``{"micro": {"precision", "recall", "f1"}, "macro": {...}, "per_type": {type: {"precision", "recall",
-        "f1", "support"}}}`` with Python floats and integer supports.
+        "f1", "support"}}}`` with Python floats and integer supports; ``macro`` is the unweighted mean over the
+        types that occur, as seqeval's ``macro avg``.
     """
-    keys = ("precision", "recall", "f1")
-    per_type = {
-        label: {**{k: float(r[k]) for k in keys}, "support": int(round(float(r["support"])))}
-        for label, r in results.items()
-        if label not in _RESERVED
-    }
-    return {
-        "micro": {k: float(results["micro"][k]) for k in keys},
-        "macro": {k: float(results["macro"][k]) for k in keys},
-        "per_type": per_type,
-    }
+    if not isinstance(state, Suite) or "micro" not in state.states:
+        raise TypeError(f"state_report expects a state of a ner_metric suite; found {type(state).__name__}.")
+    per_type = {label: _totals(member) for label, member in state.states.items() if label != "micro"}
+    return _report(_totals(state.states["micro"]), per_type)
 
 
 def ner_report(
@@ -564,7 +613,9 @@ def ner_report(
     scheme: str = "IOB2",
     labels: Sequence[str] | None = None,
 ) -> dict[str, Any]:
-    """The stable JSON report (see :func:`report_from_results`) of one batch.
+    """The stable JSON report (see :func:`state_report`) of one batch, computed on the host from its span counts.
+
+    Equals ``state_report(ner_metric(labels, scheme).from_model_output(predictions, references))``.
 
     Args:
         predictions: tag sequences or span collections, one per sentence.
@@ -575,6 +626,8 @@ def ner_report(
     counts = _count(predictions, references, scheme)
     if labels is None:
         labels = sorted(counts.labels)
-    suite = ner_metric(labels, scheme)
-    stats = {"micro": counts.micro(), **{label: counts.of(label) for label in labels}}
-    return report_from_results(suite.from_member_stats(stats).compute())
+    else:
+        ner_metric(labels, scheme)  # validates the label set
+    micro = tuple(float(x) for x in counts.micro().sum(0))
+    per_type = {label: tuple(float(x) for x in counts.of(label).sum(0)) for label in labels}
+    return _report(micro, per_type)  # type: ignore[arg-type]

@@ -1,0 +1,141 @@
+"""Benchmark: the coreference suite (all metrics) against scorch's MUC + B³ + CEAF-e + CEAF-m + BLANC.
+
+300 synthetic documents of CoNLL-2012 size (about 200 mentions in 50 entities each); each response is the key with
+mentions dropped, spurious mentions added, mentions moved between entities and a few entities merged. Both sides
+score the same documents, prepared before timing; the best of ``--repeat`` runs is reported.
+
+Run: ``python bench/bench_coref.py [--docs 300] [--mentions 200] [--entities 50] [--repeat 3]``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import random
+import time
+import warnings
+from collections.abc import Callable
+
+import numpy as np
+
+from metametric_jax.tasks.coref import CorefDocument, CorefMetrics, host_compute
+
+Cluster = list[tuple[int, int]]
+
+
+def synthetic_key(rng: random.Random, n_mentions: int, n_entities: int) -> list[Cluster]:
+    """A key partition: ``n_mentions`` distinct spans over about ``6 n_mentions`` tokens in ``n_entities`` entities."""
+    n_tokens = 6 * n_mentions
+    spans: set[tuple[int, int]] = set()
+    while len(spans) < n_mentions:
+        start = rng.randrange(n_tokens)
+        spans.add((start, min(n_tokens - 1, start + rng.choice((0, 0, 0, 1, 1, 2, 3, 5)))))
+    ordered = sorted(spans)
+    clusters: list[Cluster] = [[s] for s in ordered[:n_entities]]
+    for s in ordered[n_entities:]:
+        # a skewed size distribution: half of the mentions go to the first entities, like CoNLL-2012's chains
+        skewed = min(int(rng.paretovariate(1.2)) - 1, n_entities - 1)
+        clusters[skewed if rng.random() < 0.5 else rng.randrange(n_entities)].append(s)
+    return clusters
+
+
+def perturb(rng: random.Random, key: list[Cluster]) -> list[Cluster]:
+    """A response: drop ~10% of mentions, add ~10% spurious ones, move ~15%, merge two entity pairs."""
+    clusters = [[m for m in c if rng.random() > 0.10] for c in key]
+    max_token = max(e for c in key for _, e in c) + 1
+    known = {m for c in key for m in c}
+    for _ in range(sum(map(len, key)) // 10):
+        start = rng.randrange(max_token)
+        span = (start, start + rng.choice((0, 1, 2)))
+        if span not in known:
+            known.add(span)
+            rng.choice(clusters).append(span)
+    for c in clusters:
+        for m in list(c):
+            if rng.random() < 0.15 and len(c) > 1:
+                c.remove(m)
+                rng.choice(clusters).append(m)
+    for _ in range(2):
+        i, j = rng.sample(range(len(clusters)), 2)
+        clusters[i].extend(clusters[j])
+        clusters[j] = []
+    return [c for c in clusters if c]
+
+
+def time_best(fn: Callable[[], object], repeat: int) -> float:
+    best = float("inf")
+    for _ in range(repeat):
+        t0 = time.perf_counter()
+        fn()
+        best = min(best, time.perf_counter() - t0)
+    return best
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--docs", type=int, default=300)
+    parser.add_argument("--mentions", type=int, default=200)
+    parser.add_argument("--entities", type=int, default=50)
+    parser.add_argument("--repeat", type=int, default=3)
+    parser.add_argument("--seed", type=int, default=0)
+    args = parser.parse_args()
+
+    from scorch import scores as scorch_scores
+
+    rng = random.Random(args.seed)
+    keys = [synthetic_key(rng, args.mentions, args.entities) for _ in range(args.docs)]
+    responses = [perturb(rng, k) for k in keys]
+    key_docs = [CorefDocument.from_clusters(k) for k in keys]
+    resp_docs = [CorefDocument.from_clusters(r) for r in responses]
+    key_sets = [[set(c) for c in k] for k in keys]
+    resp_sets = [[set(c) for c in r] for r in responses]
+
+    def ours() -> dict:
+        return host_compute(CorefMetrics.from_model_output(resp_docs, key_docs))
+
+    def scorch_all() -> list:
+        out = []
+        for k, r in zip(key_sets, resp_sets):
+            out.append(
+                (
+                    scorch_scores.muc(k, r),
+                    scorch_scores.b_cubed(k, r),
+                    scorch_scores.ceaf_e(k, r),
+                    scorch_scores.ceaf_m(k, r),
+                    scorch_scores.blanc(k, r),
+                )
+            )
+        return out
+
+    ours()  # warm up (JAX compilation of the merge, device transfer)
+    t_ours = time_best(ours, args.repeat)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        t_scorch = time_best(scorch_all, max(1, args.repeat))
+
+    # Agreement check on the first document (per-document F1, both sides).
+    first = host_compute(CorefMetrics.from_model_output(resp_docs[:1], key_docs[:1]))
+    k0, r0 = key_sets[0], resp_sets[0]
+    agree = {
+        "muc": abs(first["muc"]["f1"] - scorch_scores.muc(k0, r0)[2]),
+        "bcub": abs(first["bcub"]["f1"] - scorch_scores.b_cubed(k0, r0)[2]),
+        "ceafe": abs(first["ceafe"]["f1"] - scorch_scores.ceaf_e(k0, r0)[2]),
+        "ceafm": abs(first["ceafm"]["f1"] - scorch_scores.ceaf_m(k0, r0)[2]),
+        "blanc": abs(first["blanc"]["f1"] - scorch_scores.blanc(k0, r0)[2]),
+    }
+
+    n_m = np.mean([sum(map(len, k)) for k in keys])
+    n_e = np.mean([len(k) for k in keys])
+    print(
+        f"{args.docs} documents, {n_m:.0f} key mentions and {n_e:.0f} key entities on average (best of {args.repeat})"
+    )
+    print(f"{'implementation':<58}{'seconds':>10}{'docs/s':>10}")
+    print(
+        f"{'metametric_jax CorefMetrics (MUC B3 CEAFm CEAFe BLANC LEA)':<58}{t_ours:>10.3f}{args.docs / t_ours:>10.0f}"
+    )
+    print(f"{'scorch (MUC B3 CEAFe CEAFm BLANC)':<58}{t_scorch:>10.3f}{args.docs / t_scorch:>10.0f}")
+    print(f"speed-up: {t_scorch / t_ours:.1f}x (target >= 5x)")
+    print("max |F1 difference| on document 0: " + ", ".join(f"{k} {v:.1e}" for k, v in agree.items()))
+
+
+if __name__ == "__main__":
+    main()

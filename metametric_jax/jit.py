@@ -1,0 +1,191 @@
+r"""Metric updates inside ``jax.jit``, ``jax.pmap`` and ``shard_map``: decoding and matching on the host.
+
+A model produces arrays; a metric compares structures. ``D.metric.from_model_output(predictions, references,
+decode=fn)`` bridges the two: ``predictions`` and ``references`` are arrays (or pytrees of arrays) with a leading
+batch axis, and ``fn`` is a host function mapping one example's slice (NumPy arrays, same pytree structure) to a
+structure of the metric's type. Inside a traced computation the batch goes to the host once through
+``jax.pure_callback``; there every example is decoded, matched, and its statistics are summed into the state's
+``sums`` leaf, which has a fixed shape ``(rows, 2)``:
+
+.. math::
+
+    \mathrm{sums} = \Big[\sum_i w_i \phi(P_i, R_i),\ \sum_i w_i \phi(P_i, P_i),\ \sum_i w_i \phi(R_i, R_i),\
+    \sum_i w_i\, n_k(P_i, R_i)\ (k = 1..K),\ \sum_i w_i\Big]
+
+with :math:`P_i = \mathrm{decode}(\mathrm{predictions}[i])`, :math:`R_i = \mathrm{decode\_references}(\mathrm{
+references}[i])` (Chen et al., "A Unified View of Evaluation Metrics for Structured Prediction", EMNLP 2023). The
+result equals the host path, ``D.metric.from_model_output([P_i], [R_i], weights)``, bit for bit.
+
+Padding is the decode function's business: pass a mask or the lengths as part of the pytree, e.g.
+``{"tags": tags, "mask": mask}``, and drop the padded positions in ``decode``.
+
+Errors: mismatched leading axes raise ``ValueError`` at trace time. A decode function that returns the wrong type
+raises ``TypeError`` naming the returned and the expected type: directly outside a traced computation; inside one
+the error surfaces when the computation runs, as a ``JaxRuntimeError`` whose message contains the ``TypeError``'s
+(the runtime stays usable).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+import jax
+import jax.numpy as jnp
+import numpy as np
+
+from metametric_jax.similarity import Product
+
+__all__ = ["callback_state", "host_state_sums", "expected_type"]
+
+
+def expected_type(metric_cls: Any) -> type | None:
+    """The type a decode function must return for ``metric_cls``, or ``None`` when the metric does not say.
+
+    A metric derived by ``@metametric`` (or built on a :class:`~metametric_jax.similarity.Product`) expects instances
+    of its dataclass.
+    """
+    source = getattr(metric_cls._config, "source", None)
+    if isinstance(source, Product) and isinstance(source.cls, type):
+        return source.cls
+    return None
+
+
+def _leading(tree: Any, what: str, name: str) -> tuple[list[Any], Any, int]:
+    leaves, treedef = jax.tree_util.tree_flatten(tree)
+    if not leaves:
+        raise ValueError(
+            f"{name}.from_model_output(decode=...): {what} holds no arrays; expected arrays (or a pytree "
+            "of arrays) with a leading batch axis."
+        )
+    shapes = [tuple(np.shape(x)) for x in leaves]
+    for s in shapes:
+        if len(s) == 0:
+            raise ValueError(
+                f"{name}.from_model_output(decode=...): every array of {what} needs a leading batch axis; found a "
+                f"scalar among shapes {shapes}."
+            )
+    sizes = {s[0] for s in shapes}
+    if len(sizes) != 1:
+        raise ValueError(
+            f"{name}.from_model_output(decode=...): the arrays of {what} disagree on the batch size (leading axis); "
+            f"found shapes {shapes}."
+        )
+    return leaves, treedef, shapes[0][0]
+
+
+def _decode_all(
+    decode: Callable[[Any], Any], treedef: Any, leaves: list[Any], n: int, expected: type | None, side: str, name: str
+) -> list[Any]:
+    arrays = [np.asarray(x) for x in leaves]
+    out = []
+    for i in range(n):
+        obj = decode(jax.tree_util.tree_unflatten(treedef, [a[i] for a in arrays]))
+        if expected is not None and not isinstance(obj, expected):
+            raise TypeError(
+                f"{name}: the decode function for the {side} returned {type(obj).__module__}.{type(obj).__qualname__} "
+                f"for example {i}; expected {expected.__module__}.{expected.__qualname__} (the metric's type)."
+            )
+        out.append(obj)
+    return out
+
+
+def host_state_sums(
+    metric_cls: Any,
+    pred_leaves: list[Any],
+    pred_def: Any,
+    ref_leaves: list[Any],
+    ref_def: Any,
+    n: int,
+    weights: Any,
+    decode: Callable[[Any], Any],
+    decode_references: Callable[[Any], Any],
+) -> np.ndarray:
+    """Decode every example on the host and return the state's ``sums`` (float32 ``(rows, 2)``)."""
+    name = metric_cls._config.name
+    expected = expected_type(metric_cls)
+    preds = _decode_all(decode, pred_def, pred_leaves, n, expected, "predictions", name)
+    refs = _decode_all(decode_references, ref_def, ref_leaves, n, expected, "references", name)
+    w = None if weights is None else np.asarray(weights, dtype=np.float64)
+    return np.asarray(metric_cls.host_sums(metric_cls.batch_stats(preds, refs), w), dtype=np.float32)
+
+
+def _is_traced(leaves: list[Any]) -> bool:
+    return any(isinstance(x, jax.core.Tracer) for x in leaves)
+
+
+def callback_state(
+    metric_cls: Any,
+    predictions: Any,
+    references: Any,
+    weights: Any = None,
+    decode: Callable[[Any], Any] | None = None,
+    decode_references: Callable[[Any], Any] | None = None,
+) -> Any:
+    """The state of one batch of arrays, decoded and matched on the host; usable inside ``jit`` / ``pmap``.
+
+    Args:
+        metric_cls: the metric class (e.g. ``D.metric``).
+        predictions: arrays, or a pytree of arrays, with a leading batch axis ``n``.
+        references: the same for the references (its pytree structure may differ).
+        weights: optional non-negative per-example weights, shape ``(n,)`` or scalar (an array or a tracer).
+        decode: host function from one example's slice of ``predictions`` (NumPy) to a structure.
+        decode_references: host function for ``references`` (default ``decode``).
+
+    Returns:
+        A ``metric_cls`` state with ``sums`` of shape ``(rows, 2)`` (float32), equal to the host path's.
+
+    Raises:
+        ValueError: if the leading axes (or the weights' shape) disagree; at trace time.
+        TypeError: if no decode function is given, or a decode function returns the wrong type (see module
+            docstring for when).
+    """
+    cfg = metric_cls._config
+    name = cfg.name
+    if decode is None:
+        raise TypeError(
+            f"{name}.from_model_output: decode_references was given without decode; pass decode=fn for the "
+            "predictions (decode_references defaults to it)."
+        )
+    if not callable(decode) or (decode_references is not None and not callable(decode_references)):
+        raise TypeError(
+            f"{name}.from_model_output: decode and decode_references must be callables (arrays -> structure)."
+        )
+    decode_refs = decode if decode_references is None else decode_references
+    pred_leaves, pred_def, n_p = _leading(predictions, "predictions", name)
+    ref_leaves, ref_def, n_r = _leading(references, "references", name)
+    if n_p != n_r:
+        raise ValueError(
+            f"{name}.from_model_output: predictions and references must have the same batch size (leading axis); "
+            f"found prediction shapes {[tuple(np.shape(x)) for x in pred_leaves]} and reference shapes "
+            f"{[tuple(np.shape(x)) for x in ref_leaves]}."
+        )
+    n = n_p
+    w = None
+    if weights is not None:
+        w = jnp.asarray(weights, jnp.float32) if _is_traced([weights]) else np.asarray(weights, np.float32)
+        if w.ndim == 0:
+            w = jnp.broadcast_to(w, (n,)) if _is_traced([w]) else np.broadcast_to(w, (n,))
+        if tuple(w.shape) != (n,):
+            raise ValueError(
+                f"{name}.from_model_output: weights must have shape ({n},), one per example, or be a scalar; found "
+                f"shape {tuple(w.shape)}."
+            )
+
+    if not _is_traced(pred_leaves + ref_leaves + ([] if w is None else [w])):
+        sums = host_state_sums(metric_cls, pred_leaves, pred_def, ref_leaves, ref_def, n, w, decode, decode_refs)
+        return metric_cls(sums=jnp.asarray(sums), config=cfg)
+
+    n_pred = len(pred_leaves)
+    n_ref = len(ref_leaves)
+
+    def host(*args: Any) -> np.ndarray:
+        p = list(args[:n_pred])
+        r = list(args[n_pred : n_pred + n_ref])
+        wt = args[n_pred + n_ref] if w is not None else None
+        return host_state_sums(metric_cls, p, pred_def, r, ref_def, n, wt, decode, decode_refs)
+
+    operands = [*pred_leaves, *ref_leaves] + ([w] if w is not None else [])
+    out = jax.ShapeDtypeStruct((cfg.n_rows, 2), jnp.float32)
+    sums = jax.pure_callback(host, out, *operands, vmap_method="sequential")
+    return metric_cls(sums=sums, config=cfg)

@@ -1,0 +1,81 @@
+"""Per-device states merged inside pmap and shard_map; prints JSON of the results and the single-device ones.
+
+Run with XLA_FLAGS=--xla_force_host_platform_device_count=4 (set here before JAX is imported if absent).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import sys
+
+os.environ.setdefault("XLA_FLAGS", "--xla_force_host_platform_device_count=4")
+os.environ.setdefault("JAX_PLATFORMS", "cpu")
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+
+import jax  # noqa: E402
+import jax.numpy as jnp  # noqa: E402
+from _common import Both, Doc, data, figures  # noqa: E402
+from jax.sharding import Mesh, PartitionSpec  # noqa: E402
+
+
+def first(state):
+    """The first entry along the leading axis (a replica of a pmap output; the block of one shard_map device)."""
+    return jax.tree.map(lambda x: x[0], state)
+
+
+block = first
+
+
+def per_device(state):
+    """Add a leading axis of size 1, so each device returns its own copy (out_specs=P("d"))."""
+    return jax.tree.map(lambda x: x[None], state)
+
+
+def main() -> None:
+    n_dev = jax.device_count()
+    preds, refs = data(64)
+    out: dict[str, object] = {"devices": n_dev}
+    for name, cls in (("metric", Doc.metric), ("suite", Both)):
+        single = cls.from_model_output(preds, refs)
+        shards = [cls.from_model_output(preds[i::n_dev], refs[i::n_dev]) for i in range(n_dev)]
+        stacked = jax.tree.map(lambda *x: jnp.stack(x), *shards)  # noqa: B023
+
+        gathered = jax.pmap(lambda s: jax.lax.all_gather(s, "d").reduce(), axis_name="d")(stacked)
+        summed = jax.pmap(lambda s: s.psum("d"), axis_name="d")(stacked)
+
+        mesh = Mesh(jax.devices(), ("d",))
+        spec = PartitionSpec("d")
+
+        variants = {
+            # CLU's pattern; all_gather's output is device-varying, so out_specs=P() needs check_vma=False
+            "shard_map_all_gather": (lambda s: jax.lax.all_gather(block(s), "d").reduce(), PartitionSpec(), False),
+            "shard_map_psum": (lambda s: block(s).psum("d"), PartitionSpec(), True),
+            # with the default check_vma=True: reduce() of device-varying states (the local block, or a gather)
+            "shard_map_vma_local_reduce_psum": (lambda s: s.reduce().psum("d"), PartitionSpec(), True),
+            "shard_map_vma_all_gather": (
+                lambda s: per_device(jax.lax.all_gather(s.reduce(), "d").reduce()),
+                spec,
+                True,
+            ),
+        }
+        results = {
+            "single": figures(single.compute()),
+            "pmap_all_gather": figures(first(gathered).compute()),
+            "pmap_all_gather_replicas_equal": bool(all(bool(jnp.all(x == x[0])) for x in jax.tree.leaves(gathered))),
+            "pmap_psum": figures(first(summed).compute()),
+        }
+        for key, (fn, out_spec, vma) in variants.items():
+            try:
+                res = jax.jit(jax.shard_map(fn, mesh=mesh, in_specs=spec, out_specs=out_spec, check_vma=vma))(stacked)
+                if out_spec == spec:
+                    res = first(res)
+                results[key] = figures(res.compute())
+            except Exception as err:  # reported to the test, which fails with the message
+                results[key] = f"{type(err).__name__}: {str(err).splitlines()[0]}"
+        out[name] = results
+    print(json.dumps(out))
+
+
+if __name__ == "__main__":
+    main()

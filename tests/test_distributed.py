@@ -1,0 +1,146 @@
+"""Per-device (pmap, shard_map) and per-host (two JAX processes) merges give the single-device result.
+
+The multi-device and multi-process runs happen in subprocesses (tests/_scripts) so that the simulated CPU devices
+and ``jax.distributed`` do not touch this process; every subprocess has a timeout.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import socket
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pytest
+
+SCRIPTS = Path(__file__).parent / "_scripts"
+sys.path.insert(0, str(SCRIPTS))
+
+from _common import Both, Doc, data, figures  # noqa: E402
+
+from metametric_jax.distributed import merge_across_processes  # noqa: E402
+
+TIMEOUT = 120
+pytestmark = pytest.mark.slow
+
+
+def _env(**extra: str) -> dict[str, str]:
+    env = {k: v for k, v in os.environ.items() if k not in ("XLA_FLAGS", "JAX_PLATFORMS")}
+    env["JAX_PLATFORMS"] = "cpu"
+    env["PYTHONPATH"] = os.pathsep.join([str(Path(__file__).parents[1]), env.get("PYTHONPATH", "")])
+    env.update(extra)
+    return env
+
+
+def _assert_same(actual: Any, expected: dict[str, float], what: str, rtol: float = 1e-6) -> None:
+    assert isinstance(actual, dict), f"{what} failed: {actual}"
+    assert actual.keys() == expected.keys(), what
+    for key, value in expected.items():
+        np.testing.assert_allclose(actual[key], value, rtol=rtol, atol=1e-7, err_msg=f"{what}: {key}")
+
+
+def _reference() -> dict[str, dict[str, float]]:
+    """The single-process, single-batch figures (and a plain count check of the span F1)."""
+    preds, refs = data(64)
+    tp = sum(len(p.spans & r.spans) for p, r in zip(preds, refs))
+    n_pred = sum(len(p.spans) for p in preds)
+    n_ref = sum(len(r.spans) for r in refs)
+    ref = {
+        "metric": figures(Doc.metric.from_model_output(preds, refs).compute()),
+        "suite": figures(Both.from_model_output(preds, refs).compute()),
+    }
+    assert ref["metric"]["overlap"] == tp
+    assert ref["metric"]["f1"] == pytest.approx(2 * tp / (n_pred + n_ref), rel=1e-6)
+    return ref
+
+
+@pytest.fixture(scope="module")
+def devices_run() -> dict[str, Any]:
+    proc = subprocess.run(
+        [sys.executable, str(SCRIPTS / "devices.py")],
+        env=_env(XLA_FLAGS="--xla_force_host_platform_device_count=4"),
+        capture_output=True,
+        text=True,
+        timeout=TIMEOUT,
+    )
+    assert proc.returncode == 0, proc.stderr[-4000:]
+    return json.loads(proc.stdout.strip().splitlines()[-1])
+
+
+VARIANTS = ["pmap_all_gather", "pmap_psum", "shard_map_all_gather", "shard_map_psum"]
+VMA_VARIANTS = ["shard_map_vma_local_reduce_psum", "shard_map_vma_all_gather"]
+
+
+@pytest.mark.parametrize("kind", ["metric", "suite"])
+@pytest.mark.parametrize("variant", VARIANTS)
+def test_devices_merge_equals_single_device(devices_run: dict[str, Any], kind: str, variant: str) -> None:
+    assert devices_run["devices"] == 4
+    result = devices_run[kind]
+    expected = _reference()[kind]
+    _assert_same(result["single"], expected, f"{kind} single")
+    _assert_same(result[variant], expected, f"{kind} {variant}")
+    if variant == "pmap_all_gather":
+        assert result["pmap_all_gather_replicas_equal"]
+
+
+@pytest.mark.parametrize("kind", ["metric", "suite"])
+@pytest.mark.parametrize("variant", VMA_VARIANTS)
+def test_shard_map_reduce_of_device_varying_states(devices_run: dict[str, Any], kind: str, variant: str) -> None:
+    """``reduce()`` inside ``shard_map`` with the default ``check_vma=True`` (states that vary across devices)."""
+    _assert_same(devices_run[kind][variant], _reference()[kind], f"{kind} {variant}")
+
+
+def _free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def test_two_processes_merge_equals_single_process(tmp_path: Path) -> None:
+    port = _free_port()
+    outs = [tmp_path / f"p{i}.json" for i in range(2)]
+    procs = [
+        subprocess.Popen(
+            [sys.executable, str(SCRIPTS / "processes.py"), str(i), "2", str(port), str(outs[i])],
+            env=_env(),
+            stdout=subprocess.PIPE,
+            stderr=subprocess.STDOUT,
+            text=True,
+        )
+        for i in range(2)
+    ]
+    logs = []
+    try:
+        for p in procs:
+            logs.append(p.communicate(timeout=TIMEOUT)[0])
+    finally:
+        for p in procs:
+            if p.poll() is None:
+                p.kill()
+                p.wait()
+    for i, p in enumerate(procs):
+        assert p.returncode == 0, f"process {i} failed:\n{logs[i][-4000:]}"
+    ref = _reference()
+    results = [json.loads(o.read_text()) for o in outs]
+    for i, res in enumerate(results):
+        assert res["process_id"] == i and res["process_count"] == 2
+        for kind in ("metric", "suite"):
+            _assert_same(res[kind], ref[kind], f"process {i} {kind}")
+    # each process alone saw only half the data
+    assert results[0]["metric_local"]["overlap"] + results[1]["metric_local"]["overlap"] == ref["metric"]["overlap"]
+    assert results[0]["metric_local"]["overlap"] < ref["metric"]["overlap"]
+
+
+def test_merge_across_processes_single_process_is_identity() -> None:
+    preds, refs = data(8)
+    state = Doc.metric.from_model_output(preds, refs)
+    assert merge_across_processes(state) is state
+
+
+def test_merge_across_processes_rejects_non_state() -> None:
+    with pytest.raises(TypeError, match="reduce"):
+        merge_across_processes({"sums": np.zeros(3)})
