@@ -51,7 +51,6 @@ def add(x: jax.Array, y: jax.Array) -> jax.Array:
 
 def value(x: jax.Array) -> jax.Array:
     """Collapse a pair array to one float (float64 when ``jax_enable_x64`` is on, else float32)."""
-    if jax.config.jax_enable_x64:
+    if getattr(jax.config, "jax_enable_x64", False):
         return x[..., 0].astype(jnp.float64) + x[..., 1].astype(jnp.float64)
     return x[..., 0] + x[..., 1]
-

@@ -72,7 +72,7 @@ _FAST: dict[str, Callable[[np.ndarray, np.ndarray, np.ndarray], tuple[np.ndarray
 
 @dataclasses.dataclass(frozen=True, eq=False)
 class MetricConfig:
-    """Static configuration of a metric class (compared by identity: one config per metric class).
+    r"""Static configuration of a metric class (compared by identity: one config per metric class).
 
     Attributes:
         name: the metric's name (used in messages).
@@ -82,7 +82,7 @@ class MetricConfig:
         zero_division: value of any 0/0 other than two empty structures.
         empty_score: per-example normalized score of two empty structures (self-overlaps both 0).
         batch_stats: host function ``(predictions, references) -> float64 array (n, 3)`` of per-example
-            :math:`\\phi(P,R), \\phi(P,P), \\phi(R,R)`.
+            :math:`\phi(P,R), \phi(P,P), \phi(R,R)`.
         source: the similarity (or function) the metric was built from, for ``explain`` and messages.
     """
 
@@ -193,7 +193,9 @@ class Metric(struct.PyTreeNode):
         rows = np.empty(cfg.n_rows, dtype=np.float64)
         rows[:3] = np.einsum("i,ij->j", w, stats)  # einsum, not BLAS: no thread pool stalls on small batches
         for k, normalizer in enumerate(cfg.reported):
-            rows[3 + k] = np.einsum("i,i->", w, normalized_scores(normalizer, stats, cfg.zero_division, cfg.empty_score))
+            rows[3 + k] = np.einsum(
+                "i,i->", w, normalized_scores(normalizer, stats, cfg.zero_division, cfg.empty_score)
+            )
         rows[-1] = w.sum()
         return comp.split(rows)
 
@@ -350,7 +352,6 @@ class Metric(struct.PyTreeNode):
         return out
 
 
-
 def _reported(normalizer: Normalizer, extra: Sequence[Normalizer] = ()) -> tuple[Normalizer, ...]:
     out = [NONE, *_STANDARD]
     for n in (normalizer, *extra):
@@ -437,7 +438,7 @@ def stats_metric(
     return _new_class(name, cfg, doc, Metric)
 
 
-# ---------------------------------------------------------------------------------------------------------------- suites
+# ------------------------------ suites
 @dataclasses.dataclass(frozen=True, eq=False)
 class SuiteConfig:
     """Static configuration of a suite: its members, derived figures and optional one-pass statistics function."""

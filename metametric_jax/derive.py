@@ -69,8 +69,9 @@ def as_similarity(obj: Any, what: str = "value") -> Similarity:
         return obj
     if isinstance(obj, type) and issubclass(obj, Metric):
         return metric_similarity(obj)
-    if isinstance(obj, type) and isinstance(getattr(obj, "metric", None), type):
-        return metric_similarity(obj.metric)
+    nested = getattr(obj, "metric", None) if isinstance(obj, type) else None
+    if isinstance(nested, type) and issubclass(nested, Metric):
+        return metric_similarity(nested)
     if callable(obj) and not isinstance(obj, type):
         return FromFunction(obj)
     raise TypeError(
@@ -202,9 +203,11 @@ def metametric(
     zero_division: float = 0.0,
     empty_score: float = 1.0,
 ) -> Any:
-    """Decorate a dataclass to derive its metric: sets ``cls.metric`` (or ``cls.latent_metric`` when the class has
-    :class:`~metametric_jax.Variable` fields), an accumulator class with ``score``, ``explain``, ``empty``,
-    ``from_model_output``, ``merge``, ``reduce`` and ``compute``.
+    """Decorate a dataclass to derive its metric.
+
+    Sets ``cls.metric`` (or ``cls.latent_metric`` when the class has :class:`~metametric_jax.Variable` fields), an
+    accumulator class with ``score``, ``explain``, ``empty``, ``from_model_output``, ``merge``, ``reduce`` and
+    ``compute``.
 
     Args:
         cls: the dataclass (when used bare, ``@metametric``).
@@ -234,9 +237,7 @@ def metametric(
 
     def wrap(c: type[T]) -> type[T]:
         if not (isinstance(c, type) and dataclasses.is_dataclass(c)):
-            raise TypeError(
-                f"@metametric decorates dataclasses; found {c!r}. Put @dataclass below @metametric."
-            )
+            raise TypeError(f"@metametric decorates dataclasses; found {c!r}. Put @dataclass below @metametric.")
         sim = _derive_dataclass(c, cons, {c}, caller_locals)
         metric = make_metric(sim, norm, name=c.__name__, zero_division=zero_division, empty_score=empty_score)
         metric.__doc__ = f"The derived metric of {c.__name__} ({norm.name}, constraint {cons.value})."
@@ -246,4 +247,3 @@ def metametric(
     if cls is not None:
         return wrap(cls)
     return wrap
-

@@ -172,10 +172,10 @@ def record_spec(metric_cls: Any) -> RecordSpec:
                     f"class {source.name} has {len(source.fields)} fields ({', '.join(source.fields)}); the device "
                     "path needs exactly one field, a collection of records"
                 )
-            field, sim = next(iter(source.fields.items()))
+            field, sim = next(iter(source.fields.items()))  # type: ignore[assignment]
         else:
-            sim = source
-        if type(sim) is not SetMatching:
+            sim = source  # type: ignore[assignment]
+        if type(sim) is not SetMatching:  # noqa: E721 - subclasses may change the semantics
             raise _NotQualifiedError(
                 f"its similarity{'' if field is None else f' (field {field!r})'} is {sim!r}, not a set matching of "
                 "records"
@@ -283,12 +283,12 @@ def encode_records(
     rows: list[tuple[int, int, list[int]]] = []
     for k, coll in enumerate(colls):
         for j, x in enumerate(coll):
-            names, values = _record_values(x)
+            cols, values = _record_values(x)
             if columns is None:
-                columns = names
-            elif names != columns:
-                raise ValueError(f"encode_records: document {k}, record {j} has columns {names}; expected {columns}.")
-            rows.append((k, j, [_code(v, c, vocab) for v, c in zip(values, names)]))
+                columns = cols
+            elif cols != columns:
+                raise ValueError(f"encode_records: document {k}, record {j} has columns {cols}; expected {columns}.")
+            rows.append((k, j, [_code(v, c, vocab) for v, c in zip(values, cols)]))
     width = len(columns) if columns is not None else 1
     records = np.zeros((len(colls), size, width), np.int32)
     mask = np.zeros((len(colls), size), bool)

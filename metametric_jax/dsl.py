@@ -21,8 +21,8 @@ Example:
 from __future__ import annotations
 
 import dataclasses as _dc
-from collections.abc import Callable, Mapping
 import sys
+from collections.abc import Callable, Mapping
 from typing import Any
 
 from metametric_jax.accumulate import Metric, make_metric
@@ -105,7 +105,10 @@ def union(cases: Mapping[Any, SimLike] | None = None, *, constraint: str | Const
     if not cases:
         raise TypeError("dsl.union needs a mapping {type: similarity} with at least one case.")
     return UnionSim(
-        {t: derive(t, constraint) if s is None or s is Ellipsis else as_similarity(s, f"case {t!r}") for t, s in cases.items()}
+        {
+            t: derive(t, constraint) if s is None or s is Ellipsis else as_similarity(s, f"case {t!r}")
+            for t, s in cases.items()
+        }
     )
 
 

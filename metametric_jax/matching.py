@@ -85,8 +85,9 @@ class SetMatching(Similarity):
     def _self(self, xs: list, side: str) -> float:
         if self.constraint is Constraint.MANY_TO_MANY:
             return float(self.inner.gram(xs, xs, side + side).sum())
-        if self._keys(xs) is not None:
-            return discrete_stats(self._keys(xs), self._keys(xs), self.constraint)[1]
+        keys = self._keys(xs)
+        if keys is not None:
+            return discrete_stats(keys, keys, self.constraint)[1]
         return solve_gram(self.inner.gram(xs, xs, side + side), self.constraint)[0]
 
     def score(self, x: Any, y: Any, mode: Mode = "pr") -> float:
@@ -133,8 +134,9 @@ class SetMatching(Similarity):
 
 
 class SequenceMatching(Similarity):
-    """Best monotone (order-preserving, one-to-one) alignment of two sequences; with a discrete inner similarity
-    this is the length of the longest common subsequence.
+    """Best monotone (order-preserving, one-to-one) alignment of two sequences.
+
+    With a discrete inner similarity this is the length of the longest common subsequence.
 
     Args:
         inner: the similarity of elements.
@@ -190,8 +192,10 @@ def _graph_parts(g: Any, what: str) -> tuple[list[Any], np.ndarray]:
 
 
 class GraphMatching(Similarity):
-    """Matching of the nodes of two graphs that preserves reachability: for matched pairs ``(u, v)`` and
-    ``(u', v')``, ``u`` reaches ``u'`` iff ``v`` reaches ``v'``. Solved exactly as an integer program.
+    """Matching of the nodes of two graphs that preserves reachability.
+
+    For matched pairs ``(u, v)`` and ``(u', v')``, ``u`` reaches ``u'`` iff ``v`` reaches ``v'``. Solved exactly as
+    an integer program.
 
     Args:
         inner: the similarity of nodes.
@@ -237,7 +241,9 @@ class GraphMatching(Similarity):
 
     def explain_matches(self, x: Any, y: Any, px: str, py: str, mode: Mode = "pr") -> list[Match]:
         _, pairs, g, xs, ys = self._solve(x, y, mode)
-        return _children(self.inner, xs, ys, pairs, g, f"{px}.nodes" if px else "nodes", f"{py}.nodes" if py else "nodes", mode)
+        return _children(
+            self.inner, xs, ys, pairs, g, f"{px}.nodes" if px else "nodes", f"{py}.nodes" if py else "nodes", mode
+        )
 
 
 class LatentSetMatching(Similarity):
@@ -314,7 +320,7 @@ class LatentSetMatching(Similarity):
 
 
 class MaxPair(Similarity):
-    """The best single pair: :math:`\\max_{i,j} \\phi(x_i, y_j)` (0 if either collection is empty).
+    r"""The best single pair: :math:`\max_{i,j} \phi(x_i, y_j)` (0 if either collection is empty).
 
     Args:
         inner: the similarity of elements.

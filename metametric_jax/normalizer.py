@@ -92,6 +92,7 @@ class Normalizer:
     fn: Callable[[Any, Any, Any, float], Any] = dataclasses.field(compare=False)
 
     def __call__(self, xy: Any, xx: Any, yy: Any, zero_division: float = 0.0) -> Any:
+        """Apply the normalizer to (Σxy, Σxx, Σyy); a zero denominator gives ``zero_division``."""
         return self.fn(xy, xx, yy, zero_division)
 
     @property
@@ -135,9 +136,13 @@ def fbeta(beta: float) -> Normalizer:
     try:
         b = float(beta)
     except (TypeError, ValueError):
-        raise ValueError(f"F-beta needs a positive number for beta; found {beta!r}. Valid normalizers: {VALID_NAMES}.") from None
+        raise ValueError(
+            f"F-beta needs a positive number for beta; found {beta!r}. Valid normalizers: {VALID_NAMES}."
+        ) from None
     if not (b > 0 and math.isfinite(b)):
-        raise ValueError(f"F-beta needs beta > 0 (and finite); found beta = {beta!r}. Valid normalizers: {VALID_NAMES}.")
+        raise ValueError(
+            f"F-beta needs beta > 0 (and finite); found beta = {beta!r}. Valid normalizers: {VALID_NAMES}."
+        )
     if b == 1.0:
         return F1
     b2 = b * b

@@ -53,7 +53,7 @@ def _side(mode: Mode, which: int) -> Mode:
 
 
 class Similarity:
-    """Base class: a similarity :math:`\\phi(x, y) \\ge 0` between a predicted and a reference structure."""
+    r"""Base class: a similarity :math:`\phi(x, y) \ge 0` between a predicted and a reference structure."""
 
     name: str = "similarity"
 
@@ -207,7 +207,7 @@ class FromFunction(Similarity):
             raise TypeError(f"from_function expects a callable (x, y) -> float; found {type(fn).__name__}.")
         self.fn = fn
         self.self_fn = self_fn
-        self.name = name or getattr(fn, "__name__", "function")
+        self.name = str(name or getattr(fn, "__name__", None) or "function")
 
     def score(self, x: Any, y: Any, mode: Mode = "pr") -> float:
         return _check_finite(self.fn(x, y), self.name, x, y)

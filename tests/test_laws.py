@@ -244,6 +244,73 @@ def _amr_case(mod: Any) -> Case:
     return Case(mod.Smatch, preds, refs, batch_size=2)
 
 
+def _ie_events(mod: Any) -> tuple[list[Any], list[Any]]:
+    rng = random.Random(15)
+    roles, types = ["agent", "victim", "place"], ["Attack", "Die"]
+
+    def event() -> Any:
+        start = rng.randrange(0, 10)
+        args = tuple(
+            mod.Argument(mod.Mention(a, a + rng.randrange(0, 2)), rng.choice(roles)) for a in rng.sample(range(12), 2)
+        )
+        return mod.Event(mod.Trigger(mod.Mention(start, start), rng.choice(types)), args)
+
+    refs = [[event() for _ in range(rng.randrange(1, 4))] for _ in range(9)]
+    preds = [[e if rng.random() < 0.6 else event() for e in doc] for doc in refs]
+    return preds, refs
+
+
+def _ie_case(mod: Any) -> Case:
+    return Case(mod.EventExtraction, *_ie_events(mod), batch_size=3)
+
+
+def _ie_relation_case(mod: Any) -> Case:
+    rng = random.Random(16)
+
+    def rel() -> Any:
+        a, b = rng.sample(range(8), 2)
+        return mod.Relation(
+            rng.choice(["works_for", "lives_in"]),
+            mod.Mention(a, a, "PER"),
+            mod.Mention(b, b, rng.choice(["ORG", "LOC"])),
+        )
+
+    refs = [[rel() for _ in range(rng.randrange(1, 4))] for _ in range(9)]
+    preds = [[r if rng.random() < 0.6 else rel() for r in doc] for doc in refs]
+    return Case(mod.RelationExtraction, preds, refs, batch_size=3)
+
+
+def _parsing_case(mod: Any) -> Case:
+    from importlib.resources import files
+
+    data = files("metametric_jax") / "data" / "parsing"
+    gold = mod.read_conllu(str(data / "gold.conllu"))
+    pred = mod.read_conllu(str(data / "pred.conllu"))
+    return Case(mod.dependency_metric(exclude_punct=True), pred * 3, gold * 3, batch_size=2)
+
+
+def _parseval_case(mod: Any) -> Case:
+    from importlib.resources import files
+
+    data = files("metametric_jax") / "data" / "parsing"
+    gold = mod.read_trees(str(data / "gold.mrg"))
+    pred = mod.read_trees(str(data / "pred.mrg"))
+    return Case(mod.ParsevalMetric, pred * 3, gold * 3, batch_size=2)
+
+
+def _text_tokens(seed: int) -> tuple[list[list[str]], list[list[str]]]:
+    rng = random.Random(seed)
+    words = "a the cat mouse and chase second dog".split()
+    refs = [[rng.choice(words) for _ in range(rng.randrange(1, 10))] for _ in range(10)]
+    preds = [[w if rng.random() < 0.7 else rng.choice(words) for w in s] for s in refs]
+    return preds, refs
+
+
+def _ranking_case(mod: Any) -> Case:
+    preds, refs = _ranked(17)
+    return Case(mod.ranking_metric((1, 3)), preds, refs)
+
+
 #: Task accumulators: (case id, module under metametric_jax.tasks, builder taking the module). Extend this list as
 #: task modules land; a listed module that is missing makes its case fail.
 TASK_CASES: list[tuple[str, str, Callable[[Any], Case]]] = [
@@ -251,6 +318,16 @@ TASK_CASES: list[tuple[str, str, Callable[[Any], Case]]] = [
     ("ner-suite", "ner", _ner_suite_case),
     ("coref-suite", "coref", _coref_case),
     ("amr-smatch", "amr", _amr_case),
+    ("ie-events", "ie", _ie_case),
+    ("ie-relations", "ie", _ie_relation_case),
+    ("parsing-dependency", "parsing", _parsing_case),
+    ("parsing-parseval", "parsing", _parseval_case),
+    ("text-rouge1", "text", lambda mod: Case(mod.Rouge1, *_text_tokens(18))),
+    ("text-rouge2", "text", lambda mod: Case(mod.Rouge2, *_text_tokens(19))),
+    ("text-rougeL", "text", lambda mod: Case(mod.RougeL, *_text_tokens(20))),
+    ("text-multiset", "text", lambda mod: Case(mod.MultisetF1, *_text_tokens(21))),
+    ("ranking-suite", "ranking", _ranking_case),
+    ("ranking-ap", "ranking", lambda mod: Case(mod.AveragePrecisionMetric, *_ranked(22))),
 ]
 
 

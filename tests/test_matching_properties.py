@@ -21,7 +21,11 @@ def brute_force(g: np.ndarray, constraint: Constraint) -> float:
     if constraint is Constraint.MANY_TO_MANY:  # every subset of pairs (small inputs only)
         all_pairs = [(i, j) for i in range(n) for j in range(m)]
         return max(
-            (sum(g[i, j] for i, j in sub) for k in range(len(all_pairs) + 1) for sub in itertools.combinations(all_pairs, k)),
+            (
+                sum(g[i, j] for i, j in sub)
+                for k in range(len(all_pairs) + 1)
+                for sub in itertools.combinations(all_pairs, k)
+            ),
             default=0.0,
         )
     if constraint is Constraint.MANY_TO_ONE:
@@ -174,13 +178,17 @@ def test_graph_matching_preserves_reachability():
     flat = G(["a", "b", "c"], [])
     assert sim.score(chain, flat) == 1.0
     ex = sim.explain(chain, chain)
-    assert {(m.pred_path, m.ref_path) for m in ex.matches} == {("nodes[0]", "nodes[0]"), ("nodes[1]", "nodes[1]"), ("nodes[2]", "nodes[2]")}
+    assert {(m.pred_path, m.ref_path) for m in ex.matches} == {
+        ("nodes[0]", "nodes[0]"),
+        ("nodes[1]", "nodes[1]"),
+        ("nodes[2]", "nodes[2]"),
+    }
 
 
 def test_max_pair_and_ranking():
-    assert dsl.max_pair(dsl.from_function(lambda x, y: 1.0 / (1 + abs(x - y)))).score([1, 5], [4.5, 9]) == pytest.approx(
-        1 / 1.5
-    )
+    assert dsl.max_pair(dsl.from_function(lambda x, y: 1.0 / (1 + abs(x - y)))).score(
+        [1, 5], [4.5, 9]
+    ) == pytest.approx(1 / 1.5)
     ap = dsl.average_precision()
     assert ap.score(["a", "b", "c", "d"], {"c", "d", "e"}) == pytest.approx((1 / 3 + 2 / 4) / 3)
     assert dsl.precision_at_k(2).score(["a", "c", "d"], {"c", "d", "e"}) == 0.5

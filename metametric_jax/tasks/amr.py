@@ -369,7 +369,7 @@ def _branch_and_bound(
         best_u = 0
         for v in candidates[u]:
             a = u * n_g + v
-            per_var: dict[int, int] = defaultdict(int)
+            per_var: dict[tuple[int, int], int] = defaultdict(int)
             for u2, v2, w in links.get(a, ()):
                 per_var[(u2, v2)] += w
             grouped: dict[int, int] = defaultdict(int)
@@ -385,7 +385,7 @@ def _branch_and_bound(
     n = len(order)
     assign: dict[int, int] = {}
     used: set[int] = set()
-    best = [-1, set()]
+    best: list[Any] = [-1, set()]
     visited = [0]
 
     def search(k: int, current: int) -> None:
