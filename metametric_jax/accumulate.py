@@ -339,6 +339,11 @@ class Metric(struct.PyTreeNode):
                 f"{self.config.name}.compute: the state is still stacked (sums shape {self.sums.shape}); "
                 "call reduce() first."
             )
+        if not isinstance(self.sums, jax.core.Tracer):
+            return _jitted_compute(self)  # one dispatch instead of a dozen eager ops
+        return self._compute()
+
+    def _compute(self) -> dict[str, jax.Array]:
         cfg = self.config
         v = comp.value(self.sums)
         xy, xx, yy, count = v[0], v[1], v[2], v[-1]
@@ -350,6 +355,11 @@ class Metric(struct.PyTreeNode):
             key = "macro_overlap" if n.is_identity else f"macro_{n.name}"
             out[key] = safe_divide(v[3 + k], count, cfg.zero_division)
         return out
+
+
+@jax.jit
+def _jitted_compute(state: Any) -> Any:
+    return state._compute()
 
 
 def _reported(normalizer: Normalizer, extra: Sequence[Normalizer] = ()) -> tuple[Normalizer, ...]:
@@ -519,7 +529,18 @@ class Suite(struct.PyTreeNode):
 
     def compute(self) -> dict[str, Any]:
         """Members' results and derived figures."""
-        results: dict[str, Any] = {k: v.compute() for k, v in self.states.items()}
+        for k, v in self.states.items():
+            if v.sums.ndim != 2:
+                raise ValueError(
+                    f"{self.config.name}.compute: member {k!r} is still stacked (sums shape {v.sums.shape}); "
+                    "call reduce() first."
+                )
+        if not any(isinstance(v.sums, jax.core.Tracer) for v in self.states.values()):
+            return _jitted_compute(self)
+        return self._compute()
+
+    def _compute(self) -> dict[str, Any]:
+        results: dict[str, Any] = {k: v._compute() for k, v in self.states.items()}
         for key, fn in self.config.derived:
             results[key] = fn(results)
         return results
