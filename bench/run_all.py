@@ -68,7 +68,9 @@ def _accumulate(bench: str, text: str) -> list[Row]:
         rows.append(Row(bench, "span F1, 20k docs: ours vs Counter loop", float(m.group(1)), "ours / peer", "<= 2x"))
     m = re.search(r"original / ours\s*= " + NUM + "x", text)
     if m:
-        rows.append(Row(bench, "span F1, 20k docs: ours vs metametric 0.2.1", float(m.group(1)), "peer / ours", ">= 20x"))
+        rows.append(
+            Row(bench, "span F1, 20k docs: ours vs metametric 0.2.1", float(m.group(1)), "peer / ours", ">= 20x")
+        )
     return rows
 
 
@@ -99,10 +101,12 @@ def _amr(bench: str, text: str) -> list[Row]:
         cells = line.split()
         if len(cells) >= 9 and cells[0].isdigit() and cells[1].isdigit():
             n, ratio, median = cells[0], float(cells[4]), float(cells[5])
-            rows.append(Row(bench, f"exact Smatch vs smatch hill climbing, {n} triples (mean)", ratio, "ours / peer",
-                            "<= 1x"))
-            rows.append(Row(bench, f"exact Smatch vs smatch hill climbing, {n} triples (median pair)", median,
-                            "ours / peer"))
+            rows.append(
+                Row(bench, f"exact Smatch vs smatch hill climbing, {n} triples (mean)", ratio, "ours / peer", "<= 1x")
+            )
+            rows.append(
+                Row(bench, f"exact Smatch vs smatch hill climbing, {n} triples (median pair)", median, "ours / peer")
+            )
     return rows
 
 
@@ -115,11 +119,18 @@ def _rouge(bench: str, text: str) -> list[Row]:
 
 def _update_paths(bench: str, text: str) -> list[Row]:
     rows = []
-    for m in re.finditer(r"^\s+(host\+decode|host|callback|device)\s+" + NUM + r" updates/s\s+" + NUM + " x callback",
-                         text, re.M):
+    for m in re.finditer(
+        r"^\s+(host\+decode|host|callback|device)\s+" + NUM + r" updates/s\s+" + NUM + " x callback", text, re.M
+    ):
         if m.group(1) != "callback":
-            rows.append(Row(bench, f"update path {m.group(1)} vs jitted callback", float(m.group(3)),
-                            "updates/s, path / callback"))
+            rows.append(
+                Row(
+                    bench,
+                    f"update path {m.group(1)} vs jitted callback",
+                    float(m.group(3)),
+                    "updates/s, path / callback",
+                )
+            )
     return rows
 
 
@@ -134,8 +145,15 @@ def _derive(bench: str, text: str) -> list[Row]:
         m = re.match(r"^\s+ours (\w+): (.+?)\s{2,}" + NUM + r"\s+" + NUM + r"x(.*)$", line)
         if m:
             target = ">= 20x" if case == "exact" and ("whole list" in m.group(2) or "compute" in m.group(2)) else ""
-            rows.append(Row(bench, f"derived F1 ({case}, {m.group(1)}) {m.group(2)} vs metametric 0.2.1",
-                            float(m.group(4)), "peer / ours", target))
+            rows.append(
+                Row(
+                    bench,
+                    f"derived F1 ({case}, {m.group(1)}) {m.group(2)} vs metametric 0.2.1",
+                    float(m.group(4)),
+                    "peer / ours",
+                    target,
+                )
+            )
     return rows
 
 

@@ -34,14 +34,13 @@ from __future__ import annotations
 import argparse
 import contextlib
 import dataclasses
-import io
 import json
 import os
 import re
 import sys
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Sequence
 from importlib import resources
-from typing import Any, TextIO
+from typing import Any
 
 __all__ = ["PROG", "LARGE_INPUT", "TASKS", "build_parser", "main"]
 
@@ -73,7 +72,11 @@ class _Progress:
 
             console = Console(file=sys.stderr)
             self._bar = Progress(
-                TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(), console=console
+                TextColumn("{task.description}"),
+                BarColumn(),
+                MofNCompleteColumn(),
+                TimeElapsedColumn(),
+                console=console,
             )
             self._bar.__enter__()
             self._task = self._bar.add_task(self.description, total=self.total)
@@ -88,57 +91,6 @@ class _Progress:
         """Set the number of units done (and the total, when the scorer knows it better than the first count)."""
         if self._bar is not None:
             self._bar.update(self._task, completed=completed, total=total if total is not None else self.total)
-
-    @contextlib.contextmanager
-    def capture(self) -> Iterator[bool]:
-        """While enabled, turn the ``k/n`` lines a task module prints on standard error into bar updates.
-
-        Yields whether the task module should be asked to print its progress.
-        """
-        if not self.enabled:
-            yield False
-            return
-        stream = _CountStream(self, sys.stderr)
-        try:
-            with contextlib.redirect_stderr(stream):
-                yield True
-        finally:
-            stream.close()
-
-
-class _CountStream(io.TextIOBase):
-    """A text stream that reads ``k/n`` counts off complete lines into a :class:`_Progress`; other lines pass on."""
-
-    _COUNT = re.compile(r"(\d+)\s*/\s*(\d+)")
-
-    def __init__(self, progress: _Progress, passthrough: TextIO) -> None:
-        super().__init__()
-        self._progress = progress
-        self._passthrough = passthrough
-        self._pending = ""
-
-    def writable(self) -> bool:
-        return True
-
-    def write(self, text: str) -> int:
-        self._pending += text
-        while "\n" in self._pending:
-            line, self._pending = self._pending.split("\n", 1)
-            self._line(line)
-        return len(text)
-
-    def _line(self, line: str) -> None:
-        count = self._COUNT.search(line)
-        if count:
-            self._progress.update(int(count.group(1)), int(count.group(2)))
-        elif line:
-            self._passthrough.write(line + "\n")
-
-    def close(self) -> None:
-        if self._pending:
-            self._line(self._pending)
-            self._pending = ""
-        super().close()
 
 
 def _progress_wanted(option: bool | None, units: int) -> bool:
@@ -169,8 +121,7 @@ def _score_coref(key: str, response: str, args: argparse.Namespace) -> tuple[Sco
 
     units = _count_lines(key, re.compile(rb"\s*#\s*begin document"))
     with _Progress("coref: scoring documents", units, _progress_wanted(args.progress, units)) as bar:
-        with bar.capture() as progress:
-            scores, warnings = conll2012.score_files(key, response, progress=progress)
+        scores, warnings = conll2012.score_files(key, response, progress=bar.update if bar.enabled else False)
         bar.update(units)
     order = ("muc", "bcub", "ceafm", "ceafe", "blanc", "lea", "conll", "mentions")
     return {name: scores[name] for name in order}, list(warnings)
@@ -205,8 +156,7 @@ def _score_amr(gold: str, pred: str, args: argparse.Namespace) -> tuple[Scores, 
 
     units = _count_blocks(gold)
     with _Progress("amr: scoring graph pairs", units, _progress_wanted(args.progress, units)) as bar:
-        with bar.capture() as progress:
-            scores = amr.score_files(gold, pred, progress=progress)
+        scores = amr.score_files(gold, pred, progress=bar.update if bar.enabled else False)
     return dict(scores), []
 
 
@@ -399,7 +349,9 @@ def _decode_problem(paths: Sequence[str]) -> str:
             data.decode("utf-8")
         except UnicodeDecodeError as err:
             line = data.count(b"\n", 0, err.start) + 1
-            return f"{path}:{line}: expected UTF-8 text; found the byte 0x{data[err.start]:02x}, which is not valid UTF-8"
+            return (
+                f"{path}:{line}: expected UTF-8 text; found the byte 0x{data[err.start]:02x}, which is not valid UTF-8"
+            )
     return "expected UTF-8 text"
 
 

@@ -44,7 +44,7 @@ from __future__ import annotations
 import re
 import sys
 from collections import Counter, defaultdict
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -569,13 +569,15 @@ Smatch.__name__ = Smatch.__qualname__ = "Smatch"
 Smatch.__module__ = __name__
 
 
-def score_files(gold_path: str | Path, pred_path: str | Path, progress: bool = False) -> dict[str, float]:
+def score_files(
+    gold_path: str | Path, pred_path: str | Path, progress: bool | Callable[[int, int], None] = False
+) -> dict[str, float]:
     """Corpus Smatch of two PENMAN files, graph by graph, micro-averaged as the ``smatch`` tool does.
 
     Args:
         gold_path: the gold graphs (blank-line separated, ``#`` comment lines skipped).
         pred_path: the predicted graphs, in the same order.
-        progress: print a progress count to standard error.
+        progress: print a progress count to standard error, or a callback ``(done, total)``.
 
     Returns:
         ``{"precision", "recall", "f1"}`` as floats (0.0 when either file has no triples).
@@ -598,7 +600,9 @@ def score_files(gold_path: str | Path, pred_path: str | Path, progress: bool = F
             _tree_triples(p_tree, str(pred_path), p_line), _tree_triples(g_tree, str(gold_path), g_line)
         )
         matched, n_pred, n_gold = matched + m, n_pred + p, n_gold + g
-        if progress and (k % 100 == 0 or k == len(gold)):
+        if callable(progress) and (k % 100 == 0 or k == len(gold)):
+            progress(k, len(gold))
+        elif progress and (k % 100 == 0 or k == len(gold)):
             print(f"smatch: {k}/{len(gold)} graph pairs", file=sys.stderr)
     if n_pred == 0 or n_gold == 0:
         return {"precision": 0.0, "recall": 0.0, "f1": 0.0}

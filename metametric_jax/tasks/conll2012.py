@@ -24,7 +24,7 @@ from __future__ import annotations
 import os
 import re
 import sys
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from pathlib import Path
 
 from metametric_jax.errors import InputFormatError
@@ -264,17 +264,22 @@ def score_documents(
     keys: Mapping[DocumentId, CorefDocument],
     responses: Mapping[DocumentId, CorefDocument],
     *,
-    progress: bool = False,
+    progress: bool | Callable[[int, int], None] = False,
     batch_size: int = 256,
 ) -> tuple[dict[str, dict[str, float]], list[str]]:
-    """Corpus scores of key and response documents matched by ``(name, part)`` (see :func:`score_files`)."""
+    """Corpus scores of key and response documents matched by ``(name, part)`` (see :func:`score_files`).
+
+    ``progress`` is ``True`` (print counts to standard error) or a callback ``(done, total)`` called per batch.
+    """
     key_docs, resp_docs, warnings = align_documents(keys, responses)
     state = CorefMetrics.empty()
     n = len(key_docs)
     for lo in range(0, n, batch_size):
         hi = min(n, lo + batch_size)
         state = state.merge(CorefMetrics.from_model_output(resp_docs[lo:hi], key_docs[lo:hi]))
-        if progress:
+        if callable(progress):
+            progress(hi, n)
+        elif progress:
             print(f"scored {hi}/{n} documents", file=sys.stderr, flush=True)
     return host_compute(state), warnings
 
@@ -282,7 +287,7 @@ def score_documents(
 def score_files(
     key_path: str | os.PathLike[str],
     response_path: str | os.PathLike[str],
-    progress: bool = False,
+    progress: bool | Callable[[int, int], None] = False,
     *,
     max_repeated_mentions: int | None = 10,
 ) -> tuple[dict[str, dict[str, float]], list[str]]:
@@ -291,7 +296,7 @@ def score_files(
     Args:
         key_path: the key (gold) file.
         response_path: the response (system) file.
-        progress: print progress to standard error.
+        progress: print progress to standard error, or a callback ``(done, total)``.
         max_repeated_mentions: refuse a response with more repeated spans than this (the scorer's limit, 10);
             ``None`` for no limit.
 
