@@ -114,7 +114,7 @@ def normalized_scores(
     stats = np.asarray(stats, dtype=np.float64).reshape(-1, 3)
     xy, xx, yy = stats[:, 0], stats[:, 1], stats[:, 2]
     num_den = _FAST.get(normalizer.name)
-    if num_den is not None and normalizer in _STANDARD:
+    if num_den is not None and any(normalizer is s for s in _STANDARD):
         num, den = num_den(xy, xx, yy)
         zero = den == 0
         out = np.divide(num, den, out=np.full_like(num, zero_division), where=~zero)

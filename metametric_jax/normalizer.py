@@ -89,7 +89,8 @@ class Normalizer:
     """
 
     name: str
-    fn: Callable[[Any, Any, Any, float], Any] = dataclasses.field(compare=False)
+    fn: Callable[[Any, Any, Any, float], Any]
+    builtin: bool = dataclasses.field(default=False, repr=False)
 
     def __call__(self, xy: Any, xx: Any, yy: Any, zero_division: float = 0.0) -> Any:
         """Apply the normalizer to (Σxy, Σxx, Σyy); a zero denominator gives ``zero_division``."""
@@ -150,23 +151,45 @@ def fbeta(beta: float) -> Normalizer:
     def _f(xy: Any, xx: Any, yy: Any, zd: float) -> Any:
         return safe_divide((1 + b2) * xy, b2 * yy + xx, zd)
 
-    return Normalizer(f"f{_fmt(b)}", _f)
+    return Normalizer(f"f{_fmt(b)}", _f, builtin=True)
 
 
 def _fmt(b: float) -> str:
     return str(int(b)) if b.is_integer() else repr(b)
 
 
-NONE = Normalizer("none", _none)
-PRECISION = Normalizer("precision", _precision)
-RECALL = Normalizer("recall", _recall)
-JACCARD = Normalizer("jaccard", _jaccard)
-F1 = Normalizer("f1", _dice)
+NONE = Normalizer("none", _none, builtin=True)
+PRECISION = Normalizer("precision", _precision, builtin=True)
+RECALL = Normalizer("recall", _recall, builtin=True)
+JACCARD = Normalizer("jaccard", _jaccard, builtin=True)
+F1 = Normalizer("f1", _dice, builtin=True)
 DICE = F1
 
 _NAMED = {"none": NONE, "precision": PRECISION, "recall": RECALL, "jaccard": JACCARD, "dice": F1, "f1": F1}
 _FBETA = re.compile(r"^f(?:beta)?[_=]?([0-9]*\.?[0-9]+(?:e[-+]?[0-9]+)?)$")
 VALID_NAMES = "'none', 'precision', 'recall', 'jaccard', 'dice', 'f1', or 'f{beta}' with beta > 0 (e.g. 'f0.5', 'f2')"
+
+
+def _check_custom(n: Normalizer) -> None:
+    """A custom normalizer must have its own name and work elementwise on arrays."""
+    reserved = n.name in _NAMED or n.name == "overlap" or n.name.startswith("macro_") or _FBETA.match(n.name)
+    if not n.name or reserved:
+        raise ValueError(
+            f"A custom normalizer needs a name of its own; {n.name!r} is taken by a built-in normalizer or a reported "
+            "figure ('overlap', 'macro_*')."
+        )
+    probe = (np.array([1.0, 0.0]), np.array([2.0, 0.0]), np.array([4.0, 0.0]))
+    try:
+        out = np.asarray(n(*probe, 0.0), dtype=np.float64)
+    except Exception as e:  # noqa: BLE001 - any failure means the normalizer is not elementwise
+        raise ValueError(
+            f"Normalizer {n.name!r} must work elementwise on NumPy and jax.numpy arrays (use safe_divide, not Python "
+            f"min/max/if); calling it on arrays raised {type(e).__name__}: {e}"
+        ) from None
+    if out.shape != (2,):
+        raise ValueError(
+            f"Normalizer {n.name!r} must return one value per element; on 2 elements it returned shape {out.shape}."
+        )
 
 
 def parse_normalizer(spec: str | Normalizer | None) -> Normalizer:
@@ -180,6 +203,8 @@ def parse_normalizer(spec: str | Normalizer | None) -> Normalizer:
     if spec is None:
         return NONE
     if isinstance(spec, Normalizer):
+        if not spec.builtin:
+            _check_custom(spec)
         return spec
     if isinstance(spec, str):
         key = spec.strip().lower()

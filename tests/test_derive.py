@@ -7,6 +7,7 @@ from collections.abc import Collection, Sequence
 from dataclasses import dataclass, field
 from typing import Annotated, Any, Optional, Union
 
+import numpy as np
 import pytest
 
 from metametric_jax import Variable, dsl, metametric, parse_constraint, parse_normalizer
@@ -132,7 +133,7 @@ def test_custom_normalizer_object():
     from metametric_jax import Normalizer
     from metametric_jax.normalizer import safe_divide
 
-    overlap_over_max = Normalizer("omax", lambda xy, xx, yy, zd: safe_divide(xy, max(xx, yy), zd))
+    overlap_over_max = Normalizer("omax", lambda xy, xx, yy, zd: safe_divide(xy, np.maximum(xx, yy), zd))
     m = dsl.metric(dsl.set_matching(dsl.discrete()), normalizer=overlap_over_max)
     assert m.score(P, R) == pytest.approx(0.5)
 
@@ -314,3 +315,14 @@ def test_field_with_compare_false_is_not_treated_as_identity_key():
 
     # notes differ: the derived product compares every field, so these do not match
     assert Doc.metric.score(Doc([Tagged("a", "x")]), Doc([Tagged("a", "y")])) == 0.0
+
+
+def test_custom_normalizers_are_validated():
+    from metametric_jax import Normalizer
+
+    with pytest.raises(ValueError, match="name of its own"):
+        dsl.metric(dsl.set_matching(dsl.discrete()), normalizer=Normalizer("f1", lambda xy, xx, yy, zd: xy))
+    with pytest.raises(ValueError, match="name of its own"):
+        dsl.metric(dsl.set_matching(dsl.discrete()), normalizer=Normalizer("macro_x", lambda xy, xx, yy, zd: xy))
+    with pytest.raises(ValueError, match="elementwise"):
+        dsl.metric(dsl.set_matching(dsl.discrete()), normalizer=Normalizer("m", lambda xy, xx, yy, zd: min(xy, xx)))
