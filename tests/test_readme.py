@@ -1,0 +1,36 @@
+"""The README's quickstart block runs as written and prints what it claims."""
+
+from __future__ import annotations
+
+import ast
+import re
+from pathlib import Path
+
+README = Path(__file__).resolve().parents[1] / "README.md"
+
+
+def _python_blocks() -> list[str]:
+    return re.findall(r"```python\n(.*?)```", README.read_text(encoding="utf-8"), flags=re.S)
+
+
+def test_quickstart_block_runs_and_its_comments_hold():
+    block = _python_blocks()[0]
+    namespace: dict = {}
+    exec(compile(block, str(README), "exec"), namespace)  # noqa: S102 - the README's own example
+    lines = block.splitlines()
+    checked = 0
+    for node in ast.parse(block).body:
+        if not isinstance(node, ast.Expr):
+            continue
+        comment = re.search(r"#\s*([0-9.]+)\s*$", lines[node.end_lineno - 1])
+        if comment:
+            value = eval(compile(ast.Expression(node.value), "<readme>", "eval"), namespace)  # noqa: S307
+            assert value == float(comment.group(1)), ast.unparse(node)
+            checked += 1
+    assert checked >= 3, "the quickstart block documents its results in trailing comments"
+
+
+def test_two_setup_commands_are_documented():
+    text = README.read_text(encoding="utf-8")
+    assert 'pip install . && metametric-jax score coref' in text
+    assert 'pip install -e ".[test]" && pytest -q' in text
