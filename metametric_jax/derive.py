@@ -105,7 +105,7 @@ def derive(tp: Any, constraint: str | Constraint = "<->", *, where: str = "") ->
     return _derive(tp, parse_constraint(constraint), where or f"type {tp!r}", set())
 
 
-def _derive(tp: Any, constraint: Constraint, where: str, stack: set[Any]) -> Similarity:
+def _derive(tp: Any, constraint: Constraint, where: str, stack: set[Any], localns: Any = None) -> Similarity:
     origin = get_origin(tp)
     if origin is Annotated:
         base, *meta = get_args(tp)
@@ -115,7 +115,7 @@ def _derive(tp: Any, constraint: Constraint, where: str, stack: set[Any]) -> Sim
         for m in meta:
             if callable(m):
                 return as_similarity(m, where)
-        return _derive(base, constraint, where, stack)
+        return _derive(base, constraint, where, stack, localns)
     if tp is Variable:
         return VariableSim()
     own = _own_metric(tp)
@@ -127,11 +127,13 @@ def _derive(tp: Any, constraint: Constraint, where: str, stack: set[Any]) -> Sim
                 f"Cannot derive a similarity for {where}: {tp.__name__} refers to itself; give the recursive field "
                 "an explicit similarity with Annotated[T, sim]."
             )
-        return _derive_dataclass(tp, constraint, stack | {tp})
+        return _derive_dataclass(tp, constraint, stack | {tp}, localns)
     if origin is Union or (hasattr(types, "UnionType") and isinstance(tp, types.UnionType)):
         cases = {}
         for case in get_args(tp):
-            cases[case] = Discrete(type(None)) if case is type(None) else _derive(case, constraint, where, stack)
+            cases[case] = (
+                Discrete(type(None)) if case is type(None) else _derive(case, constraint, where, stack, localns)
+            )
         return UnionSim(cases)
     if origin is Literal:
         return Discrete(tp)
@@ -139,11 +141,11 @@ def _derive(tp: Any, constraint: Constraint, where: str, stack: set[Any]) -> Sim
         args = get_args(tp)
         if origin is tuple and not (len(args) == 2 and args[1] is Ellipsis):
             for a in args:
-                _derive(a, constraint, where, stack)  # every position must be derivable
+                _derive(a, constraint, where, stack, localns)  # every position must be derivable
             return Discrete(tp)
         if not args:
             raise TypeError(f"Cannot derive a similarity for {where}: collection type {tp!r} needs an element type.")
-        inner = _derive(args[0], constraint, where, stack)
+        inner = _derive(args[0], constraint, where, stack, localns)
         if inner.has_variables:
             return LatentSetMatching(inner, constraint)
         return SetMatching(inner, constraint)
@@ -190,7 +192,9 @@ def _derive_dataclass(cls: type, constraint: Constraint, stack: set[Any], localn
     fields = {}
     for f in dataclasses.fields(cls):
         tp = hints.get(f.name, f.type)
-        fields[f.name] = _derive(tp, constraint, f"class {cls.__name__}, field {f.name!r} of type {tp!r}", stack)
+        fields[f.name] = _derive(
+            tp, constraint, f"class {cls.__name__}, field {f.name!r} of type {tp!r}", stack, localns
+        )
     return Product(cls, fields)
 
 

@@ -28,7 +28,7 @@ from typing import Any
 import numpy as np
 
 from metametric_jax.explain import Explanation, Match, join
-from metametric_jax.normalizer import F1, JACCARD, PRECISION, RECALL, Normalizer, parse_normalizer
+from metametric_jax.normalizer import Normalizer, parse_normalizer
 
 __all__ = [
     "Similarity",
@@ -264,9 +264,6 @@ class Preprocess(Similarity):
         return self.inner.explain_matches(self._fn(mode[0])(x), self._fn(mode[1])(y), px, py, mode)
 
 
-_STANDARD_NAMES = {PRECISION.name, RECALL.name, F1.name, JACCARD.name}
-
-
 class Normalized(Similarity):
     r"""An inner normalized similarity :math:`n(\phi(x,y), \phi(x,x), \phi(y,y))`.
 
@@ -316,7 +313,7 @@ class Normalized(Similarity):
 
     @property
     def discrete_key(self) -> Any:
-        if self.normalizer.is_identity or self.normalizer.name in _STANDARD_NAMES or self.normalizer.name[:1] == "f":
+        if self.normalizer.builtin:  # every built-in maps (1, 1, 1) to 1 and (0, 1, 1) to 0
             return self.inner.discrete_key
         return None
 
