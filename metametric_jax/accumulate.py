@@ -37,8 +37,9 @@ Attributes:
 from __future__ import annotations
 
 import dataclasses
+import functools
 from collections.abc import Callable, Mapping, Sequence
-from typing import Any, ClassVar, TypeVar
+from typing import Any, ClassVar, NamedTuple, TypeVar
 
 import jax
 import jax.numpy as jnp
@@ -70,6 +71,15 @@ _FAST: dict[str, Callable[[np.ndarray, np.ndarray, np.ndarray], tuple[np.ndarray
 }
 
 
+class _Plan(NamedTuple):
+    identity: list[int]
+    linear: list[int]
+    other: list[int]
+    normalized: list[int]
+    num: np.ndarray
+    den: np.ndarray
+
+
 @dataclasses.dataclass(frozen=True, eq=False)
 class MetricConfig:
     r"""Static configuration of a metric class (compared by identity: one config per metric class).
@@ -98,6 +108,24 @@ class MetricConfig:
     def n_rows(self) -> int:
         """Rows of the ``sums`` array."""
         return 3 + len(self.reported) + 1
+
+    @functools.cached_property
+    def plan(self) -> _Plan:
+        """Which ``sums`` rows come from which normalizer, precomputed for :meth:`Metric.host_sums`."""
+        identity, linear, other, num, den = [], [], [], [], []
+        for k, n in enumerate(self.reported, start=3):
+            if n.is_identity:
+                identity.append(k)
+            elif n.builtin and n.linear is not None:
+                linear.append(k)
+                num.append(n.linear[0])
+                den.append(n.linear[1])
+            else:
+                other.append(k)
+        normalized = linear + other
+        return _Plan(
+            identity, linear, other, sorted(normalized), np.array(num).reshape(-1, 3), np.array(den).reshape(-1, 3)
+        )
 
     def __repr__(self) -> str:
         return f"MetricConfig({self.name!r}, normalizer={self.normalizer.name!r})"
@@ -189,14 +217,30 @@ class Metric(struct.PyTreeNode):
         """The state's ``sums`` (float32 ``(rows, 2)``) from per-example statistics, on the host, in NumPy."""
         cfg = cls._config
         stats = _validate_stats(stats, cfg.name)
-        w = _validate_weights(weights, stats.shape[0], cfg.name)
-        rows = np.empty(cfg.n_rows, dtype=np.float64)
-        rows[:3] = np.einsum("i,ij->j", w, stats)  # einsum, not BLAS: no thread pool stalls on small batches
-        for k, normalizer in enumerate(cfg.reported):
-            rows[3 + k] = np.einsum(
-                "i,i->", w, normalized_scores(normalizer, stats, cfg.zero_division, cfg.empty_score)
-            )
-        rows[-1] = w.sum()
+        n = stats.shape[0]
+        per = np.empty((cfg.n_rows, n), dtype=np.float64)  # one row per sum, one column per example
+        per[:3] = stats.T
+        plan = cfg.plan
+        if plan.identity:
+            per[plan.identity] = per[0]
+        if plan.linear:  # every built-in ratio (a·s)/(b·s) in one vectorized division
+            num = np.einsum("kj,ij->ki", plan.num, stats)
+            den = np.einsum("kj,ij->ki", plan.den, stats)
+            per[plan.linear] = np.divide(num, den, out=np.full_like(num, cfg.zero_division), where=den != 0)
+        xy, xx, yy = per[0], per[1], per[2]
+        for k in plan.other:
+            per[k] = np.asarray(cfg.reported[k - 3](xy, xx, yy, cfg.zero_division), dtype=np.float64)
+        if plan.normalized:
+            both_empty = (xx == 0) & (yy == 0)
+            if both_empty.any():
+                block = per[plan.normalized]
+                block[:, both_empty] = cfg.empty_score
+                per[plan.normalized] = block
+        per[-1] = 1.0
+        if weights is None:
+            rows = per.sum(axis=1)
+        else:
+            rows = (per * _validate_weights(weights, n, cfg.name)).sum(axis=1)  # not BLAS: no thread pool stalls
         return comp.split(rows)
 
     @classmethod

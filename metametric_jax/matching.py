@@ -16,6 +16,7 @@ the best monotone alignment; graphs and latent variables are exact integer progr
 
 from __future__ import annotations
 
+import itertools
 from collections.abc import Collection, Sequence
 from typing import Any
 
@@ -103,28 +104,37 @@ class SetMatching(Similarity):
         return self._self(as_list(x, self.name), side)
 
     def batch_stats(self, predictions: Sequence[Any], references: Sequence[Any]) -> np.ndarray:
+        if self.inner.discrete_key is IDENTITY and self.constraint is Constraint.ONE_TO_ONE:
+            fast = self._identity_batch_stats(predictions, references)
+            if fast is not None:
+                return fast
         out = np.empty((len(predictions), 3), dtype=np.float64)
-        key = self.inner.discrete_key
-        if key is IDENTITY and self.constraint is Constraint.ONE_TO_ONE:
-            cls = getattr(self.inner, "cls", None) if isinstance(self.inner, Product) else None
-            try:
-                for i, (p, r) in enumerate(zip(predictions, references)):
-                    if isinstance(p, (str, bytes)) or isinstance(r, (str, bytes)):
-                        raise TypeError
-                    if cls is not None and not all(isinstance(v, cls) for c in (p, r) for v in c):
-                        raise TypeError
-                    sp, sr = set(p), set(r)
-                    np_, nr = len(p), len(r)
-                    if len(sp) == np_ and len(sr) == nr:
-                        out[i] = (len(sp & sr), np_, nr)
-                    else:
-                        out[i] = discrete_stats(list(p), list(r), self.constraint)
-                return out
-            except TypeError:
-                pass  # unhashable or not a collection: the general path below raises a clear error if needed
         for i, (p, r) in enumerate(zip(predictions, references)):
             out[i] = self._stats(as_list(p, self.name), as_list(r, self.name), True)
         return out
+
+    def _identity_batch_stats(self, predictions: Sequence[Any], references: Sequence[Any]) -> np.ndarray | None:
+        """1:1 matching of hashable items compared by equality: set intersections, no matrices (``None``: not so)."""
+        cls = self.inner.cls if isinstance(self.inner, Product) else None
+        try:
+            if any(isinstance(c, (str, bytes)) for c in (*predictions, *references)):
+                return None
+            if cls is not None:  # one C-level pass over the batch's items to check their types
+                types = set(map(type, itertools.chain.from_iterable(predictions)))
+                types.update(map(type, itertools.chain.from_iterable(references)))
+                if not types <= {cls} and not all(isinstance(t, type) and issubclass(t, cls) for t in types):
+                    return None
+            rows = []
+            for p, r in zip(predictions, references):
+                sp, sr = set(p), set(r)
+                np_, nr = len(p), len(r)
+                if len(sp) == np_ and len(sr) == nr:
+                    rows.append((len(sp & sr), np_, nr))
+                else:
+                    rows.append(discrete_stats(list(p), list(r), self.constraint))
+        except TypeError:  # unhashable items or not collections: the general path raises a clear error if needed
+            return None
+        return np.array(rows, dtype=np.float64).reshape(-1, 3)
 
     def explain_matches(self, x: Any, y: Any, px: str, py: str, mode: Mode = "pr") -> list[Match]:
         xs, ys = as_list(x, self.name), as_list(y, self.name)

@@ -91,6 +91,10 @@ class Normalizer:
     name: str
     fn: Callable[[Any, Any, Any, float], Any]
     builtin: bool = dataclasses.field(default=False, repr=False)
+    linear: tuple[tuple[float, float, float], tuple[float, float, float]] | None = dataclasses.field(
+        default=None, repr=False, compare=False
+    )
+    """For built-ins of the form (a·s) / (b·s) with s = (xy, xx, yy): the coefficients (a, b), used to vectorize."""
 
     def __call__(self, xy: Any, xx: Any, yy: Any, zero_division: float = 0.0) -> Any:
         """Apply the normalizer to (Σxy, Σxx, Σyy); a zero denominator gives ``zero_division``."""
@@ -151,7 +155,7 @@ def fbeta(beta: float) -> Normalizer:
     def _f(xy: Any, xx: Any, yy: Any, zd: float) -> Any:
         return safe_divide((1 + b2) * xy, b2 * yy + xx, zd)
 
-    return Normalizer(f"f{_fmt(b)}", _f, builtin=True)
+    return Normalizer(f"f{_fmt(b)}", _f, builtin=True, linear=((1 + b2, 0.0, 0.0), (0.0, 1.0, b2)))
 
 
 def _fmt(b: float) -> str:
@@ -159,10 +163,10 @@ def _fmt(b: float) -> str:
 
 
 NONE = Normalizer("none", _none, builtin=True)
-PRECISION = Normalizer("precision", _precision, builtin=True)
-RECALL = Normalizer("recall", _recall, builtin=True)
-JACCARD = Normalizer("jaccard", _jaccard, builtin=True)
-F1 = Normalizer("f1", _dice, builtin=True)
+PRECISION = Normalizer("precision", _precision, builtin=True, linear=((1.0, 0.0, 0.0), (0.0, 1.0, 0.0)))
+RECALL = Normalizer("recall", _recall, builtin=True, linear=((1.0, 0.0, 0.0), (0.0, 0.0, 1.0)))
+JACCARD = Normalizer("jaccard", _jaccard, builtin=True, linear=((1.0, 0.0, 0.0), (-1.0, 1.0, 1.0)))
+F1 = Normalizer("f1", _dice, builtin=True, linear=((2.0, 0.0, 0.0), (0.0, 1.0, 1.0)))
 DICE = F1
 
 _NAMED = {"none": NONE, "precision": PRECISION, "recall": RECALL, "jaccard": JACCARD, "dice": F1, "f1": F1}
