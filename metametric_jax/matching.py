@@ -124,7 +124,7 @@ class SetMatching(Similarity):
                 types.update(map(type, itertools.chain.from_iterable(references)))
                 if not types <= {cls} and not all(isinstance(t, type) and issubclass(t, cls) for t in types):
                     return None
-            rows = []
+            rows: list[tuple[float, float, float]] = []
             for p, r in zip(predictions, references):
                 sp, sr = set(p), set(r)
                 np_, nr = len(p), len(r)
