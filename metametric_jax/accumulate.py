@@ -314,8 +314,10 @@ class Metric(struct.PyTreeNode):
     def score(cls, prediction: Any, reference: Any) -> float:
         """The declared normalizer applied to one pair (two empty structures score ``empty_score``)."""
         cfg = cls._config
-        st = np.asarray([cls.stats(prediction, reference)])
-        return float(normalized_scores(cfg.normalizer, st, cfg.zero_division, cfg.empty_score)[0])
+        xy, xx, yy = cls.stats(prediction, reference)
+        if not cfg.normalizer.is_identity and xx == 0 and yy == 0:
+            return cfg.empty_score
+        return float(cfg.normalizer(xy, xx, yy, cfg.zero_division))
 
     @classmethod
     def explain(cls, prediction: Any, reference: Any) -> Any:

@@ -21,6 +21,7 @@ Matching similarities (sets, sequences, graphs, latent variables) live in :mod:`
 from __future__ import annotations
 
 import dataclasses
+import functools
 import math
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
@@ -392,7 +393,7 @@ class Product(Similarity):
             out *= sim.batch_stats([getattr(p, f) for p in predictions], [getattr(r, f) for r in references])
         return out
 
-    @property
+    @functools.cached_property
     def discrete_key(self) -> Any:
         keys = {f: sim.discrete_key for f, sim in self.fields.items()}
         if any(k is None for k in keys.values()):
@@ -477,7 +478,7 @@ class UnionSim(Similarity):
                 g[np.ix_(ix, iy)] = sim.gram([xs[i] for i in ix], [ys[j] for j in iy], mode)
         return g
 
-    @property
+    @functools.cached_property
     def discrete_key(self) -> Any:
         keys = {t: sim.discrete_key for t, sim in self.cases.items()}
         if any(k is None for k in keys.values()):
