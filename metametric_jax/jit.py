@@ -20,8 +20,9 @@ Padding is the decode function's business: pass a mask or the lengths as part of
 ``{"tags": tags, "mask": mask}``, and drop the padded positions in ``decode``.
 
 Errors: mismatched leading axes raise ``ValueError`` at trace time. A decode function that returns the wrong type
-raises ``TypeError`` naming the returned and the expected type: directly outside a traced computation; inside one
-the error surfaces when the computation runs, as a ``JaxRuntimeError`` whose message contains the ``TypeError``'s
+raises ``TypeError`` naming the returned and the expected type: directly outside a traced computation; inside one,
+at trace time when the decode function returns the wrong type for an all-zero example of the right shapes (the
+usual case), else when the computation runs, as a ``JaxRuntimeError`` whose message contains the ``TypeError``'s
 (the runtime stays usable).
 """
 
@@ -110,6 +111,30 @@ def host_state_sums(
     return np.asarray(metric_cls.host_sums(metric_cls.batch_stats(preds, refs), w), dtype=np.float32)
 
 
+def _probe_decode(
+    decode: Callable[[Any], Any], treedef: Any, leaves: list[Any], expected: type | None, side: str, name: str
+) -> None:
+    """At trace time, decode an all-zero example of the right shapes and check the type it returns.
+
+    A decode function that returns the wrong type is then reported as a ``TypeError`` to the caller of the traced
+    function, before anything runs. A decode that fails on zeros (or returns the right type) is left to the runtime
+    check on the real values.
+    """
+    if expected is None:
+        return
+    dummy = [np.zeros(tuple(x.shape[1:]), dtype=np.dtype(x.dtype)) for x in leaves]
+    try:
+        obj = decode(jax.tree_util.tree_unflatten(treedef, dummy))
+    except Exception:  # noqa: BLE001 - zeros may be an invalid example; the runtime check covers it
+        return
+    if not isinstance(obj, expected):
+        raise TypeError(
+            f"{name}: the decode function for the {side} returned {type(obj).__module__}.{type(obj).__qualname__} "
+            f"(on an all-zero example, at trace time); expected {expected.__module__}.{expected.__qualname__} "
+            "(the metric's type)."
+        )
+
+
 def _is_traced(leaves: list[Any]) -> bool:
     return any(isinstance(x, jax.core.Tracer) for x in leaves)
 
@@ -176,6 +201,9 @@ def callback_state(
         sums = host_state_sums(metric_cls, pred_leaves, pred_def, ref_leaves, ref_def, n, w, decode, decode_refs)
         return metric_cls(sums=jnp.asarray(sums), config=cfg)
 
+    expected = expected_type(metric_cls)
+    _probe_decode(decode, pred_def, pred_leaves, expected, "predictions", name)
+    _probe_decode(decode_refs, ref_def, ref_leaves, expected, "references", name)
     n_pred = len(pred_leaves)
     n_ref = len(ref_leaves)
 

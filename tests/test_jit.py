@@ -194,10 +194,23 @@ def test_wrong_decoded_type_outside_jit_raises_type_error() -> None:
         Sentence.metric.from_model_output(pred, gold, decode=lambda ex: list(decode(ex).spans))
 
 
-def test_wrong_decoded_type_inside_jit_surfaces_with_message_and_runtime_survives() -> None:
+def test_wrong_decoded_type_inside_jit_raises_type_error_at_trace_time() -> None:
     pred, gold = make_batch(0)
     fn = jax.jit(lambda p, g: Sentence.metric.from_model_output(p, g, decode=lambda ex: frozenset()))
-    with pytest.raises(Exception, match=r"returned builtins\.frozenset.*expected .*Sentence") as info:
+    with pytest.raises(TypeError, match=r"returned builtins\.frozenset.*at trace time.*expected .*Sentence"):
+        fn(pred, gold)
+
+
+def test_wrong_decoded_type_found_only_at_run_time_surfaces_with_message_and_runtime_survives() -> None:
+    pred, gold = make_batch(0)
+
+    def picky_decode(ex: dict) -> list:
+        if not np.any(ex["mask"]):
+            raise ValueError("an all-padding example")  # the trace-time probe cannot tell the type
+        return list(decode(ex).spans)
+
+    fn = jax.jit(lambda p, g: Sentence.metric.from_model_output(p, g, decode=picky_decode))
+    with pytest.raises(Exception, match=r"returned builtins\.list.*expected .*Sentence") as info:
         fn(pred, gold).sums.block_until_ready()
     assert isinstance(info.value, RuntimeError)
     ok = jax.jit(eval_step)(pred, gold)[0]
