@@ -6,7 +6,7 @@ macro averages in JAX (Chen et al., "A Unified View of Evaluation Metrics for St
 """
 
 from metametric_jax import dsl
-from metametric_jax.accumulate import Metric, MetricConfig, Suite, make_metric, make_suite, stats_metric
+from metametric_jax.accumulate import Metric, MetricConfig, make_metric, stats_metric
 from metametric_jax.constraint import Constraint, parse_constraint
 from metametric_jax.derive import derive, metametric
 from metametric_jax.errors import InputFormatError
@@ -14,6 +14,7 @@ from metametric_jax.explain import Explanation, Match
 from metametric_jax.matching import GraphMatching, LatentSetMatching, MaxPair, SequenceMatching, SetMatching
 from metametric_jax.normalizer import Normalizer, fbeta, parse_normalizer
 from metametric_jax.similarity import Discrete, FromFunction, Normalized, Preprocess, Product, Similarity, UnionSim
+from metametric_jax.suite import Suite, make_suite
 from metametric_jax.variable import Variable
 
 __version__ = "0.1.0"

@@ -38,7 +38,7 @@ from __future__ import annotations
 
 import dataclasses
 import functools
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Sequence
 from typing import Any, ClassVar, NamedTuple, TypeVar
 
 import jax
@@ -52,15 +52,12 @@ from metametric_jax.normalizer import F1, JACCARD, NONE, PRECISION, RECALL, Norm
 __all__ = [
     "Metric",
     "MetricConfig",
-    "Suite",
     "make_metric",
     "stats_metric",
-    "make_suite",
     "normalized_scores",
 ]
 
 M = TypeVar("M", bound="Metric")
-S = TypeVar("S", bound="Suite")
 
 _STANDARD = (PRECISION, RECALL, F1, JACCARD)
 _FAST: dict[str, Callable[[np.ndarray, np.ndarray, np.ndarray], tuple[np.ndarray, np.ndarray]]] = {
@@ -492,129 +489,3 @@ def stats_metric(
         source=stats,
     )
     return _new_class(name, cfg, doc, Metric)
-
-
-# ------------------------------ suites
-@dataclasses.dataclass(frozen=True, eq=False)
-class SuiteConfig:
-    """Static configuration of a suite: its members, derived figures and optional one-pass statistics function."""
-
-    name: str
-    members: tuple[tuple[str, type[Metric]], ...]
-    derived: tuple[tuple[str, Callable[[Mapping[str, Any]], Any]], ...]
-    batch_stats: Callable[[Sequence[Any], Sequence[Any]], Mapping[str, np.ndarray]] | None
-
-    def __repr__(self) -> str:
-        return f"SuiteConfig({self.name!r}, members={[m for m, _ in self.members]})"
-
-
-class Suite(struct.PyTreeNode):
-    """Several accumulators as one pytree, with derived figures computed at the end.
-
-    ``compute()`` returns ``{member: member.compute(), ..., derived_name: value, ...}``; each derived function is
-    given the members' results (and the derived figures before it).
-
-    Attributes:
-        states: the members' states, by name.
-        config: static configuration.
-    """
-
-    states: dict[str, Metric]
-    config: SuiteConfig = struct.field(pytree_node=False)
-
-    _config: ClassVar[SuiteConfig]
-
-    @classmethod
-    def empty(cls: type[S]) -> S:
-        """All members empty."""
-        return cls(states={k: m.empty() for k, m in cls._config.members}, config=cls._config)
-
-    @classmethod
-    def from_member_stats(cls: type[S], stats: Mapping[str, Any], weights: Any = None) -> S:
-        """A state from per-member ``(n, 3)`` statistics arrays (one host→device transfer per batch)."""
-        cfg = cls._config
-        missing = [k for k, _ in cfg.members if k not in stats]
-        if missing:
-            raise ValueError(f"{cfg.name}: statistics missing for members {missing}.")
-        host = [m.host_sums(stats[k], weights) for k, m in cfg.members]
-        dev = jax.device_put(host)
-        return cls(
-            states={k: m(sums=d, config=m._config) for (k, m), d in zip(cfg.members, dev)},
-            config=cfg,
-        )
-
-    @classmethod
-    def from_model_output(cls: type[S], predictions: Any, references: Any, weights: Any = None, **kwargs: Any) -> S:
-        """The state of one batch: one pass of the suite's statistics function, or each member's own."""
-        cfg = cls._config
-        if kwargs.get("decode") is not None or kwargs.get("decode_references") is not None:
-            raise TypeError(
-                f"{cfg.name}: suites take Python structures on the host; for jitted steps update each member with "
-                "member.from_model_output(..., decode=fn) and combine them with "
-                f"{cls.__name__}(states={{...}}, config={cls.__name__}._config)."
-            )
-        _check_lengths(predictions, references, cfg.name)
-        if cfg.batch_stats is not None:
-            return cls.from_member_stats(cfg.batch_stats(predictions, references), weights)
-        return cls.from_member_stats({k: m.batch_stats(predictions, references) for k, m in cfg.members}, weights)
-
-    def merge(self: S, other: S) -> S:
-        """Member-wise merge."""
-        if not isinstance(other, Suite) or other.config is not self.config:
-            found = other.config if isinstance(other, Suite) else type(other).__name__
-            raise TypeError(f"Cannot merge {found!r} into a state of {self.config!r}.")
-        return self.replace(states={k: v.merge(other.states[k]) for k, v in self.states.items()})
-
-    def reduce(self: S) -> S:
-        """Member-wise reduce over the leading axis."""
-        return self.replace(states={k: v.reduce() for k, v in self.states.items()})
-
-    def psum(self: S, axis_name: Any) -> S:
-        """Member-wise :meth:`Metric.psum`."""
-        return self.replace(states={k: v.psum(axis_name) for k, v in self.states.items()})
-
-    def compute(self) -> dict[str, Any]:
-        """Members' results and derived figures."""
-        for k, v in self.states.items():
-            if v.sums.ndim != 2:
-                raise ValueError(
-                    f"{self.config.name}.compute: member {k!r} is still stacked (sums shape {v.sums.shape}); "
-                    "call reduce() first."
-                )
-        if not any(isinstance(v.sums, jax.core.Tracer) for v in self.states.values()):
-            return _jitted_compute(self)
-        return self._compute()
-
-    def _compute(self) -> dict[str, Any]:
-        results: dict[str, Any] = {k: v._compute() for k, v in self.states.items()}
-        for key, fn in self.config.derived:
-            results[key] = fn(results)
-        return results
-
-
-def make_suite(
-    name: str,
-    members: Mapping[str, type[Metric]],
-    derived: Mapping[str, Callable[[Mapping[str, Any]], Any]] | None = None,
-    *,
-    batch_stats: Callable[[Sequence[Any], Sequence[Any]], Mapping[str, np.ndarray]] | None = None,
-    doc: str | None = None,
-) -> type[Suite]:
-    """A suite class: several metric classes as one accumulator.
-
-    Args:
-        name: the suite's name.
-        members: metric classes by name.
-        derived: figures computed from the members' results at the end, e.g.
-            ``{"conll": lambda r: (r["muc"]["f1"] + r["bcub"]["f1"] + r["ceafe"]["f1"]) / 3}``.
-        batch_stats: optional one-pass host function returning every member's ``(n, 3)`` statistics.
-        doc: docstring of the class.
-    """
-    cfg = SuiteConfig(
-        name=name,
-        members=tuple(members.items()),
-        derived=tuple((derived or {}).items()),
-        batch_stats=batch_stats,
-    )
-    cls_name = "".join(p[:1].upper() + p[1:] for p in name.replace("-", "_").split("_")) + "Suite"
-    return type(cls_name, (Suite,), {"_config": cfg, "__doc__": doc or Suite.__doc__, "__module__": Suite.__module__})

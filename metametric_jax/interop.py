@@ -43,7 +43,8 @@ from typing import Any
 
 from flax import nnx
 
-from metametric_jax.accumulate import Metric, Suite
+from metametric_jax.accumulate import Metric
+from metametric_jax.suite import Suite
 
 __all__ = ["clu_metric", "NnxMetric"]
 

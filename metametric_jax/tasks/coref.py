@@ -61,8 +61,9 @@ import jax.numpy as jnp
 import numpy as np
 from scipy.optimize import linear_sum_assignment
 
-from metametric_jax.accumulate import Suite, make_suite, stats_metric
+from metametric_jax.accumulate import stats_metric
 from metametric_jax.normalizer import Normalizer, safe_divide
+from metametric_jax.suite import Suite, make_suite
 
 __all__ = [
     "Mention",

@@ -46,8 +46,9 @@ from dataclasses import dataclass
 from typing import Any
 
 from metametric_jax import dsl
-from metametric_jax.accumulate import Metric, Suite, make_suite
+from metametric_jax.accumulate import Metric
 from metametric_jax.derive import metametric
+from metametric_jax.suite import Suite, make_suite
 
 __all__ = [
     "Mention",

@@ -49,8 +49,9 @@ from typing import Any, NamedTuple
 import jax.numpy as jnp
 import numpy as np
 
-from metametric_jax.accumulate import Metric, Suite, make_suite, stats_metric
+from metametric_jax.accumulate import Metric, stats_metric
 from metametric_jax.normalizer import Normalizer, safe_divide
+from metametric_jax.suite import Suite, make_suite
 
 __all__ = [
     "SCHEMES",

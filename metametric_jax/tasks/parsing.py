@@ -55,8 +55,9 @@ from typing import Any
 
 import numpy as np
 
-from metametric_jax.accumulate import Suite, make_suite, stats_metric
+from metametric_jax.accumulate import stats_metric
 from metametric_jax.errors import InputFormatError
+from metametric_jax.suite import Suite, make_suite
 
 __all__ = [
     "DepToken",

@@ -33,8 +33,9 @@ import jax.numpy as jnp
 import numpy as np
 
 from metametric_jax import dsl
-from metametric_jax.accumulate import Metric, Suite, make_metric, make_suite
+from metametric_jax.accumulate import Metric, make_metric
 from metametric_jax.ranking import AveragePrecision
+from metametric_jax.suite import Suite, make_suite
 
 __all__ = ["rank", "precision_at_k", "recall_at_k", "AveragePrecisionMetric", "ranking_metric", "ranking_stats"]
 
