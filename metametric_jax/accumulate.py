@@ -250,6 +250,21 @@ class Metric(struct.PyTreeNode):
         return cls(sums=jnp.asarray(cls.host_sums(stats, weights)), config=cls._config)
 
     @classmethod
+    def host_batch_sums(cls, predictions: Sequence[Any], references: Sequence[Any], weights: Any = None) -> np.ndarray:
+        """The ``sums`` of a batch of Python structures, on the host (what the callback path computes)."""
+        return cls.host_sums(cls.batch_stats(predictions, references), weights)
+
+    @classmethod
+    def sums_shape(cls) -> tuple[int, int]:
+        """The fixed shape of :meth:`host_batch_sums` (the callback's result shape)."""
+        return (cls._config.n_rows, 2)
+
+    @classmethod
+    def from_sums(cls: type[M], sums: Any) -> M:
+        """A state from a ``sums`` array of shape :meth:`sums_shape` (NumPy, JAX array or tracer)."""
+        return cls(sums=jnp.asarray(sums), config=cls._config)
+
+    @classmethod
     def batch_stats(cls, predictions: Sequence[Any], references: Sequence[Any]) -> np.ndarray:
         """Per-example statistics ``(n, 3)`` of a batch of Python structures (host side)."""
         cfg = cls._config

@@ -16,6 +16,9 @@ with :math:`P_i = \mathrm{decode}(\mathrm{predictions}[i])`, :math:`R_i = \mathr
 references}[i])` (Chen et al., "A Unified View of Evaluation Metrics for Structured Prediction", EMNLP 2023). The
 result equals the host path, ``D.metric.from_model_output([P_i], [R_i], weights)``, bit for bit.
 
+Suites work the same way (``NERSuite.from_model_output(tags, gold, decode=fn)``): one callback computes every
+member's sums, stacked along the row axis, and the suite state is split from them.
+
 Padding is the decode function's business: pass a mask or the lengths as part of the pytree, e.g.
 ``{"tags": tags, "mask": mask}``, and drop the padded positions in ``decode``.
 
@@ -108,7 +111,7 @@ def host_state_sums(
     preds = _decode_all(decode, pred_def, pred_leaves, n, expected, "predictions", name)
     refs = _decode_all(decode_references, ref_def, ref_leaves, n, expected, "references", name)
     w = None if weights is None else np.asarray(weights, dtype=np.float64)
-    return np.asarray(metric_cls.host_sums(metric_cls.batch_stats(preds, refs), w), dtype=np.float32)
+    return np.asarray(metric_cls.host_batch_sums(preds, refs, w), dtype=np.float32)
 
 
 def _probe_decode(
@@ -150,7 +153,7 @@ def callback_state(
     """The state of one batch of arrays, decoded and matched on the host; usable inside ``jit`` / ``pmap``.
 
     Args:
-        metric_cls: the metric class (e.g. ``D.metric``).
+        metric_cls: the metric class (e.g. ``D.metric``) or a suite class.
         predictions: arrays, or a pytree of arrays, with a leading batch axis ``n``.
         references: the same for the references (its pytree structure may differ).
         weights: optional non-negative per-example weights, shape ``(n,)`` or scalar (an array or a tracer).
@@ -199,7 +202,7 @@ def callback_state(
 
     if not _is_traced(pred_leaves + ref_leaves + ([] if w is None else [w])):
         sums = host_state_sums(metric_cls, pred_leaves, pred_def, ref_leaves, ref_def, n, w, decode, decode_refs)
-        return metric_cls(sums=jnp.asarray(sums), config=cfg)
+        return metric_cls.from_sums(sums)
 
     expected = expected_type(metric_cls)
     _probe_decode(decode, pred_def, pred_leaves, expected, "predictions", name)
@@ -214,6 +217,6 @@ def callback_state(
         return host_state_sums(metric_cls, p, pred_def, r, ref_def, n, wt, decode, decode_refs)
 
     operands = [*pred_leaves, *ref_leaves] + ([w] if w is not None else [])
-    out = jax.ShapeDtypeStruct((cfg.n_rows, 2), jnp.float32)
+    out = jax.ShapeDtypeStruct(metric_cls.sums_shape(), jnp.float32)
     sums = jax.pure_callback(host, out, *operands, vmap_method="sequential")
-    return metric_cls(sums=sums, config=cfg)
+    return metric_cls.from_sums(sums)

@@ -84,15 +84,41 @@ class Suite(struct.PyTreeNode):
         """The state of one batch: one pass of the suite's statistics function, or each member's own."""
         cfg = cls._config
         if kwargs.get("decode") is not None or kwargs.get("decode_references") is not None:
-            raise TypeError(
-                f"{cfg.name}: suites take Python structures on the host; for jitted steps update each member with "
-                "member.from_model_output(..., decode=fn) and combine them with "
-                f"{cls.__name__}(states={{...}}, config={cls.__name__}._config)."
+            from metametric_jax.jit import callback_state
+
+            return callback_state(
+                cls, predictions, references, weights, kwargs.get("decode"), kwargs.get("decode_references")
             )
         _check_lengths(predictions, references, cfg.name)
+        return cls.from_member_stats(cls._member_stats(predictions, references), weights)
+
+    @classmethod
+    def _member_stats(cls, predictions: Sequence[Any], references: Sequence[Any]) -> Mapping[str, Any]:
+        cfg = cls._config
         if cfg.batch_stats is not None:
-            return cls.from_member_stats(cfg.batch_stats(predictions, references), weights)
-        return cls.from_member_stats({k: m.batch_stats(predictions, references) for k, m in cfg.members}, weights)
+            return cfg.batch_stats(predictions, references)
+        return {k: m.batch_stats(predictions, references) for k, m in cfg.members}
+
+    @classmethod
+    def host_batch_sums(cls, predictions: Sequence[Any], references: Sequence[Any], weights: Any = None) -> np.ndarray:
+        """Every member's ``sums`` of a batch, stacked along the row axis (what the callback path computes)."""
+        _check_lengths(predictions, references, cls._config.name)
+        stats = cls._member_stats(predictions, references)
+        return np.concatenate([m.host_sums(stats[k], weights) for k, m in cls._config.members], axis=0)
+
+    @classmethod
+    def sums_shape(cls) -> tuple[int, int]:
+        """The shape of :meth:`host_batch_sums`: the members' rows, stacked."""
+        return (sum(m._config.n_rows for _, m in cls._config.members), 2)
+
+    @classmethod
+    def from_sums(cls: type[S], sums: Any) -> S:
+        """A suite state from stacked member ``sums`` (see :meth:`host_batch_sums`)."""
+        states, start = {}, 0
+        for k, m in cls._config.members:
+            states[k] = m.from_sums(sums[start : start + m._config.n_rows])
+            start += m._config.n_rows
+        return cls(states=states, config=cls._config)
 
     def merge(self: S, other: S) -> S:
         """Member-wise merge."""

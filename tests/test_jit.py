@@ -290,3 +290,34 @@ def test_pmap_and_shard_map_over_four_simulated_devices() -> None:
 
 if __name__ == "__main__":
     _multi_device_child()
+
+
+# ------------------------------------------------------------------------------------------------ suites
+def test_suite_inside_jit_equals_host_path_and_seqeval_report() -> None:
+    """A whole suite (NER per type + micro + macro) updated in one callback per batch inside jit."""
+    from seqeval.metrics import classification_report
+
+    from metametric_jax.tasks.ner import ner_metric, state_report
+
+    suite = ner_metric(list(TYPES), "IOB2")
+    pred, gold = make_batch(5)
+
+    def decode_tags(example: dict) -> list[str]:
+        return tag_strings(example["tags"], example["mask"])
+
+    step = jax.jit(lambda p, g: suite.empty().merge(suite.from_model_output(p, g, decode=decode_tags)))
+    jitted = step(pred, gold)
+    n = len(gold["tags"])
+    y_pred = [decode_tags({"tags": pred["tags"][i], "mask": pred["mask"][i]}) for i in range(n)]
+    y_true = [decode_tags({"tags": gold["tags"][i], "mask": gold["mask"][i]}) for i in range(n)]
+    host = suite.from_model_output(y_pred, y_true)
+    for k in host.states:
+        np.testing.assert_array_equal(np.asarray(jitted.states[k].sums), np.asarray(host.states[k].sums))
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        ref = classification_report(y_true, y_pred, output_dict=True)
+    report = state_report(jitted)
+    assert report["macro"]["f1"] == pytest.approx(ref["macro avg"]["f1-score"], abs=1e-9)
+    for t in TYPES:
+        if t in ref:
+            assert report["per_type"][t]["f1"] == pytest.approx(ref[t]["f1-score"], abs=1e-9)
