@@ -8,9 +8,22 @@ Modules (import the one you need; file-format libraries are optional extras, imp
   BILOU tags, equal to conlleval / seqeval's default mode; CoNLL column reader;
 * :mod:`~metametric_jax.tasks.amr` — exact Smatch (an integer program, not hill climbing); PENMAN via ``penman``;
 * :mod:`~metametric_jax.tasks.ie` — relation and event extraction;
-* :mod:`~metametric_jax.tasks.parsing` — UAS / LAS from CoNLL-U (via ``conllu``) and PARSEVAL brackets;
+* :mod:`~metametric_jax.tasks.dependency` (UAS / LAS from CoNLL-U, via ``conllu``) and
+  :mod:`~metametric_jax.tasks.constituency` (PARSEVAL brackets), gathered in :mod:`~metametric_jax.tasks.parsing`;
 * :mod:`~metametric_jax.tasks.text` — ROUGE-N, ROUGE-L (equal to rouge-score) and multiset F-scores;
 * :mod:`~metametric_jax.tasks.ranking` — precision@k, recall@k, average precision.
 """
 
-__all__ = ["amr", "conll2012", "conll_ner", "coref", "ie", "ner", "parsing", "ranking", "text"]
+__all__ = [
+    "amr",
+    "conll2012",
+    "conll_ner",
+    "constituency",
+    "coref",
+    "dependency",
+    "ie",
+    "ner",
+    "parsing",
+    "ranking",
+    "text",
+]
