@@ -170,7 +170,10 @@ def _validate_stats(stats: Any, name: str) -> np.ndarray:
 def _validate_weights(weights: Any, n: int, name: str) -> np.ndarray:
     if weights is None:
         return np.ones(n, dtype=np.float64)
-    w = np.asarray(weights, dtype=np.float64)
+    try:
+        w = np.asarray(weights, dtype=np.float64)
+    except (TypeError, ValueError):
+        raise ValueError(f"{name}: weights must be non-negative numbers, one per example; found {weights!r}.") from None
     if w.ndim == 0:
         w = np.full(n, float(w))
     if w.shape != (n,):
@@ -282,7 +285,6 @@ class Metric(struct.PyTreeNode):
         *,
         decode: Callable[[Any], Any] | None = None,
         decode_references: Callable[[Any], Any] | None = None,
-        **_: Any,
     ) -> M:
         """The state of one batch.
 
@@ -344,14 +346,30 @@ class Metric(struct.PyTreeNode):
         if not isinstance(other, Metric):
             raise TypeError(f"{self.config.name}.merge expects a metric state; found {type(other).__name__}.")
         if other.config is not self.config:
+            hint = (
+                " They have the same name but are different metric classes: was the metric created twice (e.g. a "
+                "decorator or dsl call run again)? Build both states from one class."
+                if other.config.name == self.config.name
+                else ""
+            )
             raise TypeError(
                 f"Cannot merge a state of {other.config!r} into a state of {self.config!r}: they are different "
-                "metrics (or configurations)."
+                f"metrics (or configurations).{hint}"
             )
+        self._check_rows()
+        other._check_rows()
         if other.sums.shape != self.sums.shape:
             raise ValueError(
                 f"{self.config.name}.merge: state shapes differ ({self.sums.shape} vs {other.sums.shape}); "
                 "call reduce() on stacked states first."
+            )
+
+    def _check_rows(self) -> None:
+        rows = self.config.n_rows
+        if tuple(self.sums.shape[-2:]) != (rows, 2):
+            raise ValueError(
+                f"{self.config.name}: the state's sums have shape {tuple(self.sums.shape)}, but this metric keeps "
+                f"({rows}, 2) (plus any stacked axes); was it restored from a checkpoint of a different metric?"
             )
 
     def merge(self: M, other: M) -> M:
@@ -397,6 +415,7 @@ class Metric(struct.PyTreeNode):
                 f"{self.config.name}.compute: the state is still stacked (sums shape {self.sums.shape}); "
                 "call reduce() first."
             )
+        self._check_rows()
         if not isinstance(self.sums, jax.core.Tracer):
             return _jitted_compute(self)  # one dispatch instead of a dozen eager ops
         return self._compute()

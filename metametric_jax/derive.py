@@ -118,6 +118,9 @@ def _derive(tp: Any, constraint: Constraint, where: str, stack: set[Any], localn
         return _derive(base, constraint, where, stack, localns)
     if tp is Variable:
         return VariableSim()
+    supertype = getattr(tp, "__supertype__", None)  # typing.NewType
+    if supertype is not None and callable(tp):
+        return _derive(supertype, constraint, where, stack, localns)
     own = _own_metric(tp)
     if own is not None:
         return metric_similarity(own)
@@ -158,6 +161,16 @@ def _derive(tp: Any, constraint: Constraint, where: str, stack: set[Any], localn
         raise TypeError(
             f"Cannot derive a similarity for {where}: type {tp!r} has no structure to compare; annotate it with "
             "Annotated[T, similarity]."
+        )
+    if isinstance(tp, type) and tp in _COLLECTIONS and tp not in (tuple,):
+        raise TypeError(
+            f"Cannot derive a similarity for {where}: collection type {tp.__name__} needs an element type, e.g. "
+            f"{tp.__name__}[T]."
+        )
+    if isinstance(tp, type) and (tp.__module__ == "numpy" or tp.__module__.startswith(("jax", "jaxlib"))):
+        raise TypeError(
+            f"Cannot derive a similarity for {where}: {tp.__module__}.{tp.__name__} values compare elementwise; "
+            "annotate the field with Annotated[T, similarity]."
         )
     if isinstance(tp, type):
         if issubclass(tp, enum.Enum) or _has_structural_eq(tp):

@@ -21,6 +21,7 @@ Example:
 from __future__ import annotations
 
 import dataclasses as _dc
+import functools
 import sys
 from collections.abc import Callable, Mapping
 from typing import Any
@@ -144,16 +145,19 @@ def normalize(
     return Normalized(as_similarity(inner, "normalize"), normalizer, zero_division, empty_score)
 
 
+@functools.cache
 def precision_at_k(k: int) -> type[Metric]:
     """Precision@k of ranked predictions against a reference collection (a metric class)."""
     return make_metric(AtK(k), "precision", name=f"precision_at_{k}")
 
 
+@functools.cache
 def recall_at_k(k: int) -> type[Metric]:
     """Recall@k of ranked predictions against a reference collection (a metric class)."""
     return make_metric(AtK(k), "recall", name=f"recall_at_{k}")
 
 
+@functools.cache
 def average_precision() -> type[Metric]:
     """Average precision of ranked predictions against a reference collection (a metric class)."""
     return make_metric(AveragePrecision(), "recall", name="average_precision", empty_score=0.0)

@@ -17,7 +17,7 @@ the best monotone alignment; graphs and latent variables are exact integer progr
 from __future__ import annotations
 
 import itertools
-from collections.abc import Collection, Sequence
+from collections.abc import Collection, Mapping, Sequence
 from typing import Any
 
 import numpy as np
@@ -25,15 +25,17 @@ import numpy as np
 from metametric_jax._solvers import discrete_stats, lcs_dp, solve_binary_program, solve_gram
 from metametric_jax.constraint import Constraint, parse_constraint
 from metametric_jax.explain import Match
-from metametric_jax.similarity import IDENTITY, Mode, Product, Similarity
+from metametric_jax.similarity import IDENTITY, Discrete, Mode, Product, Similarity
 
 __all__ = ["SetMatching", "SequenceMatching", "GraphMatching", "LatentSetMatching", "MaxPair", "as_list"]
 
 
 def as_list(x: Any, what: str) -> list[Any]:
     """A collection as a list; strings, bytes and non-collections raise TypeError."""
-    if isinstance(x, (str, bytes)) or not isinstance(x, Collection):
-        raise TypeError(f"{what} expects a collection (list, tuple, set, frozenset, ...); found {type(x).__name__}.")
+    if isinstance(x, (str, bytes, Mapping)) or not isinstance(x, Collection):
+        raise TypeError(
+            f"{what} expects a collection of items (list, tuple, set, frozenset, ...); found {type(x).__name__}."
+        )
     return list(x)
 
 
@@ -59,25 +61,33 @@ class SetMatching(Similarity):
         self.constraint = parse_constraint(constraint)
         self.name = f"set[{inner.name}, {self.constraint.value}]"
 
-    def _keys(self, xs: list) -> list | None:
+    def _keys(self, *sides: list) -> list[list] | None:
+        """Hashable keys of the items of every side (one key function for all sides), or ``None``."""
         key = self.inner.discrete_key
         if key is None:
             return None
         if isinstance(self.inner, Product):
-            for x in xs:
-                self.inner._check(x)
-        keys = xs if key is IDENTITY else [key(x) for x in xs]
+            for xs in sides:
+                for x in xs:
+                    self.inner._check(x)
+            if key is IDENTITY and any(type(x) is not self.inner.cls for xs in sides for x in xs):
+                key = self.inner.field_key  # subclass instances: dataclass equality would demand the exact class
+        elif isinstance(self.inner, Discrete):
+            for xs in sides:
+                self.inner.check(xs)
+        out = [xs if key is IDENTITY else [key(x) for x in xs] for xs in sides]
         try:
-            for k in keys:
-                hash(k)
+            for keys in out:
+                for k in keys:
+                    hash(k)
         except TypeError:
             return None
-        return keys
+        return out
 
     def _stats(self, xs: list, ys: list, with_self: bool) -> tuple[float, float, float]:
-        kx, ky = self._keys(xs), self._keys(ys)
-        if kx is not None and ky is not None:
-            return discrete_stats(kx, ky, self.constraint)
+        keys = self._keys(xs, ys)
+        if keys is not None:
+            return discrete_stats(keys[0], keys[1], self.constraint)
         xy, _ = solve_gram(self.inner.gram(xs, ys, "pr"), self.constraint)
         if not with_self:
             return xy, 0.0, 0.0
@@ -88,16 +98,16 @@ class SetMatching(Similarity):
             return float(self.inner.gram(xs, xs, side + side).sum())
         keys = self._keys(xs)
         if keys is not None:
-            return discrete_stats(keys, keys, self.constraint)[1]
+            return discrete_stats(keys[0], keys[0], self.constraint)[1]
         return solve_gram(self.inner.gram(xs, xs, side + side), self.constraint)[0]
 
     def score(self, x: Any, y: Any, mode: Mode = "pr") -> float:
         xs, ys = as_list(x, self.name), as_list(y, self.name)
         if mode == "pr":
             return self._stats(xs, ys, False)[0]
-        kx, ky = self._keys(xs), self._keys(ys)
-        if kx is not None and ky is not None:
-            return discrete_stats(kx, ky, self.constraint)[0]
+        keys = self._keys(xs, ys)
+        if keys is not None:
+            return discrete_stats(keys[0], keys[1], self.constraint)[0]
         return solve_gram(self.inner.gram(xs, ys, mode), self.constraint)[0]
 
     def self_score(self, x: Any, side: str = "p") -> float:
@@ -117,12 +127,17 @@ class SetMatching(Similarity):
         """1:1 matching of hashable items compared by equality: set intersections, no matrices (``None``: not so)."""
         cls = self.inner.cls if isinstance(self.inner, Product) else None
         try:
-            if any(isinstance(c, (str, bytes)) for c in (*predictions, *references)):
+            if any(isinstance(c, (str, bytes, Mapping)) for c in (*predictions, *references)):
                 return None
-            if cls is not None:  # one C-level pass over the batch's items to check their types
+            if cls is not None:  # one C-level pass over the batch's items to check their exact types
                 types = set(map(type, itertools.chain.from_iterable(predictions)))
                 types.update(map(type, itertools.chain.from_iterable(references)))
-                if not types <= {cls} and not all(isinstance(t, type) and issubclass(t, cls) for t in types):
+                if not types <= {cls}:
+                    return None
+            elif isinstance(self.inner, Discrete) and self.inner._accept is not None:
+                types = set(map(type, itertools.chain.from_iterable(predictions)))
+                types.update(map(type, itertools.chain.from_iterable(references)))
+                if not all(issubclass(t, self.inner._accept) for t in types):
                     return None
             rows: list[tuple[float, float, float]] = []
             for p, r in zip(predictions, references):

@@ -184,11 +184,27 @@ def _check_custom(n: Normalizer) -> None:
         )
     probe = (np.array([1.0, 0.0]), np.array([2.0, 0.0]), np.array([4.0, 0.0]))
     try:
-        out = np.asarray(n(*probe, 0.0), dtype=np.float64)
+        with np.errstate(all="ignore"):
+            out = np.asarray(n(*probe, 0.0), dtype=np.float64)
     except Exception as e:  # noqa: BLE001 - any failure means the normalizer is not elementwise
         raise ValueError(
             f"Normalizer {n.name!r} must work elementwise on NumPy and jax.numpy arrays (use safe_divide, not Python "
             f"min/max/if); calling it on arrays raised {type(e).__name__}: {e}"
+        ) from None
+    if out.shape == (2,) and not np.all(np.isfinite(out)):
+        raise ValueError(
+            f"Normalizer {n.name!r} must return finite values (a zero denominator should give zero_division: use "
+            f"safe_divide); on (xy, xx, yy) = (1, 2, 4) and (0, 0, 0) it returned {out.tolist()}."
+        )
+    try:
+        import jax
+        import jax.numpy as jnp
+
+        jax.eval_shape(lambda a, b, c: n(a, b, c, 0.0), *(jnp.asarray(p, jnp.float32) for p in probe))
+    except Exception as e:  # noqa: BLE001 - compute() runs it under jax.jit
+        raise ValueError(
+            f"Normalizer {n.name!r} must also work on jax.numpy arrays inside jax.jit (compute() runs there; use "
+            f"safe_divide and jnp-compatible operations, not np.* functions); tracing it raised {type(e).__name__}: {e}"
         ) from None
     if out.shape != (2,):
         raise ValueError(

@@ -9,7 +9,11 @@ Example:
     >>> spans = dsl.set_matching(dsl.discrete())
     >>> P = dsl.metric(spans, normalizer="precision", name="p")
     >>> R = dsl.metric(spans, normalizer="recall", name="r")
-    >>> PR = make_suite("pr", {"p": P, "r": R}, {"f1": lambda r: 2 / (1 / r["p"]["precision"] + 1 / r["r"]["recall"])})
+    >>> from metametric_jax.normalizer import safe_divide
+    >>> def f1(r):
+    ...     p, q = r["p"]["precision"], r["r"]["recall"]
+    ...     return safe_divide(2 * p * q, p + q)
+    >>> PR = make_suite("pr", {"p": P, "r": R}, {"f1": f1})
     >>> round(float(PR.from_model_output([["a", "b"]], [["a"]]).compute()["f1"]), 4)
     0.6667
 """
@@ -80,15 +84,25 @@ class Suite(struct.PyTreeNode):
         )
 
     @classmethod
-    def from_model_output(cls: type[S], predictions: Any, references: Any, weights: Any = None, **kwargs: Any) -> S:
-        """The state of one batch: one pass of the suite's statistics function, or each member's own."""
+    def from_model_output(
+        cls: type[S],
+        predictions: Any,
+        references: Any,
+        weights: Any = None,
+        *,
+        decode: Callable[[Any], Any] | None = None,
+        decode_references: Callable[[Any], Any] | None = None,
+    ) -> S:
+        """The state of one batch: one pass of the suite's statistics function, or each member's own.
+
+        With ``decode`` (and optionally ``decode_references``) the inputs are arrays and the batch is decoded and
+        matched on the host, also inside ``jax.jit`` (see :mod:`metametric_jax.jit`).
+        """
         cfg = cls._config
-        if kwargs.get("decode") is not None or kwargs.get("decode_references") is not None:
+        if decode is not None or decode_references is not None:
             from metametric_jax.jit import callback_state
 
-            return callback_state(
-                cls, predictions, references, weights, kwargs.get("decode"), kwargs.get("decode_references")
-            )
+            return callback_state(cls, predictions, references, weights, decode, decode_references)
         _check_lengths(predictions, references, cfg.name)
         return cls.from_member_stats(cls._member_stats(predictions, references), weights)
 
