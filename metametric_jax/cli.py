@@ -102,6 +102,11 @@ def _count_lines(path: str, pattern: re.Pattern[bytes]) -> int:
         return sum(1 for line in handle if pattern.match(line))
 
 
+def _empty_warning(path: str, count: int, what: str) -> list[str]:
+    """A warning when the reference file holds nothing to score (every figure is then 0)."""
+    return [] if count else [f"{path} holds no {what}; every figure is 0"]
+
+
 def _count_blocks(path: str) -> int:
     """The number of blank-line separated blocks holding a line that is not a ``#`` comment."""
     blocks, inside = 0, False
@@ -124,7 +129,7 @@ def _score_coref(key: str, response: str, args: argparse.Namespace) -> tuple[Sco
         scores, warnings = conll2012.score_files(key, response, progress=bar.update if bar.enabled else False)
         bar.update(units)
     order = ("muc", "bcub", "ceafm", "ceafe", "blanc", "lea", "conll", "mentions")
-    return {name: scores[name] for name in order}, list(warnings)
+    return {name: scores[name] for name in order}, list(warnings) + _empty_warning(key, _count_blocks(key), "documents")
 
 
 def _score_ner(gold_path: str, pred_path: str, args: argparse.Namespace) -> tuple[Scores, list[str]]:
@@ -136,7 +141,7 @@ def _score_ner(gold_path: str, pred_path: str, args: argparse.Namespace) -> tupl
     conll_ner.check_aligned(gold, pred)
     n = len(gold.tags)
     if not _progress_wanted(args.progress, n):
-        return ner.ner_report(pred.tags, gold.tags, scheme), []
+        return ner.ner_report(pred.tags, gold.tags, scheme), _empty_warning(gold_path, n, "sentences")
     spans = ner.extract_batch(gold.tags, scheme) + ner.extract_batch(pred.tags, scheme)
     labels = sorted({span.label for sentence in spans for span in sentence})
     if not labels:
@@ -157,7 +162,7 @@ def _score_amr(gold: str, pred: str, args: argparse.Namespace) -> tuple[Scores, 
     units = _count_blocks(gold)
     with _Progress("amr: scoring graph pairs", units, _progress_wanted(args.progress, units)) as bar:
         scores = amr.score_files(gold, pred, progress=bar.update if bar.enabled else False)
-    return dict(scores), []
+    return dict(scores), _empty_warning(gold, units, "graphs")
 
 
 def _pct(value: float) -> str:

@@ -287,3 +287,17 @@ def test_module_entry_point_subprocess():
     assert proc.returncode == 0, proc.stderr
     assert json.loads(proc.stdout) == amr.score_files(*SAMPLES["amr"])
     assert "bundled amr sample" in proc.stderr
+
+
+@pytest.mark.parametrize(("task", "sides", "what"), [
+    ("coref", ("--key", "--response"), "documents"),
+    ("ner", ("--gold", "--pred"), "sentences"),
+    ("amr", ("--gold", "--pred"), "graphs"),
+])  # fmt: skip
+def test_empty_reference_file_warns(capsys, tmp_path, task, sides, what):
+    empty = tmp_path / "empty.txt"
+    empty.write_text("")
+    code, out, err = run(capsys, "score", task, sides[0], str(empty), sides[1], str(empty), "--format", "json")
+    assert code == 0
+    json.loads(out)
+    assert f"holds no {what}" in err
