@@ -12,6 +12,9 @@ Type-directed dispatch (Chen et al., EMNLP 2023, §4), tried in this order:
    matching under the class's constraint; latent set matching when ``T`` carries variables;
 7. anything else with structural equality (``str``, ``int``, enums, ``Literal``, fixed tuples...) → discrete.
 
+Every field of a dataclass takes part, ``compare=False`` fields included, and instances are compared field by field
+(so subclass instances and classes with their own ``__eq__`` score as their fields do).
+
 A type that cannot be derived (``Any``, a ``dict``, a callable, a class whose equality is identity) raises
 ``TypeError`` at decoration time naming the class, the field and the type.
 """
