@@ -6,6 +6,8 @@ import ast
 import re
 from pathlib import Path
 
+import pytest
+
 README = Path(__file__).resolve().parents[1] / "README.md"
 
 
@@ -30,7 +32,21 @@ def test_quickstart_block_runs_and_its_comments_hold():
     assert checked >= 3, "the quickstart block documents its results in trailing comments"
 
 
+def test_accumulation_and_dsl_blocks_run():
+    blocks = _python_blocks()
+    namespace: dict = {}
+    exec(compile(blocks[0], str(README), "exec"), namespace)  # noqa: S102
+    T, t1, t2, t3 = (namespace[k] for k in ("TriggerExtractionOutput", "t1", "t2", "t3"))
+    namespace["eval_batches"] = [([T([t1, t2])], [T([t1, t2, t3])]), ([T([])], [T([t3])])]
+    exec(compile(blocks[1], str(README), "exec"), namespace)  # noqa: S102
+    assert float(namespace["results"]["f1"]) == pytest.approx(2 * 2 / (2 + 4))
+    dsl_block = next(b for b in blocks if "dsl.metric(" in b)
+    exec(compile(dsl_block, str(README), "exec"), namespace)  # noqa: S102
+    Span, SpanF1 = namespace["Span"], namespace["SpanF1"]
+    assert SpanF1.score([Span(0, 1, "A")], [Span(0, 1, "A"), Span(2, 3, "B")]) == pytest.approx(2 / 3)
+
+
 def test_two_setup_commands_are_documented():
     text = README.read_text(encoding="utf-8")
-    assert 'pip install . && metametric-jax score coref' in text
+    assert "pip install . && metametric-jax score coref" in text
     assert 'pip install -e ".[test]" && pytest -q' in text
