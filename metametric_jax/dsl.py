@@ -67,10 +67,18 @@ def discrete(tp: Any = None) -> Similarity:
 
 
 def from_function(
-    fn: Callable[[Any, Any], float], *, name: str | None = None, self_fn: Callable[[Any], float] | None = None
+    fn: Callable[[Any, Any], float],
+    *,
+    name: str | None = None,
+    self_fn: Callable[[Any], float] | None = None,
+    self_bounded: bool = False,
 ) -> Similarity:
-    """A similarity from a function ``fn(x, y) -> float`` (values must be finite and non-negative)."""
-    return FromFunction(fn, name=name, self_fn=self_fn)
+    """A similarity from a function ``fn(x, y) -> float`` (values must be finite and non-negative).
+
+    Declare ``self_bounded=True`` when ``fn(x, y) <= min(fn(x, x), fn(y, y))`` (overlap ratios such as Dice): a
+    collection's self-overlap is then the sum of its items' self-similarities, with no assignment problem.
+    """
+    return FromFunction(fn, name=name, self_fn=self_fn, self_bounded=self_bounded)
 
 
 def preprocess(inner: SimLike, *, pred: Callable[[Any], Any], ref: Callable[[Any], Any] | None = None) -> Similarity:

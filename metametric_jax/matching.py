@@ -99,6 +99,8 @@ class SetMatching(Similarity):
         keys = self._keys(xs)
         if keys is not None:
             return discrete_stats(keys[0], keys[0], self.constraint)[1]
+        if self.inner.self_bounded:  # the identity alignment is optimal (see Similarity.self_bounded)
+            return float(self.inner.self_scores(xs, side).sum())
         return solve_gram(self.inner.gram(xs, xs, side + side), self.constraint)[0]
 
     def score(self, x: Any, y: Any, mode: Mode = "pr") -> float:
@@ -112,6 +114,11 @@ class SetMatching(Similarity):
 
     def self_score(self, x: Any, side: str = "p") -> float:
         return self._self(as_list(x, self.name), side)
+
+    @property
+    def self_bounded(self) -> bool:
+        # under 1:1 a matching of X with Y is at most the identity self-matching of either side
+        return self.constraint is Constraint.ONE_TO_ONE and self.inner.self_bounded
 
     def batch_stats(self, predictions: Sequence[Any], references: Sequence[Any]) -> np.ndarray:
         if self.inner.discrete_key is IDENTITY and self.constraint is Constraint.ONE_TO_ONE:
@@ -175,10 +182,16 @@ class SequenceMatching(Similarity):
         xs, ys = as_list(x, self.name), as_list(y, self.name)
         return lcs_dp(self.inner.gram(xs, ys, mode))[0]
 
+    @property
+    def self_bounded(self) -> bool:
+        return self.inner.self_bounded
+
     def self_score(self, x: Any, side: str = "p") -> float:
         xs = as_list(x, self.name)
         if self.inner.discrete_key is not None:
             return float(len(xs))
+        if self.inner.self_bounded:
+            return float(self.inner.self_scores(xs, side).sum())
         return lcs_dp(self.inner.gram(xs, xs, side + side))[0]
 
     def explain_matches(self, x: Any, y: Any, px: str, py: str, mode: Mode = "pr") -> list[Match]:

@@ -105,6 +105,15 @@ class Similarity:
         """Whether structures compared by this similarity carry latent :class:`~metametric_jax.Variable` s."""
         return False
 
+    @property
+    def self_bounded(self) -> bool:
+        """Whether φ(x, y) ≤ min(φ(x, x), φ(y, y)) for any two structures of one side.
+
+        Then the identity alignment is an optimal self-matching, and a collection's self-overlap is the sum of its
+        items' self-similarities: no self-Gram matrix, no assignment problem.
+        """
+        return False
+
     # -- explanations -------------------------------------------------------------------------------------------
     def explain_matches(self, x: Any, y: Any, px: str, py: str, mode: Mode = "pr") -> list[Match]:
         """Matches strictly below the pair ``(x, y)`` at paths ``(px, py)``."""
@@ -202,6 +211,10 @@ class Discrete(Similarity):
     def discrete_key(self) -> Any:
         return IDENTITY
 
+    @property
+    def self_bounded(self) -> bool:
+        return True
+
 
 def _accepted_types(cls: Any) -> tuple[type, ...] | None:
     """The runtime types a discrete similarity over ``cls`` accepts, or ``None`` to accept anything."""
@@ -236,14 +249,23 @@ class FromFunction(Similarity):
         fn: the function.
         name: a name for messages (default ``fn.__name__``).
         self_fn: optional ``x -> φ(x, x)`` when cheaper than ``fn(x, x)``.
+        self_bounded: declare that ``fn(x, y) <= min(fn(x, x), fn(y, y))`` (true of overlap ratios such as Dice or
+            Jaccard of spans); collections of such items then get their self-overlap without an assignment problem.
     """
 
-    def __init__(self, fn: Callable[[Any, Any], float], name: str | None = None, self_fn: Any = None) -> None:
+    def __init__(
+        self, fn: Callable[[Any, Any], float], name: str | None = None, self_fn: Any = None, self_bounded: bool = False
+    ) -> None:
         if not callable(fn):
             raise TypeError(f"from_function expects a callable (x, y) -> float; found {type(fn).__name__}.")
         self.fn = fn
         self.self_fn = self_fn
+        self._self_bounded = bool(self_bounded)
         self.name = str(name or getattr(fn, "__name__", None) or "function")
+
+    @property
+    def self_bounded(self) -> bool:
+        return self._self_bounded
 
     def score(self, x: Any, y: Any, mode: Mode = "pr") -> float:
         return _check_finite(self.fn(x, y), self.name, x, y)
@@ -295,6 +317,10 @@ class Preprocess(Similarity):
             return None
         f = self.pred_fn
         return f if k is IDENTITY else (lambda v: k(f(v)))
+
+    @property
+    def self_bounded(self) -> bool:
+        return self.inner.self_bounded
 
     def explain_matches(self, x: Any, y: Any, px: str, py: str, mode: Mode = "pr") -> list[Match]:
         return self.inner.explain_matches(self._fn(mode[0])(x), self._fn(mode[1])(y), px, py, mode)
@@ -356,6 +382,20 @@ class Normalized(Similarity):
     @property
     def has_variables(self) -> bool:
         return self.inner.has_variables
+
+    @property
+    def self_bounded(self) -> bool:
+        # a built-in ratio of a self-bounded overlap is at most 1, which is its value on a non-empty structure
+        if self.normalizer.is_identity:
+            return self.inner.self_bounded
+        # a built-in ratio of a self-bounded overlap is at most 1, its value on a non-empty structure; against an
+        # empty structure it is 0 or zero_division, and two empty structures score empty_score on both sides
+        return (
+            self.inner.self_bounded
+            and self.normalizer.builtin
+            and self.empty_score <= 1.0
+            and self.zero_division <= self.empty_score
+        )
 
     def bindings(self, x: Any, y: Any) -> list[tuple[Any, Any]]:
         return self.inner.bindings(x, y)
@@ -452,6 +492,10 @@ class Product(Similarity):
     @property
     def has_variables(self) -> bool:
         return any(sim.has_variables for sim in self.fields.values())
+
+    @functools.cached_property
+    def self_bounded(self) -> bool:  # type: ignore[override]
+        return all(sim.self_bounded for sim in self.fields.values())
 
     def bindings(self, x: Any, y: Any) -> list[tuple[Any, Any]]:
         out: list[tuple[Any, Any]] = []
@@ -561,6 +605,10 @@ class UnionSim(Similarity):
     @property
     def has_variables(self) -> bool:
         return any(sim.has_variables for sim in self.cases.values())
+
+    @functools.cached_property
+    def self_bounded(self) -> bool:  # type: ignore[override]
+        return all(sim.self_bounded for sim in self.cases.values())
 
     def bindings(self, x: Any, y: Any) -> list[tuple[Any, Any]]:
         t = self.case_of(x)

@@ -195,3 +195,30 @@ def test_max_pair_and_ranking():
     assert dsl.recall_at_k(3).score(["a", "c", "d"], {"c", "d", "e"}) == pytest.approx(2 / 3)
     with pytest.raises(ValueError, match="positive integer"):
         dsl.precision_at_k(0)
+
+
+intervals = st.lists(
+    st.tuples(st.integers(0, 6), st.integers(1, 4)).map(lambda t: (t[0], t[0] + t[1])), min_size=0, max_size=5
+)
+
+
+def _dice(a: tuple[int, int], b: tuple[int, int]) -> float:
+    shared = max(0, min(a[1], b[1]) - max(a[0], b[0]))
+    return 2.0 * shared / ((a[1] - a[0]) + (b[1] - b[0]))
+
+
+@settings(max_examples=60, deadline=None)
+@given(xs=intervals, constraint=st.sampled_from(["<->", "->", "<-"]))
+def test_self_bounded_shortcut_equals_the_solved_self_matching(xs, constraint):
+    bounded = dsl.set_matching(dsl.from_function(_dice, self_bounded=True), constraint=constraint)
+    general = dsl.set_matching(dsl.from_function(_dice), constraint=constraint)
+    assert bounded.inner.self_bounded and not general.inner.self_bounded
+    assert bounded.self_bounded == (constraint == "<->")  # only a 1:1 matching is itself self-bounded
+    assert bounded.self_score(xs) == pytest.approx(general.self_score(xs))
+    # nested: entities as sets of mentions compared by dice (CEAF-e's phi4), matched 1:1
+    phi4 = dsl.normalize(dsl.set_matching(dsl.discrete()), normalizer="dice")
+    clusters = [frozenset(range(a, b)) for a, b in xs]
+    nested = dsl.set_matching(phi4, constraint=constraint)
+    assert nested.inner.self_bounded
+    g = phi4.gram(clusters, clusters, "pp")
+    assert nested.self_score(clusters) == pytest.approx(solve_gram(g, Constraint(constraint))[0])
