@@ -60,12 +60,6 @@ __all__ = [
 M = TypeVar("M", bound="Metric")
 
 _STANDARD = (PRECISION, RECALL, F1, JACCARD)
-_FAST: dict[str, Callable[[np.ndarray, np.ndarray, np.ndarray], tuple[np.ndarray, np.ndarray]]] = {
-    "precision": lambda xy, xx, yy: (xy, xx),
-    "recall": lambda xy, xx, yy: (xy, yy),
-    "f1": lambda xy, xx, yy: (2 * xy, xx + yy),
-    "jaccard": lambda xy, xx, yy: (xy, xx + yy - xy),
-}
 
 
 class _Plan(NamedTuple):
@@ -138,11 +132,10 @@ def normalized_scores(
     """
     stats = np.asarray(stats, dtype=np.float64).reshape(-1, 3)
     xy, xx, yy = stats[:, 0], stats[:, 1], stats[:, 2]
-    num_den = _FAST.get(normalizer.name)
-    if num_den is not None and any(normalizer is s for s in _STANDARD):
-        num, den = num_den(xy, xx, yy)
-        zero = den == 0
-        out = np.divide(num, den, out=np.full_like(num, zero_division), where=~zero)
+    if normalizer.builtin and normalizer.linear is not None:  # (a·s) / (b·s), as Metric.host_sums computes it
+        num = np.einsum("j,ij->i", np.asarray(normalizer.linear[0]), stats)
+        den = np.einsum("j,ij->i", np.asarray(normalizer.linear[1]), stats)
+        out = np.divide(num, den, out=np.full_like(num, zero_division), where=den != 0)
     else:
         out = np.asarray(normalizer(xy, xx, yy, zero_division), dtype=np.float64)
     if normalizer.is_identity:
