@@ -243,7 +243,7 @@ class Metric(struct.PyTreeNode):
         One host→device transfer. ``weights`` (shape ``(n,)``, non-negative) scale each example's contribution to
         every sum, the example count included; weight 0 drops an example (padding).
         """
-        return cls(sums=jnp.asarray(cls.host_sums(stats, weights)), config=cls._config)
+        return cls.from_sums(cls.host_sums(stats, weights))
 
     @classmethod
     def host_batch_sums(cls, predictions: Sequence[Any], references: Sequence[Any], weights: Any = None) -> np.ndarray:
