@@ -396,6 +396,20 @@ class Metric(struct.PyTreeNode):
         total = hi + lo
         return self.replace(sums=jnp.stack([total, lo - (total - hi)], -1))
 
+    def totals(self) -> dict[str, Any]:
+        """The exact totals of a (reduced) state, read on the host in float64.
+
+        Returns:
+            ``{"xy", "xx", "yy", "count": float, "macro": {normalizer name: float}}`` (the overlap, predicted and
+            reference self-overlaps, the weighted example count and the per-example normalized sums).
+        """
+        sums = np.asarray(self.sums, np.float64)
+        if sums.ndim != 2:
+            raise ValueError(f"{self.config.name}: the state is still stacked (sums shape {sums.shape}); call reduce().")
+        v = sums[:, 0] + sums[:, 1]
+        macro = {("overlap" if n.is_identity else n.name): float(v[3 + k]) for k, n in enumerate(self.config.reported)}
+        return {"xy": float(v[0]), "xx": float(v[1]), "yy": float(v[2]), "count": float(v[-1]), "macro": macro}
+
     def compute(self) -> dict[str, jax.Array]:
         """Micro figures from the totals and ``macro_`` figures from the per-example sums.
 

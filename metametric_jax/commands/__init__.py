@@ -1,0 +1,135 @@
+"""The tasks of ``metametric-jax score``: one module per task, each defining ``COMMAND = Command(...)``.
+
+The command line is generated from the modules of this package (:func:`registry`), so adding a task means adding a
+module here, not editing :mod:`metametric_jax.cli`. A command module imports only the standard library at module level
+(``metametric-jax --help`` reads every module); the scorer is imported inside ``run``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import dataclasses
+import importlib
+import pkgutil
+import re
+import sys
+from collections.abc import Callable, Mapping
+from typing import Any
+
+__all__ = ["Command", "Progress", "registry", "count_blocks", "count_lines", "empty_warning", "LARGE_INPUT"]
+
+#: Inputs with at least this many documents, sentences or graphs show a progress bar (unless ``--no-progress``).
+LARGE_INPUT = 1000
+
+
+class Progress:
+    """A progress bar on standard error (``rich.progress``), or nothing when disabled.
+
+    ``with Progress("coref: scoring documents", total, enabled) as bar: bar.update(done)``.
+    """
+
+    def __init__(self, description: str, total: int, enabled: bool) -> None:
+        self.description = description
+        self.total = total
+        self.enabled = enabled
+        self._bar: Any = None
+        self._task: Any = None
+
+    def __enter__(self) -> Progress:
+        if self.enabled:
+            from rich.console import Console
+            from rich.progress import BarColumn, MofNCompleteColumn, TextColumn, TimeElapsedColumn
+            from rich.progress import Progress as RichProgress
+
+            self._bar = RichProgress(
+                TextColumn("{task.description}"),
+                BarColumn(),
+                MofNCompleteColumn(),
+                TimeElapsedColumn(),
+                console=Console(file=sys.stderr),
+            )
+            self._bar.__enter__()
+            self._task = self._bar.add_task(self.description, total=self.total)
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        if self._bar is not None:
+            self._bar.__exit__(*exc)
+            self._bar = None
+
+    def update(self, completed: int, total: int | None = None) -> None:
+        """Set the number of units done (and the total, when the scorer knows it better than the first count)."""
+        if self._bar is not None:
+            self._bar.update(self._task, completed=completed, total=total if total is not None else self.total)
+
+    @staticmethod
+    def wanted(option: bool | None, units: int) -> bool:
+        """Whether to show progress: ``--progress`` / ``--no-progress``, else for inputs of LARGE_INPUT units or more."""
+        return units >= LARGE_INPUT if option is None else bool(option)
+
+
+@dataclasses.dataclass(frozen=True)
+class Command:
+    """A task of ``metametric-jax score``.
+
+    Attributes:
+        name: the task name on the command line.
+        help: one line for ``score --help``.
+        description: the task's ``--help`` text (file formats, the JSON it prints).
+        add_arguments: adds the task's file options and task options to its parser. File options default to None.
+        inputs: the argparse ``dest`` of each input file option, reference side first (for messages and samples).
+        sample: ``dest -> file`` under ``metametric_jax/data`` scored when no input file is given.
+        run: ``run(args) -> (scores, warnings)``; ``args.progress`` is ``True``, ``False`` or ``None`` (decide with
+            :meth:`Progress.wanted`). Raises ``InputFormatError`` on malformed input.
+        table: ``table(scores, args) -> rich.table.Table`` for ``--format table``.
+    """
+
+    name: str
+    help: str
+    description: str
+    add_arguments: Callable[[argparse.ArgumentParser], None]
+    inputs: tuple[str, ...]
+    sample: Mapping[str, str]
+    run: Callable[[argparse.Namespace], tuple[dict[str, Any], list[str]]]
+    table: Callable[[dict[str, Any], argparse.Namespace], Any]
+
+
+def registry() -> dict[str, Command]:
+    """Every command of this package, by name, in alphabetical order of module."""
+    out: dict[str, Command] = {}
+    for info in sorted(pkgutil.iter_modules(__path__), key=lambda m: m.name):
+        if info.name.startswith("_"):
+            continue
+        command = getattr(importlib.import_module(f"{__name__}.{info.name}"), "COMMAND", None)
+        if isinstance(command, Command):
+            out[command.name] = command
+    return out
+
+
+def count_lines(path: str, pattern: re.Pattern[bytes]) -> int:
+    """The number of lines of ``path`` that match ``pattern`` (bytes)."""
+    with open(path, "rb") as handle:
+        return sum(1 for line in handle if pattern.match(line))
+
+
+def count_blocks(path: str) -> int:
+    """The number of blank-line separated blocks holding a line that is not a ``#`` comment."""
+    blocks, inside = 0, False
+    with open(path, "rb") as handle:
+        for raw in handle:
+            line = raw.strip()
+            if not line:
+                inside = False
+            elif not line.startswith(b"#") and not inside:
+                blocks, inside = blocks + 1, True
+    return blocks
+
+
+def empty_warning(path: str, count: int, what: str) -> list[str]:
+    """A warning when the reference file holds nothing to score (every figure is then 0)."""
+    return [] if count else [f"{path} holds no {what}; every figure is 0"]
+
+
+def percent(value: float) -> str:
+    """A fraction as a percentage with two decimals (``0.5 -> '50.00'``)."""
+    return f"{100.0 * value:.2f}"
