@@ -18,7 +18,7 @@ from metametric_jax.cli import LARGE_INPUT, main
 from metametric_jax.tasks import amr, conll2012, conll_ner
 
 DATA = resources.files("metametric_jax") / "data"
-SCORER_TESTS = Path(__file__).resolve().parents[2] / "shared" / "data" / "conll2012-scorer-tests"
+SCORER_TESTS = Path(__file__).resolve().parent / "data" / "conll2012-scorer-tests"
 SAMPLES = {
     "coref": (DATA / "coref" / "sample.key", DATA / "coref" / "sample.response"),
     "ner": (DATA / "ner" / "gold.txt", DATA / "ner" / "pred.txt"),

@@ -2,7 +2,7 @@
 
 References:
 
-* ``shared/data/conll2012-scorer-tests``: key/response files and the figures published with scorer v8.01
+* ``tests/data/conll2012-scorer-tests``: key/response files and the figures published with scorer v8.01
   (Pradhan et al., ACL 2014);
 * ``scorch`` 0.2.0 (an independent Python implementation of MUC, B³, CEAF and BLANC), per document;
 * direct set-based definitions written below with exact fractions (MUC by partitions, B³ per mention, CEAF by
@@ -41,7 +41,7 @@ from metametric_jax.tasks.coref import (
 )
 from metametric_jax.testing import check_accumulator_laws
 
-DATA = Path(__file__).resolve().parents[1].parent / "shared" / "data" / "conll2012-scorer-tests"
+DATA = Path(__file__).resolve().parent / "data" / "conll2012-scorer-tests"
 SAMPLE = Path(__file__).resolve().parents[1] / "metametric_jax" / "data" / "coref"
 TIGHT = 1e-9
 
@@ -49,8 +49,8 @@ TIGHT = 1e-9
 def _require_data() -> Path:
     if not (DATA / "expected.json").is_file():
         pytest.fail(
-            f"The CoNLL-2012 scorer test data is missing: expected {DATA / 'expected.json'} (the repository's sibling "
-            "folder shared/data/conll2012-scorer-tests)."
+            f"The CoNLL-2012 scorer test data is missing: expected {DATA / 'expected.json'} (tests/data/"
+            "conll2012-scorer-tests in the repository)."
         )
     return DATA
 
