@@ -11,11 +11,10 @@ from importlib import resources
 from pathlib import Path
 
 import pytest
-from seqeval.metrics import classification_report
 
 import metametric_jax
 from metametric_jax.cli import LARGE_INPUT, main
-from metametric_jax.tasks import amr, conll2012, conll_ner
+from metametric_jax.tasks import amr, conll2012, ner
 
 DATA = resources.files("metametric_jax") / "data"
 SCORER_TESTS = Path(__file__).resolve().parent / "data" / "conll2012-scorer-tests"
@@ -55,22 +54,6 @@ def test_coref_sample_json_equals_score_files(capsys):
     assert "bundled coref sample" in err
 
 
-def test_ner_sample_json_equals_score_files_and_seqeval(capsys):
-    got, err = run_json(capsys, "score", "ner")
-    assert got == conll_ner.score_files(*conll_ner.sample_paths())
-    assert "bundled ner sample" in err
-    gold = conll_ner.read_conll(SAMPLES["ner"][0])
-    pred = conll_ner.read_conll(SAMPLES["ner"][1])
-    ref = classification_report(gold.tags, pred.tags, output_dict=True)  # default, conlleval-compatible mode
-    for avg in ("micro", "macro"):
-        for key in ("precision", "recall", "f1"):
-            assert got[avg][key] == pytest.approx(ref[f"{avg} avg"][key if key != "f1" else "f1-score"], abs=1e-12)
-    assert set(got["per_type"]) == {k for k in ref if not k.endswith(" avg")}
-    for label, figures in got["per_type"].items():
-        assert figures["support"] == ref[label]["support"]
-        assert figures["f1"] == pytest.approx(ref[label]["f1-score"], abs=1e-12)
-
-
 def test_amr_sample_json_equals_score_files(capsys):
     got, err = run_json(capsys, "score", "amr")
     assert got == amr.score_files(*SAMPLES["amr"])
@@ -79,17 +62,12 @@ def test_amr_sample_json_equals_score_files(capsys):
 
 
 def test_explicit_files_and_format_before_task(capsys):
-    gold, pred = conll_ner.sample_paths()
+    gold, pred = ner.sample_paths()
     got, err = run_json(capsys, "score", "ner", "--gold", gold, "--pred", pred)
-    assert got == conll_ner.score_files(gold, pred)
+    assert got == ner.score_files(references=gold, predictions=pred).scores
     assert "bundled" not in err
     code, out, _ = run(capsys, "score", "--format", "json", "ner", "--gold", gold, "--pred", pred)
     assert code == 0 and json.loads(out) == got
-
-
-def test_scheme_alias_is_accepted(capsys):
-    got, _ = run_json(capsys, "score", "ner", "--scheme", "bio")
-    assert got == conll_ner.score_files(*conll_ner.sample_paths(), scheme="IOB2")
 
 
 # ------------------------------------------------------------------------------------------------------------- tables
@@ -142,22 +120,6 @@ def test_score_help_lists_tasks(capsys):
         assert task in out
 
 
-def test_malformed_ner_file_names_file_and_line(capsys, tmp_path):
-    bad = tmp_path / "bad.txt"
-    bad.write_text("EU B-ORG\nrejects O\n\nfoo\n")
-    code, out, err = run(capsys, "score", "ner", "--gold", str(bad), "--pred", str(bad))
-    assert code == 1 and out == ""
-    assert err.startswith(f"metametric-jax: error: {bad}:4: ")
-    assert "Traceback" not in err
-
-
-def test_invalid_tag_for_scheme_names_line(capsys, tmp_path):
-    bad = tmp_path / "bad.txt"
-    bad.write_text("EU B-ORG\nrejects E-ORG\n")
-    code, _, err = run(capsys, "score", "ner", "--gold", str(bad), "--pred", str(bad))
-    assert code == 1 and f"{bad}:2: " in err and "E-ORG" in err
-
-
 def test_malformed_coref_file_names_file_and_line(capsys, tmp_path):
     bad = tmp_path / "bad.key"
     bad.write_text("#begin document (a); part 000\na 0 0 x (1\na 0 1 y -\n#end document\n")
@@ -175,14 +137,14 @@ def test_malformed_amr_file(capsys, tmp_path):
 def test_non_utf8_file_names_file_and_line(capsys, tmp_path):
     bad = tmp_path / "bad.txt"
     bad.write_bytes(b"EU B-ORG\n\xff O\n")
-    gold, _ = conll_ner.sample_paths()
+    gold, _ = ner.sample_paths()
     code, _, err = run(capsys, "score", "ner", "--gold", gold, "--pred", str(bad))
     assert code == 1 and f"{bad}:2: " in err and "UTF-8" in err
 
 
 def test_missing_file(capsys, tmp_path):
     missing = tmp_path / "missing.txt"
-    gold, _ = conll_ner.sample_paths()
+    gold, _ = ner.sample_paths()
     code, out, err = run(capsys, "score", "ner", "--gold", gold, "--pred", str(missing))
     assert code == 1 and out == ""
     assert err.startswith(f"metametric-jax: error: {missing}: ") and "Traceback" not in err
@@ -208,13 +170,6 @@ def test_bad_usage_exits_2(capsys, argv, needle):
     assert needle in err
 
 
-def test_unknown_scheme_lists_valid_schemes(capsys):
-    code, _, err = run(capsys, "score", "ner", "--scheme", "XYZ")
-    assert code == 2
-    for scheme in ("IOB1", "IOB2", "IOE1", "IOE2", "IOBES", "BILOU"):
-        assert scheme in err
-
-
 def test_missing_documents_are_warned_on_stderr(capsys, tmp_path):
     key, response = tmp_path / "k.txt", tmp_path / "r.txt"
     key.write_text("#begin document (a); part 000\na (1)\na (1)\n#end document\n")
@@ -225,29 +180,6 @@ def test_missing_documents_are_warned_on_stderr(capsys, tmp_path):
 
 
 # ------------------------------------------------------------------------------------------------------- progress bar
-def write_ner(path: Path, sentences: list[list[tuple[str, str]]]) -> None:
-    path.write_text("-DOCSTART- O\n\n" + "\n\n".join("\n".join(f"{w} {t}" for w, t in s) for s in sentences) + "\n")
-
-
-def test_progress_bar_on_large_ner_file(capsys, tmp_path):
-    rng = random.Random(7)
-    gold, pred = [], []
-    for _ in range(2 * LARGE_INPUT):
-        g = [rng.choice(["O", "B-PER", "B-LOC", "B-ORG"]) for _ in range(3)]
-        for k in range(1, 3):  # continue some entities over two tokens
-            if g[k] != "O" and g[k - 1][2:] == g[k][2:] and rng.random() < 0.5:
-                g[k] = "I" + g[k][1:]
-        p = [t if rng.random() < 0.8 else rng.choice(["O", "B-PER", "I-PER"]) for t in g]
-        gold.append([(f"w{k}", t) for k, t in enumerate(g)])
-        pred.append([(f"w{k}", t) for k, t in enumerate(p)])
-    gold_path, pred_path = tmp_path / "gold.txt", tmp_path / "pred.txt"
-    write_ner(gold_path, gold)
-    write_ner(pred_path, pred)
-    got, err = run_json(capsys, "score", "ner", "--gold", str(gold_path), "--pred", str(pred_path))
-    assert "ner: scoring sentences" in err and f"{2 * LARGE_INPUT}/{2 * LARGE_INPUT}" in err
-    assert got == conll_ner.score_files(gold_path, pred_path)
-    _, err = run_json(capsys, "score", "ner", "--gold", str(gold_path), "--pred", str(pred_path), "--no-progress")
-    assert "scoring" not in err
 
 
 def test_progress_bar_on_large_coref_file(capsys, tmp_path):

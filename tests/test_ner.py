@@ -1,8 +1,12 @@
-"""NER chunking and span metrics against seqeval's default (conlleval-compatible) mode; CoNLL reader."""
+"""NER: chunking, span metrics and the file scorer against seqeval (default mode) and conlleval.pl's own output."""
 
 from __future__ import annotations
 
+import functools
+import json
 import random
+import re
+from pathlib import Path
 
 import jax
 import numpy as np
@@ -13,30 +17,15 @@ from seqeval.metrics import classification_report, f1_score, precision_score, re
 from seqeval.metrics.sequence_labeling import get_entities
 
 from metametric_jax.errors import InputFormatError
-from metametric_jax.tasks.conll_ner import check_aligned, read_conll, sample_paths, score_files
-from metametric_jax.tasks.ner import (
-    SCHEMES,
-    Span,
-    extract_batch,
-    extract_spans,
-    ner_metric,
-    ner_report,
-    normalize_scheme,
-    span_metric,
-    span_stats,
-    state_report,
-)
+from metametric_jax.tasks import ner
+from metametric_jax.tasks.ner import NerMetric, sample_paths, score, score_files, span_metric, span_stats, state_report
+from metametric_jax.tasks.readers.conll import check_aligned, read_conll, read_conlleval
+from metametric_jax.tasks.tagging import SCHEMES, Span, extract_batch, extract_spans, normalize_scheme
 
 pytestmark = pytest.mark.filterwarnings("ignore:.*ill-defined")
 
-PREFIXES = {
-    "IOB1": "BI",
-    "IOB2": "BI",
-    "IOE1": "IE",
-    "IOE2": "IE",
-    "IOBES": "BIES",
-    "BILOU": "BILU",
-}
+DATA = Path(__file__).parent / "data" / "ner"
+PREFIXES = {"IOB1": "BI", "IOB2": "BI", "IOE1": "IE", "IOE2": "IE", "IOBES": "BIES", "BILOU": "BILU"}
 TYPES = ("PER", "LOC", "ORG")
 
 
@@ -114,8 +103,7 @@ def test_scheme_names() -> None:
 def test_extraction_matches_seqeval_random(scheme: str) -> None:
     rng = random.Random(SCHEMES.index(scheme))
     batch = random_tags(rng, scheme, 400)
-    ours = extract_batch(batch, scheme)
-    for tags, spans in zip(batch, ours):
+    for tags, spans in zip(batch, extract_batch(batch, scheme)):
         assert sorted(spans) == seqeval_spans(tags), tags
 
 
@@ -132,48 +120,25 @@ def test_scores_match_seqeval_random(scheme: str) -> None:
 
     ref = classification_report(g, p, output_dict=True)
     labels = sorted(k for k in ref if not k.endswith(" avg"))
-    suite = ner_metric(labels, scheme)
-    out = suite.from_model_output(pred, gold).compute()
+    out = NerMetric(labels, scheme).from_model_output(pred, gold).compute()
     for lab in labels:
-        assert float(out[lab]["precision"]) == pytest.approx(ref[lab]["precision"], rel=1e-6, abs=1e-7)
-        assert float(out[lab]["recall"]) == pytest.approx(ref[lab]["recall"], rel=1e-6, abs=1e-7)
-        assert float(out[lab]["f1"]) == pytest.approx(ref[lab]["f1-score"], rel=1e-6, abs=1e-7)
-        assert float(out[lab]["support"]) == ref[lab]["support"]
-    for ours, theirs in (("micro", "micro avg"), ("macro", "macro avg"), ("weighted", "weighted avg")):
-        assert float(out[ours]["precision"]) == pytest.approx(ref[theirs]["precision"], rel=1e-6)
-        assert float(out[ours]["recall"]) == pytest.approx(ref[theirs]["recall"], rel=1e-6)
-        assert float(out[ours]["f1"]) == pytest.approx(ref[theirs]["f1-score"], rel=1e-6)
+        for ours, theirs in (("precision", "precision"), ("recall", "recall"), ("f1", "f1-score")):
+            assert float(out["per_type"][lab][ours]) == pytest.approx(ref[lab][theirs], rel=1e-6, abs=1e-7)
+        assert float(out["per_type"][lab]["support"]) == ref[lab]["support"]
+    for avg in ("micro", "macro", "weighted"):
+        for ours, theirs in (("precision", "precision"), ("recall", "recall"), ("f1", "f1-score")):
+            assert float(out[avg][ours]) == pytest.approx(ref[f"{avg} avg"][theirs], rel=1e-6)
 
-    report = ner_report(pred, gold, scheme)
-    assert set(report) == {"micro", "macro", "per_type"}
+    report = score(pred, gold, scheme=scheme)
     assert sorted(report["per_type"]) == labels
     for lab in labels:
         assert report["per_type"][lab]["f1"] == pytest.approx(ref[lab]["f1-score"], rel=1e-12, abs=1e-15)
         assert report["per_type"][lab]["support"] == ref[lab]["support"]
         assert isinstance(report["per_type"][lab]["support"], int)
-    assert report["micro"]["f1"] == pytest.approx(ref["micro avg"]["f1-score"], rel=1e-12)
-    assert report["macro"]["precision"] == pytest.approx(ref["macro avg"]["precision"], rel=1e-12)
-    assert report["macro"]["f1"] == pytest.approx(ref["macro avg"]["f1-score"], rel=1e-12)
-
-
-tag_strategy = st.sampled_from(["O", "B-PER", "I-PER", "E-PER", "S-PER", "B-LOC", "I-LOC", "E-LOC", "S-LOC"])
-
-
-@settings(max_examples=60, deadline=None)
-@given(
-    gold=st.lists(st.lists(tag_strategy, max_size=10), min_size=1, max_size=6),
-    seed=st.integers(0, 2**16),
-)
-def test_hypothesis_iobes_matches_seqeval(gold: list[list[str]], seed: int) -> None:
-    pred = noisy_copy(random.Random(seed), "IOBES", gold, rate=0.4)
-    assert extract_batch(pred, "IOBES") == [sorted(seqeval_spans(s)) for s in pred]
-    got = span_stats(pred, gold, "IOBES").sum(0)
-    n_true = sum(len(get_entities(x)) for x in gold)
-    n_pred = sum(len(get_entities(x)) for x in pred)
-    n_match = sum(len(set(get_entities(x)) & set(get_entities(y))) for x, y in zip(pred, gold))
-    assert got.tolist() == [n_match, n_pred, n_true]
-    res = span_metric("IOBES").from_model_output(pred, gold).compute()
-    assert float(res["f1"]) == pytest.approx(f1_score(gold, pred), rel=1e-6, abs=1e-7)
+    for avg in ("micro", "macro", "weighted"):
+        assert report[avg]["f1"] == pytest.approx(ref[f"{avg} avg"]["f1-score"], rel=1e-12)
+        assert report[avg]["precision"] == pytest.approx(ref[f"{avg} avg"]["precision"], rel=1e-12)
+    assert report["f1"] == report["micro"]["f1"] == pytest.approx(f1_score(g, p), rel=1e-12)
 
 
 def test_span_sets_are_accepted() -> None:
@@ -185,28 +150,30 @@ def test_span_sets_are_accepted() -> None:
     expected = span_stats(pred, gold)
     np.testing.assert_array_equal(span_stats(pred_spans, gold_sets), expected)
     np.testing.assert_array_equal(span_stats(pred, gold_sets), expected)
-    rep = ner_report(pred_spans, gold, "IOB2")
+    rep = score(pred_spans, gold)
     ref = classification_report(gold, pred, output_dict=True)
-    assert rep["micro"]["f1"] == pytest.approx(ref["micro avg"]["f1-score"], rel=1e-12)
+    assert rep["f1"] == pytest.approx(ref["micro avg"]["f1-score"], rel=1e-12)
+    assert rep["counts"]["tokens"] == 0 and rep["accuracy"] == 0.0  # no tokens where a side is spans
 
 
 def test_labels_outside_the_fixed_set_count_in_micro_only() -> None:
     gold = [["B-PER", "O", "B-LOC"], ["B-ORG", "I-ORG"]]
     pred = [["B-PER", "O", "B-ORG"], ["B-ORG", "I-ORG"]]
-    out = ner_metric(["PER"], "IOB2").from_model_output(pred, gold).compute()
-    assert float(out["PER"]["f1"]) == 1.0
+    out = NerMetric(["PER"], "IOB2").from_model_output(pred, gold).compute()
+    assert float(out["per_type"]["PER"]["f1"]) == 1.0
     assert float(out["micro"]["f1"]) == pytest.approx(f1_score(gold, pred))
     assert float(out["macro"]["f1"]) == 1.0
+    assert score(pred, gold, labels=["PER"])["macro"]["f1"] == 1.0
 
 
 def test_absent_types_are_left_out_of_macro() -> None:
     gold = [["B-PER", "O"], ["B-LOC", "I-LOC"]]
     pred = [["B-PER", "O"], ["O", "B-LOC"]]
-    out = ner_metric(["LOC", "MISC", "PER"]).from_model_output(pred, gold).compute()
+    out = NerMetric(["LOC", "MISC", "PER"]).from_model_output(pred, gold).compute()
     ref = classification_report(gold, pred, output_dict=True)
     assert "MISC" not in ref
     assert float(out["macro"]["f1"]) == pytest.approx(ref["macro avg"]["f1-score"])
-    assert float(out["MISC"]["support"]) == 0.0
+    assert float(out["per_type"]["MISC"]["support"]) == 0.0
 
 
 # ------------------------------------------------------------------------------------------- accumulator laws
@@ -214,33 +181,46 @@ def test_batches_merged_equal_one_batch() -> None:
     rng = random.Random(5)
     gold = random_tags(rng, "IOB2", 120)
     pred = noisy_copy(rng, "IOB2", gold)
-    for cls in (span_metric("IOB2"), ner_metric(["LOC", "ORG", "PER"], "IOB2")):
+    for cls in (span_metric("IOB2"), NerMetric(["LOC", "ORG", "PER"], "IOB2")):
         whole = cls.from_model_output(pred, gold)
-        parts = [cls.from_model_output(pred[i : i + 25], gold[i : i + 25]) for i in range(0, 120, 25)]
         merged = cls.empty()
-        for part in parts:
-            merged = jax.jit(lambda a, b: a.merge(b))(merged, part)
-        a, b = whole.compute(), merged.compute()
-        leaves_a, leaves_b = jax.tree_util.tree_leaves(a), jax.tree_util.tree_leaves(b)
+        for i in range(0, 120, 25):
+            merged = jax.jit(lambda a, b: a.merge(b))(merged, cls.from_model_output(pred[i : i + 25], gold[i : i + 25]))
+        leaves_a, leaves_b = jax.tree_util.tree_leaves(whole.compute()), jax.tree_util.tree_leaves(merged.compute())
         assert len(leaves_a) == len(leaves_b)
         for x, y in zip(leaves_a, leaves_b):
             np.testing.assert_allclose(np.asarray(x), np.asarray(y), rtol=1e-6)
-    whole = ner_metric(["LOC", "ORG", "PER"]).from_model_output(pred, gold)
-    assert state_report(whole) == ner_report(pred, gold, "IOB2", labels=["LOC", "ORG", "PER"])
+    whole = NerMetric(["LOC", "ORG", "PER"]).from_model_output(pred, gold)
+    assert state_report(whole) == score(pred, gold, labels=["LOC", "ORG", "PER"])
 
 
 def test_same_arguments_same_class() -> None:
     assert span_metric("bio") is span_metric("IOB2")
-    assert ner_metric(["PER", "LOC"], "IOB2") is ner_metric(("PER", "LOC"), "iob2")
+    assert NerMetric(["PER", "LOC"], "IOB2") is NerMetric(("PER", "LOC"), "iob2")
 
 
 def test_empty_sentences_and_weights() -> None:
     res = span_metric().from_model_output([[], ["O"]], [[], ["O"]]).compute()
     assert float(res["f1"]) == 0.0  # no spans at all: 0/0 → zero_division, as seqeval
-    st_ = span_stats([["B-PER"], ["B-PER"]], [["B-PER"], ["O"]])
-    assert st_.tolist() == [[1, 1, 1], [0, 1, 0]]
+    assert span_stats([["B-PER"], ["B-PER"]], [["B-PER"], ["O"]]).tolist() == [[1, 1, 1], [0, 1, 0]]
     res = span_metric().from_model_output([["B-PER"], ["B-PER"]], [["B-PER"], ["O"]], weights=[1.0, 0.0]).compute()
     assert float(res["precision"]) == 1.0
+    empty = score([], [])
+    assert empty["f1"] == 0.0 and empty["per_type"] == {} and empty["counts"]["tokens"] == 0
+
+
+def test_reserved_looking_types_are_ordinary_types() -> None:
+    """Issue 10: entity types named like the averages are scored as any other type, on every path."""
+    gold = [["B-micro", "I-micro", "O", "B-macro"], ["B-weighted", "O"]]
+    pred = [["B-micro", "I-micro", "O", "B-weighted"], ["B-weighted", "O"]]
+    labels = ["macro", "micro", "weighted"]
+    host = score(pred, gold)
+    assert sorted(host["per_type"]) == labels
+    assert host["per_type"]["micro"]["f1"] == 1.0 and host["per_type"]["macro"]["recall"] == 0.0
+    assert state_report(NerMetric(labels).from_model_output(pred, gold)) == host
+    out = NerMetric(labels).from_model_output(pred, gold).compute()
+    assert float(out["per_type"]["micro"]["f1"]) == 1.0
+    assert float(out["micro"]["f1"]) == pytest.approx(host["f1"])
 
 
 # ------------------------------------------------------------------------------------------- bad input
@@ -249,10 +229,14 @@ def test_invalid_prefix_names_tag_position_and_valid_prefixes() -> None:
         span_stats([["O"], ["O", "O", "O"]], [["O"], ["B-PER", "I-PER", "E-PER"]], "IOB2")
     with pytest.raises(ValueError, match=r"'S-LOC'.*IOE1.*'I-', 'E-'"):
         extract_spans(["S-LOC"], "IOE1")
-    with pytest.raises(ValueError, match=r"'BPER'"):
+    with pytest.raises(ValueError, match=r"'BPER'.*raw mode"):
         extract_spans(["BPER"], "IOB2")
     with pytest.raises(ValueError, match=r"'E-ORG'.*BILOU"):
         extract_spans(["E-ORG"], "BILOU")
+    # positions are those of the whole batch, not of a counting chunk
+    batch = [["O"]] * (ner.CHUNK + 3) + [["O", "X-PER"]]
+    with pytest.raises(ValueError, match=rf"predictions: sentence {ner.CHUNK + 3}, token 1"):
+        score(batch, [["O"]] * (ner.CHUNK + 3) + [["O", "O"]])
 
 
 def test_bad_shapes() -> None:
@@ -260,14 +244,18 @@ def test_bad_shapes() -> None:
         span_stats([["O"], ["O", "O"]], [["O"], ["O", "O", "O"]])
     with pytest.raises(ValueError, match="same length|same number"):
         span_metric().from_model_output([["O"]], [["O"], ["O"]])
+    with pytest.raises(ValueError, match="same number"):
+        score([["O"]], [["O"], ["O"]])
     with pytest.raises(TypeError, match="Wrap a single sentence"):
         span_stats(["B-PER", "O"], ["B-PER", "O"])
     with pytest.raises(ValueError, match="start < end"):
         span_stats([[(2, 2, "PER")]], [[(0, 1, "PER")]])
-    with pytest.raises(ValueError, match="reserved"):
-        ner_metric(["micro"])
     with pytest.raises(ValueError, match="duplicated"):
-        ner_metric(["PER", "PER"])
+        NerMetric(["PER", "PER"])
+    with pytest.raises(ValueError, match="non-empty"):
+        NerMetric([""])
+    with pytest.raises(TypeError):
+        score([["O"]], [["O"]], schema="IOB2")  # a typo is an unknown keyword
 
 
 # ------------------------------------------------------------------------------------------- CoNLL reader
@@ -299,6 +287,14 @@ def test_reader(tmp_path) -> None:
     assert doc.lines == [[3, 4, 5], [7, 8], [11]]
     tags_only = read_conll(write(tmp_path, "p.txt", "B-PER\nO\n\nO\n"))
     assert tags_only.tokens is None and tags_only.tags == [["B-PER", "O"], ["O"]]
+    # a byte-order mark and CRLF line endings read as the plain file
+    (tmp_path / "bom.txt").write_bytes(b"\xef\xbb\xbf" + GOLD.replace("\n", "\r\n").encode())
+    bom = read_conll(tmp_path / "bom.txt", "IOB2")
+    assert (bom.tags, bom.tokens, bom.lines) == (
+        read_conll(write(tmp_path, "plain.txt", GOLD)).tags,
+        doc.tokens,
+        doc.lines,
+    )
 
 
 def test_reader_bad_input(tmp_path) -> None:
@@ -306,63 +302,64 @@ def test_reader_bad_input(tmp_path) -> None:
         read_conll(write(tmp_path, "g.txt", GOLD.replace("rejects O", "rejects X O")))
     with pytest.raises(InputFormatError, match=r"g\.txt:7: tag 'S-PER' is not valid in scheme IOB2"):
         read_conll(write(tmp_path, "g.txt", GOLD.replace("Peter B-PER", "Peter S-PER")), "IOB2")
+    (tmp_path / "bad.txt").write_bytes(b"EU B-ORG\n\xff O\n")
+    with pytest.raises(InputFormatError, match=r"bad\.txt:2: expected UTF-8 text; found the byte 0xff"):
+        read_conll(tmp_path / "bad.txt")
+    with pytest.raises(InputFormatError, match=r"one\.txt:1: expected at least 2 columns"):
+        read_conlleval(write(tmp_path, "one.txt", "O\n"))
     gold = write(tmp_path, "gold.txt", GOLD)
     with pytest.raises(
-        InputFormatError,
-        match=r"p\.txt:5: sentence 2 has 3 tokens \(lines 5-7\).*gold\.txt has 2 "
-        r"tokens \(lines 7-8\)",
+        InputFormatError, match=r"p\.txt:5: sentence 2 has 3 tokens \(lines 5-7\).*gold\.txt has 2 tokens \(lines 7-8\)"
     ):
-        score_files(gold, write(tmp_path, "p.txt", "EU B-ORG\nrejects O\nGerman B-MISC\n\nPeter O\nx O\ny O\n"))
+        score_files(
+            references=gold,
+            predictions=write(tmp_path, "p.txt", "EU B-ORG\nrejects O\nGerman B-MISC\n\nP O\nx O\ny O\n"),
+        )
     with pytest.raises(
-        InputFormatError,
-        match=r"p\.txt:5: token 'Petra' .* differs from token 'Peter' at .*gold"
-        r"\.txt:7",
+        InputFormatError, match=r"p\.txt:5: token 'Petra' .* differs from token 'Peter' at .*gold\.txt:7"
     ):
-        score_files(gold, write(tmp_path, "p.txt", "EU O\nrejects O\nGerman O\n\nPetra O\nBlackburn O\n\nBRUSSELS O\n"))
+        score_files(
+            references=gold,
+            predictions=write(tmp_path, "p.txt", "EU O\nrejects O\nGerman O\n\nPetra O\nBlackburn O\n\nBRUSSELS O\n"),
+        )
     with pytest.raises(InputFormatError, match=r"2 sentences but .*gold\.txt has 3; sentence 3 \(line 11 of .*gold"):
-        score_files(gold, write(tmp_path, "p.txt", "O\nO\nO\n\nO\nO\n"))
-    with pytest.raises(InputFormatError, match=r"p\.txt:"):
-        score_files(gold, write(tmp_path, "p.txt", "O\nO\nE-PER\n\nO\nO\n\nO\n"), "IOB2")
+        score_files(references=gold, predictions=write(tmp_path, "p.txt", "O\nO\nO\n\nO\nO\n"))
+    with pytest.raises(InputFormatError, match=r"p\.txt:3: tag 'E-PER'"):
+        score_files(references=gold, predictions=write(tmp_path, "p.txt", "O\nO\nE-PER\n\nO\nO\n\nO\n"))
+    with pytest.raises(TypeError, match="either file="):
+        score_files(file=gold, references=gold)
+    with pytest.raises(TypeError, match="needs predictions= and references="):
+        score_files(references=gold)
+    with pytest.raises(TypeError):
+        score_files(gold, gold)  # file-level arguments are keyword-only
 
 
 def test_score_files_matches_seqeval(tmp_path) -> None:
     gold, pred = sample_paths()
-
-    def parse(path: str) -> list[list[str]]:  # an independent minimal parse of the sample
-        out, cur = [], []
-        for line in open(path, encoding="utf-8"):
-            if not line.strip() or line.startswith("-DOCSTART-"):
-                if cur:
-                    out.append(cur)
-                cur = []
-            else:
-                cur.append(line.split()[-1])
-        return out + ([cur] if cur else [])
-
-    g, p = parse(gold), parse(pred)
+    g, p = read_conll(gold).tags, read_conll(pred).tags
     assert len(g) >= 30
     ref = classification_report(g, p, output_dict=True)
-    rep = score_files(gold, pred)
-    assert rep["micro"] == pytest.approx(
+    rep = score_files(references=gold, predictions=pred)
+    assert rep.scores == score(p, g)
+    assert rep.scores["micro"] == pytest.approx(
         {
             "precision": ref["micro avg"]["precision"],
             "recall": ref["micro avg"]["recall"],
             "f1": ref["micro avg"]["f1-score"],
         }
     )
-    assert rep["macro"]["f1"] == pytest.approx(ref["macro avg"]["f1-score"])
-    assert set(rep["per_type"]) == {"LOC", "MISC", "ORG", "PER"}
-    for lab, r in rep["per_type"].items():
-        assert r == pytest.approx(
-            {
-                "precision": ref[lab]["precision"],
-                "recall": ref[lab]["recall"],
-                "f1": ref[lab]["f1-score"],
-                "support": ref[lab]["support"],
-            }
+    assert rep.scores["macro"]["f1"] == pytest.approx(ref["macro avg"]["f1-score"])
+    assert set(rep.scores["per_type"]) == {"LOC", "MISC", "ORG", "PER"}
+    for lab, r in rep.scores["per_type"].items():
+        assert (r["precision"], r["recall"], r["f1"], r["support"]) == pytest.approx(
+            (ref[lab]["precision"], ref[lab]["recall"], ref[lab]["f1-score"], ref[lab]["support"])
         )
-    # tags-only prediction file: same scores
-    lines = open(pred, encoding="utf-8").read().splitlines()
+    # one item per sentence, adding up to the corpus counts
+    assert len(rep.items) == len(g) and rep.items[0]["id"] == "sentence 1" and rep.items[0]["line"] == 3
+    for key in ("tokens", "phrases", "found", "correct"):
+        assert sum(item[key] for item in rep.items) == rep.scores["counts"][key]
+    # tags-only prediction file and the one-file layout: same scores
+    lines = Path(pred).read_text(encoding="utf-8").splitlines()
     tags_only = write(
         tmp_path,
         "tags.txt",
@@ -370,5 +367,197 @@ def test_score_files_matches_seqeval(tmp_path) -> None:
             ("-DOCSTART-" if x.startswith("-DOCSTART-") else x.split()[-1] if x.strip() else "") + "\n" for x in lines
         ),
     )
-    assert score_files(gold, tags_only) == rep
+    assert score_files(references=gold, predictions=tags_only).scores == rep.scores
     check_aligned(read_conll(gold), read_conll(tags_only))
+    both = [f"{a} {b.split()[-1]}" if a.strip() else "" for a, b in zip(Path(gold).read_text().splitlines(), lines)]
+    one = write(tmp_path, "one.txt", "\n".join(both) + "\n")
+    assert score_files(file=one).scores == rep.scores
+
+
+def test_docstart_lines_with_tags_are_left_out_and_warned(tmp_path) -> None:
+    one = write(tmp_path, "one.txt", "-DOCSTART- -X- B-ORG O\n\nEU B-ORG B-ORG\nsays O O\n")
+    report = score_files(file=one)
+    assert report.scores["counts"] == {"tokens": 2, "phrases": 1, "found": 1, "correct": 1, "correct_tags": 2}
+    assert len(report.warnings) == 1 and "-DOCSTART-" in report.warnings[0]
+    empty = score_files(file=write(tmp_path, "empty.txt", ""))
+    assert empty.scores["f1"] == 0.0 and "holds no sentences" in empty.warnings[0]
+
+
+# ------------------------------------------------------------------------------------------- conlleval.pl's output
+CASES = json.loads((DATA / "cases.json").read_text(encoding="utf-8"))
+_HEAD = re.compile(r"processed (\d+) tokens with (\d+) phrases; found: (\d+) phrases; correct: (\d+)\.")
+_OVERALL = re.compile(r"accuracy:\s*([\d.]+)%; precision:\s*([\d.]+)%; recall:\s*([\d.]+)%; FB1:\s*([\d.]+)")
+_TYPE = re.compile(r"\s*(\S+): precision:\s*([\d.]+)%; recall:\s*([\d.]+)%; FB1:\s*([\d.]+)\s+(\d+)")
+
+
+def conlleval_percent(correct: int, found: int, phrases: int) -> tuple[str, str, str]:
+    """Precision, recall and FB1 as conlleval prints them (%6.2f of percentages; 0 where undefined)."""
+    p = 100 * correct / found if found else 0.0
+    r = 100 * correct / phrases if phrases else 0.0
+    f = 2 * p * r / (p + r) if p + r else 0.0
+    return f"{p:.2f}", f"{r:.2f}", f"{f:.2f}"
+
+
+def options(case: dict) -> dict:
+    out: dict = {"scheme": case["scheme"]}
+    argv = list(case["options"])
+    while argv:
+        flag = argv.pop(0)
+        if flag == "-r":
+            out["raw"] = True
+        elif flag == "-d":
+            out["delimiter"] = argv.pop(0)
+        elif flag == "-o":
+            out["outside"] = argv.pop(0)
+    return out
+
+
+@pytest.mark.parametrize("name", sorted(CASES))
+def test_equal_to_conlleval(name: str) -> None:
+    """Every count and figure conlleval.pl printed on the fixture (see tests/data/ner/README.md)."""
+    lines = (DATA / name.replace(".txt", ".out")).read_text(encoding="utf-8").splitlines()
+    tokens, phrases, found, correct = map(int, _HEAD.fullmatch(lines[0]).groups())
+    docstarts = sum(line.startswith("-DOCSTART-") for line in (DATA / name).read_text(encoding="utf-8").splitlines())
+    got = score_files(file=DATA / name, **options(CASES[name])).scores
+    c = got["counts"]
+    assert (c["phrases"], c["found"], c["correct"]) == (phrases, found, correct)
+    assert c["tokens"] == tokens - docstarts  # conlleval counts a -DOCSTART- line as a token
+    if tokens:
+        accuracy, precision, recall, fb1 = _OVERALL.fullmatch(lines[1]).groups()
+        assert f"{100 * (c['correct_tags'] + docstarts) / tokens:.2f}" == accuracy  # its O/O lines are correct
+        assert conlleval_percent(c["correct"], c["found"], c["phrases"]) == (precision, recall, fb1)
+        assert got["f1"] == pytest.approx(float(fb1) / 100, abs=5e-5)
+    per_type = [_TYPE.fullmatch(line).groups() for line in lines[2 if tokens else 1 :]]
+    assert [t[0] for t in per_type] == list(got["per_type"])  # same types, same (sorted) order
+    for label, precision, recall, fb1, found_t in per_type:
+        ours = got["per_type"][label]
+        assert ours["predicted"] == int(found_t)
+        assert conlleval_percent(ours["correct"], ours["predicted"], ours["support"]) == (precision, recall, fb1)
+        assert ours["f1"] == pytest.approx(float(fb1) / 100, abs=5e-5)
+
+
+def test_conlleval_fixtures_cover_the_layout() -> None:
+    assert {"-d", "-r", "-o"} <= {flag for case in CASES.values() for flag in case["options"]}
+    assert {case["scheme"] for case in CASES.values()} >= {"IOB1", "IOB2", "IOE1", "IOE2"}
+    assert any(line.startswith("-X-") for line in (DATA / "tab.txt").read_text(encoding="utf-8").splitlines())
+
+
+# ------------------------------------------------------------------------------------------- one figure, every path
+LABELS = ("PER", "micro", "macro", "weighted", "人名", "GPE-LOC", "é")
+ROWS, WIDTH = 6, 8
+
+
+def vocabulary(scheme: str) -> list[str]:
+    return ["O"] + [f"{p}-{t}" for p in PREFIXES[scheme] for t in LABELS]
+
+
+@st.composite
+def tagged_batches(draw, scheme: str | None = None, min_size: int = 0):
+    """(scheme, predictions, references): any tags of the scheme, invalid transitions and empty sentences included."""
+    scheme = scheme or draw(st.sampled_from(SCHEMES))
+    tag = st.sampled_from(vocabulary(scheme))
+    pairs = draw(st.lists(st.lists(st.tuples(tag, tag), max_size=WIDTH), min_size=min_size, max_size=ROWS))
+    return scheme, [[p for p, _ in s] for s in pairs], [[g for _, g in s] for s in pairs]
+
+
+def as_ids(batch: list[list[str]], scheme: str) -> tuple[np.ndarray, np.ndarray]:
+    index = {t: k for k, t in enumerate(vocabulary(scheme))}
+    ids = np.full((ROWS, WIDTH), 1, np.int32)  # padding that would be chunks if the mask were ignored
+    mask = np.zeros((ROWS, WIDTH), bool)
+    for i, s in enumerate(batch):
+        ids[i, : len(s)] = [index[t] for t in s]
+        mask[i, : len(s)] = True
+    return ids, mask
+
+
+@functools.cache
+def device_paths(scheme: str):
+    """Jitted device-native and callback paths of one scheme (traced once: fixed shapes)."""
+    import jax.numpy as jnp
+
+    from metametric_jax.tasks.tagging import device_span_stats, span_records, tag_codes
+
+    vocab = vocabulary(scheme)
+    codes = tag_codes(vocab, scheme)
+    prefix, types = jnp.asarray(codes.prefix), jnp.asarray(codes.type)
+    metric = span_metric(scheme)
+
+    def native(p, pm, g, gm, weights):
+        stats = device_span_stats(prefix[p], types[p], prefix[g], types[g], pm)
+        del gm
+        return metric.from_stats(stats, weights)
+
+    def decode(example):
+        return [vocab[i] for i, m in zip(example["ids"].tolist(), example["mask"].tolist()) if m]
+
+    def callback(p, pm, g, gm, weights):
+        return metric.from_model_output({"ids": p, "mask": pm}, {"ids": g, "mask": gm}, weights, decode=decode)
+
+    def records(p, pm):
+        return span_records(prefix[p], types[p], pm)
+
+    return jax.jit(native), jax.jit(callback), jax.jit(records), codes.labels
+
+
+@settings(max_examples=40, deadline=None)
+@given(tagged_batches())
+def test_every_path_gives_the_same_counts(batch) -> None:
+    """Host score, accumulator suite, per-pair statistics, decode= callback, device-native counts: one figure."""
+    scheme, pred, gold = batch
+    host = score(pred, gold, scheme=scheme)
+    labels = sorted(host["per_type"])
+    assert state_report(NerMetric(labels, scheme).from_model_output(pred, gold)) == host
+    c = host["counts"]
+    counts = (c["correct"], c["found"], c["phrases"])
+    pairs = np.array([span_metric(scheme).stats(p, g) for p, g in zip(pred, gold)]).reshape(-1, 3)
+    assert tuple(pairs.sum(0).tolist()) == counts
+    assert c["correct_tags"] == sum(a == b for p, g in zip(pred, gold) for a, b in zip(p, g))
+    if not gold:
+        return
+    p_ids, p_mask = as_ids(pred, scheme)
+    g_ids, g_mask = as_ids(gold, scheme)
+    weights = (np.arange(ROWS) < len(gold)).astype(np.float32)
+    native, callback, records, type_names = device_paths(scheme)
+    for state in (native(p_ids, p_mask, g_ids, g_mask, weights), callback(p_ids, p_mask, g_ids, g_mask, weights)):
+        t = state.totals()
+        assert (t["xy"], t["xx"], t["yy"], t["count"]) == (*counts, len(gold))
+    # the device chunker gives the host chunker's spans
+    rec, keep = records(p_ids, p_mask)
+    device = [
+        sorted(Span(int(a), int(b), type_names[int(k)]) for (a, b, k), m in zip(r.tolist(), km.tolist()) if m)
+        for r, km in zip(np.asarray(rec)[: len(pred)], np.asarray(keep)[: len(pred)])
+    ]
+    assert device == [sorted(s) for s in extract_batch(pred, scheme)]
+
+
+@settings(max_examples=30, deadline=None)
+@given(tagged_batches(), st.sampled_from([3, "X-PER", "PER", None, ["B-PER"], b"O"]))
+def test_every_path_refuses_a_wrong_tag_type_alike(batch, bad) -> None:
+    scheme, pred, gold = batch
+    pred = [*pred, ["O", bad]]
+    gold = [*gold, ["O", "O"]]
+    paths = [
+        lambda: score(pred, gold, scheme=scheme),
+        lambda: NerMetric(["PER"], scheme).from_model_output(pred, gold),
+        lambda: span_metric(scheme).from_model_output(pred, gold),
+        lambda: span_metric(scheme).stats(pred[-1], gold[-1]),
+    ]
+    for path in paths:
+        with pytest.raises((TypeError, ValueError)) as err:
+            path()
+        assert type(err.value) is (ValueError if isinstance(bad, str) else TypeError), bad
+
+
+@settings(max_examples=40, deadline=None)
+@given(tagged_batches())
+def test_host_and_device_chunkers_agree_on_random_rows(batch) -> None:
+    scheme, pred, _ = batch
+    _, _, records, type_names = device_paths(scheme)
+    ids, mask = as_ids(pred, scheme)
+    rec, keep = records(ids, mask)
+    host = extract_batch(pred, scheme)
+    for k in range(ROWS):
+        got = [
+            Span(int(a), int(b), type_names[int(t)]) for (a, b, t), m in zip(np.asarray(rec[k]).tolist(), keep[k]) if m
+        ]
+        assert got == (host[k] if k < len(pred) else [])

@@ -1,0 +1,139 @@
+"""``metametric-jax score ner``: CoNLL column files, span-level precision, recall and F1 per entity type.
+
+Two files (``--gold G --pred P``, the tag in the last column) or ``conlleval``'s one-file layout (``--file F``, the
+reference and predicted tags in the last two columns), with ``conlleval``'s ``-d``, ``-o`` and ``-r``. The run
+imports NumPy and the host scorer only (no JAX).
+"""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+from typing import Any
+
+from metametric_jax.commands import Command, Progress, percent
+
+_SCHEMES = ("IOB1", "IOB2", "IOE1", "IOE2", "IOBES", "BILOU")
+
+
+def _scheme(value: str) -> str:
+    from metametric_jax.tasks.tagging import normalize_scheme
+
+    try:
+        return normalize_scheme(value)
+    except ValueError as err:
+        raise argparse.ArgumentTypeError(str(err)) from None
+
+
+def _delimiter(value: str) -> str:
+    from metametric_jax.tasks.readers.conll import split_fields
+
+    try:
+        split_fields(value)
+    except ValueError as err:
+        raise argparse.ArgumentTypeError(str(err)) from None
+    return value
+
+
+def _add_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--gold", metavar="FILE", help="the gold (reference) file, the tag in the last column")
+    parser.add_argument("--pred", metavar="FILE", help="the predicted (system output) file, the tag in the last column")
+    parser.add_argument(
+        "--file",
+        metavar="FILE",
+        help="one file in conlleval's layout: the gold and the predicted tag in the last two columns",
+    )
+    parser.add_argument(
+        "--scheme",
+        type=_scheme,
+        default="IOB2",
+        help=f"the tag scheme, one of {', '.join(_SCHEMES)} (default: IOB2)",
+    )
+    parser.add_argument(
+        "-d",
+        "--delimiter",
+        type=_delimiter,
+        default=None,
+        metavar="DELIM",
+        help="the field separator, a regular expression as conlleval -d takes it (default: any whitespace)",
+    )
+    parser.add_argument("-o", "--outside", default="O", metavar="TAG", help="the outside tag (default: O)")
+    parser.add_argument(
+        "-r", "--raw", action="store_true", help="tags without prefixes: every non-outside token is a chunk"
+    )
+
+
+def _resolve(args: argparse.Namespace, parser: argparse.ArgumentParser) -> None:
+    if args.file is not None:
+        if args.gold is not None or args.pred is not None:
+            parser.error("--file replaces --gold and --pred: give one file, or the two")
+        args.gold = args.pred = args.file
+
+
+def _run(args: argparse.Namespace) -> tuple[dict[str, Any], list[str]]:
+    from metametric_jax.tasks import ner
+
+    with contextlib.ExitStack() as stack:
+        bars: list[Progress] = []
+
+        def progress(done: int, total: int) -> None:
+            if not bars:
+                enabled = Progress.wanted(args.progress, total)
+                bars.append(stack.enter_context(Progress("ner: scoring sentences", total, enabled)))
+            bars[0].update(done, total)
+
+        files = {"file": args.file} if args.file is not None else {"references": args.gold, "predictions": args.pred}
+        report = ner.score_files(
+            **files,
+            scheme=args.scheme,
+            delimiter=args.delimiter,
+            outside=args.outside,
+            raw=args.raw,
+            progress=progress,
+        )
+    return report.scores, list(report.warnings)
+
+
+def summary(scores: dict[str, Any]) -> str:
+    """The counts line ``conlleval`` prints first, from a score dict."""
+    c = scores["counts"]
+    return (
+        f"processed {c['tokens']} tokens with {c['phrases']} phrases; found: {c['found']} phrases; "
+        f"correct: {c['correct']}."
+    )
+
+
+def _table(scores: dict[str, Any], args: argparse.Namespace) -> Any:
+    from rich.table import Table
+
+    accuracy = f"accuracy {percent(scores['accuracy'])}%"
+    table = Table(caption=f"{summary(scores)}\n{accuracy}; scores in %; macro = unweighted mean over types")
+    for column in ("Type", "Precision", "Recall", "F1", "Support", "Found"):
+        table.add_column(column, justify="left" if column == "Type" else "right")
+    for label, s in scores["per_type"].items():
+        row = (percent(s["precision"]), percent(s["recall"]), percent(s["f1"]), str(s["support"]), str(s["predicted"]))
+        table.add_row(label, *row)
+    table.add_section()
+    support, found = str(scores["counts"]["phrases"]), str(scores["counts"]["found"])
+    for average in ("micro", "macro", "weighted"):
+        s = scores[average]
+        table.add_row(f"{average} avg", percent(s["precision"]), percent(s["recall"]), percent(s["f1"]), support, found)
+    return table
+
+
+COMMAND = Command(
+    name="ner",
+    help="named entities: CoNLL column files or conlleval's layout (span-level P/R/F1 per type, micro, macro)",
+    description="Score named entities as conlleval does. Two files (--gold, --pred): one token per line, the last "
+    "column the tag, a blank line between sentences. One file (--file): conlleval's layout, the gold and the predicted "
+    "tag in the last two columns ('-X-' as first field also ends a sentence). '-DOCSTART-' lines are ignored, whatever "
+    "their tags. JSON: {f1 (micro, the headline), micro, macro, weighted: {precision, recall, f1}, accuracy, counts: "
+    "{tokens, phrases, found, correct, correct_tags}, per_type: {TYPE: {precision, recall, f1, support, predicted, "
+    "correct}}}.",
+    add_arguments=_add_arguments,
+    inputs=("gold", "pred"),
+    sample={"gold": "ner/gold.txt", "pred": "ner/pred.txt"},
+    run=_run,
+    table=_table,
+    resolve=_resolve,
+)

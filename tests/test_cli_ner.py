@@ -1,0 +1,209 @@
+"""``metametric-jax score ner``: JSON against the API, seqeval and conlleval.pl's output; options, errors, progress."""
+
+from __future__ import annotations
+
+import json
+import random
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+from seqeval.metrics import classification_report
+
+from metametric_jax.cli import main
+from metametric_jax.commands import LARGE_INPUT
+from metametric_jax.tasks.ner import sample_paths, score, score_files
+from metametric_jax.tasks.readers.conll import read_conll
+
+DATA = Path(__file__).parent / "data" / "ner"
+
+
+def run(capsys, *argv: str) -> tuple[int, str, str]:
+    code = main(list(argv))
+    captured = capsys.readouterr()
+    return code, captured.out, captured.err
+
+
+def run_json(capsys, *argv: str) -> tuple[dict, str]:
+    code, out, err = run(capsys, *argv, "--format", "json")
+    assert code == 0, err
+    return json.loads(out), err
+
+
+# ---------------------------------------------------------------------------------------------------- two files
+def test_sample_json_equals_score_files_and_seqeval(capsys) -> None:
+    got, err = run_json(capsys, "score", "ner")
+    gold, pred = sample_paths()
+    assert got == score_files(references=gold, predictions=pred).scores
+    assert "bundled ner sample" in err
+    ref = classification_report(read_conll(gold).tags, read_conll(pred).tags, output_dict=True)
+    for avg in ("micro", "macro", "weighted"):
+        for key in ("precision", "recall", "f1"):
+            assert got[avg][key] == pytest.approx(ref[f"{avg} avg"][key if key != "f1" else "f1-score"], abs=1e-12)
+    assert got["f1"] == got["micro"]["f1"]
+    assert set(got["per_type"]) == {k for k in ref if not k.endswith(" avg")}
+    for label, figures in got["per_type"].items():
+        assert figures["support"] == ref[label]["support"]
+        assert figures["f1"] == pytest.approx(ref[label]["f1-score"], abs=1e-12)
+
+
+def test_explicit_files_format_before_task_and_scheme_alias(capsys) -> None:
+    gold, pred = sample_paths()
+    got, err = run_json(capsys, "score", "ner", "--gold", gold, "--pred", pred)
+    assert got == score_files(references=gold, predictions=pred).scores and "bundled" not in err
+    code, out, _ = run(capsys, "score", "--format", "json", "ner", "--gold", gold, "--pred", pred)
+    assert code == 0 and json.loads(out) == got
+    alias, _ = run_json(capsys, "score", "ner", "--scheme", "bio")
+    assert alias == got
+
+
+def test_table_names_types_averages_and_conlleval_counts(capsys) -> None:
+    code, out, err = run(capsys, "score", "ner")
+    assert code == 0, err
+    for name in ("LOC", "MISC", "ORG", "PER", "micro avg", "macro avg", "weighted avg", "Precision", "Recall", "F1"):
+        assert name in out
+    scores = score_files(references=sample_paths()[0], predictions=sample_paths()[1]).scores
+    assert f"{100 * scores['f1']:.2f}" in out
+    c = scores["counts"]
+    flat = " ".join(out.split())
+    assert f"processed {c['tokens']} tokens with {c['phrases']} phrases; found: {c['found']} phrases;" in flat
+    assert "ner" in out and "pred.txt" in out
+
+
+# ---------------------------------------------------------------------------------------------------- one file
+CASES = json.loads((DATA / "cases.json").read_text(encoding="utf-8"))
+
+
+@pytest.mark.parametrize("name", sorted(CASES))
+def test_one_file_layout_with_conlleval_options(capsys, name: str) -> None:
+    """``--file`` with conlleval's own options gives conlleval's counts (tests/data/ner/README.md)."""
+    case = CASES[name]
+    got, _ = run_json(capsys, "score", "ner", "--file", str(DATA / name), "--scheme", case["scheme"], *case["options"])
+    head = (DATA / name.replace(".txt", ".out")).read_text(encoding="utf-8").splitlines()[0]
+    words = head.replace(";", "").replace(".", "").split()
+    tokens, phrases, found, correct = int(words[1]), int(words[4]), int(words[7]), int(words[10])
+    docstarts = sum(line.startswith("-DOCSTART-") for line in (DATA / name).read_text(encoding="utf-8").splitlines())
+    c = got["counts"]
+    assert (c["tokens"] + docstarts, c["phrases"], c["found"], c["correct"]) == (tokens, phrases, found, correct)
+
+
+def test_file_option_conflicts_and_bad_delimiter_exit_2(capsys) -> None:
+    gold, pred = sample_paths()
+    code, out, err = run(capsys, "score", "ner", "--file", gold, "--gold", gold, "--pred", pred)
+    assert code == 2 and out == "" and "--file" in err
+    code, _, err = run(capsys, "score", "ner", "--file", gold, "-d", "(")
+    assert code == 2 and "regular expression" in err
+
+
+# ---------------------------------------------------------------------------------------------------- errors
+def test_malformed_file_names_file_and_line(capsys, tmp_path) -> None:
+    bad = tmp_path / "bad.txt"
+    bad.write_text("EU B-ORG\nrejects O\n\nfoo\n")
+    code, out, err = run(capsys, "score", "ner", "--gold", str(bad), "--pred", str(bad))
+    assert code == 1 and out == "" and err.startswith(f"metametric-jax: error: {bad}:4: ") and "Traceback" not in err
+    bad.write_text("EU B-ORG\nrejects E-ORG\n")
+    code, _, err = run(capsys, "score", "ner", "--gold", str(bad), "--pred", str(bad))
+    assert code == 1 and f"{bad}:2: " in err and "E-ORG" in err
+    bad.write_bytes(b"EU B-ORG\n\xff O\n")
+    code, _, err = run(capsys, "score", "ner", "--gold", sample_paths()[0], "--pred", str(bad))
+    assert code == 1 and f"{bad}:2: " in err and "UTF-8" in err
+    code, _, err = run(capsys, "score", "ner", "--file", str(bad))
+    assert code == 1 and f"{bad}:2: " in err and "UTF-8" in err
+
+
+def test_missing_file(capsys, tmp_path) -> None:
+    missing = tmp_path / "missing.txt"
+    code, out, err = run(capsys, "score", "ner", "--gold", sample_paths()[0], "--pred", str(missing))
+    assert code == 1 and out == "" and err.startswith(f"metametric-jax: error: {missing}: ") and "Traceback" not in err
+
+
+@pytest.mark.parametrize(
+    ("argv", "needle"),
+    [
+        (["score", "ner", "--scheme", "XYZ"], "IOBES"),
+        (["score", "ner", "--format", "xml"], "invalid choice"),
+        (["score", "ner", "--gold", "g.txt"], "--pred"),
+    ],
+)
+def test_bad_usage_exits_2(capsys, argv, needle) -> None:
+    code, out, err = run(capsys, *argv)
+    assert code == 2 and out == "" and needle in err
+
+
+def test_empty_reference_file_warns(capsys, tmp_path) -> None:
+    empty = tmp_path / "empty.txt"
+    empty.write_text("")
+    code, out, err = run(capsys, "score", "ner", "--gold", str(empty), "--pred", str(empty), "--format", "json")
+    assert code == 0 and json.loads(out)["f1"] == 0.0 and "holds no sentences" in err
+
+
+# ---------------------------------------------------------------------------------------------------- progress
+def write_ner(path: Path, sentences: list[list[tuple[str, str]]]) -> None:
+    path.write_text("-DOCSTART- O\n\n" + "\n\n".join("\n".join(f"{w} {t}" for w, t in s) for s in sentences) + "\n")
+
+
+@pytest.mark.parametrize("types", [("PER", "LOC", "ORG"), ("micro", "macro", "weighted")])
+def test_progress_is_display_only(capsys, tmp_path, types) -> None:
+    """Issue 10: one path with and without the bar, whatever the type names (micro/macro/weighted included)."""
+    rng = random.Random(7)
+    gold, pred = [], []
+    for _ in range(2 * LARGE_INPUT):
+        g = [rng.choice(["O"] + [f"B-{t}" for t in types]) for _ in range(3)]
+        for k in range(1, 3):  # continue some entities over two tokens
+            if g[k] != "O" and g[k - 1][2:] == g[k][2:] and rng.random() < 0.5:
+                g[k] = "I" + g[k][1:]
+        p = [t if rng.random() < 0.8 else rng.choice(["O", f"B-{types[0]}", f"I-{types[1]}"]) for t in g]
+        gold.append([(f"w{k}", t) for k, t in enumerate(g)])
+        pred.append([(f"w{k}", t) for k, t in enumerate(p)])
+    gold_path, pred_path = tmp_path / "gold.txt", tmp_path / "pred.txt"
+    write_ner(gold_path, gold)
+    write_ner(pred_path, pred)
+    files = ("score", "ner", "--gold", str(gold_path), "--pred", str(pred_path))
+    got, err = run_json(capsys, *files)
+    assert "ner: scoring sentences" in err and f"{2 * LARGE_INPUT}/{2 * LARGE_INPUT}" in err
+    assert got == score_files(references=gold_path, predictions=pred_path).scores
+    assert sorted(got["per_type"]) == sorted(types)
+    plain, err = run_json(capsys, *files, "--no-progress")
+    assert "scoring" not in err and plain == got
+    small, err = run_json(capsys, "score", "ner", "--progress")
+    assert "ner: scoring sentences" in err and small == run_json(capsys, "score", "ner")[0]
+
+
+# ---------------------------------------------------------------------------------------------------- CLI vs API
+LABELS = ("PER", "micro", "macro", "人名", "GPE-LOC")
+TAG = st.sampled_from(["O"] + [f"{p}-{t}" for p in "BI" for t in LABELS])
+
+
+@settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(st.lists(st.lists(st.tuples(TAG, TAG), min_size=1, max_size=8), max_size=8))
+def test_cli_equals_api(capsys, tmp_path, sentences) -> None:
+    gold = [[g for g, _ in s] for s in sentences]
+    pred = [[p for _, p in s] for s in sentences]
+    one = tmp_path / "one.txt"
+    one.write_text("\n\n".join("\n".join(f"w{k} {g} {p}" for k, (g, p) in enumerate(s)) for s in sentences) + "\n")
+    got, _ = run_json(capsys, "score", "ner", "--file", str(one))
+    assert got == score(pred, gold)
+
+
+def test_run_path_does_not_import_jax() -> None:
+    """A host computation suffices, so scoring a file must not load JAX (start-up time)."""
+    gold, pred = sample_paths()
+    code = (
+        "import sys; from metametric_jax.cli import main; "
+        f"status = main(['score', 'ner', '--gold', {gold!r}, '--pred', {pred!r}, '--format', 'json']); "
+        "print(sorted(m for m in sys.modules if m == 'jax' or m.startswith('jax.')), status, file=sys.stderr)"
+    )
+    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120, check=False)
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stderr.strip().splitlines()[-1] == "[] 0"
+    assert json.loads(proc.stdout) == score_files(references=gold, predictions=pred).scores
+
+
+def test_unknown_scheme_lists_valid_schemes(capsys) -> None:
+    code, _, err = run(capsys, "score", "ner", "--scheme", "XYZ")
+    assert code == 2
+    for scheme in ("IOB1", "IOB2", "IOE1", "IOE2", "IOBES", "BILOU"):
+        assert scheme in err
