@@ -1,285 +1,595 @@
-r"""Information extraction: mentions, relations and events, with their standard metrics as JAX accumulators.
+r"""Information extraction: entities, relations and events of documents, scored as the field scores them.
 
-Structures (frozen dataclasses decorated with :func:`~metametric_jax.metametric`, so each has a derived ``.metric``):
-:class:`Mention` (a span, optionally typed), :class:`Entity` (a set of coreferent mentions), :class:`Relation`,
-:class:`Trigger`, :class:`Argument` and :class:`Event`. An example's prediction and reference are *collections* of
-relations or events (one collection per sentence or document).
+A :class:`Document` holds typed entity mentions, typed binary relations between two mentions and events (a typed
+trigger with its arguments, each a mention in a role). Every mention is a :class:`~metametric_jax.tasks.ner.Span`
+``(start, end, label)`` with ``end`` exclusive, the one convention of half-open typed spans in the package (token or
+character offsets, the same in both files); the label of a trigger is its event type.
 
-Every metric is a one-to-one matching of the predicted and reference items (Chen et al., "A Unified View of
-Evaluation Metrics for Structured Prediction", EMNLP 2023): with :math:`\phi(P_i, R_i)` the matched items of example
-:math:`i`,
+Each figure compares the *keys* of the predicted and reference items of a document as multisets (a one-to-one
+matching of equal keys) and sums the counts over documents (the micro average every IE scorer reports): with
+:math:`K(D)` the multiset of keys of document :math:`D`,
 
 .. math::
 
-    \mathrm{P} = \frac{\sum_i \phi(P_i, R_i)}{\sum_i \phi(P_i, P_i)}, \quad
-    \mathrm{R} = \frac{\sum_i \phi(P_i, R_i)}{\sum_i \phi(R_i, R_i)}, \quad F_1 = \frac{2PR}{P + R}
+    m_i = |K(P_i) \cap K(R_i)|, \quad
+    \mathrm{P} = \frac{\sum_i m_i}{\sum_i |K(P_i)|}, \quad
+    \mathrm{R} = \frac{\sum_i m_i}{\sum_i |K(R_i)|}, \quad
+    F_1 = \frac{2 \sum_i m_i}{\sum_i |K(P_i)| + \sum_i |K(R_i)|}
 
-micro-averaged (the plain names of ``compute()``), the per-example means under ``macro_*``.
+(0 where a denominator is 0). The keys of each mode:
 
-Relation extraction (the "boundaries" and "strict" evaluations of Bekoulis et al., "Adversarial training for
-multi-context joint entity and relation extraction", EMNLP 2018; Taillé et al., "Let's Stop Incorrect Comparisons in
-End-to-end Relation Extraction!", EMNLP 2020):
+==========  ==================================================  ================================================
+figure      ``mode="strict"``                                   ``mode="boundaries"``
+==========  ==================================================  ================================================
+entities    start, end, entity type                             start, end
+relations   relation type; head and tail: start, end, type      relation type; head and tail: start, end
+triggers    start, end, event type (trigger classification)     start, end (trigger identification)
+arguments   start, end, event type, role (arg. classification)  start, end, event type (arg. identification)
+==========  ==================================================  ================================================
 
-* :data:`RelationStrict` — a predicted relation is correct if its type and both arguments (span *and* entity type,
-  :attr:`Mention.type`) equal a reference relation's: the metric derived from :class:`Relation`;
-* :data:`RelationBoundaries` — the relation type and the argument spans must match; entity types are ignored.
+Relations follow the "strict" and "boundaries" evaluations of end-to-end relation extraction (Bekoulis et al.,
+EMNLP 2018; Taillé et al., "Let's Stop Incorrect Comparisons in End-to-end Relation Extraction!", EMNLP 2020), directed
+by default (``directed=False`` also counts a relation whose arguments are swapped, as OneIE's scorer does by default).
+Events follow Li, Ji and Huang (ACL 2013), as DyGIE++ (Wadden et al., EMNLP 2019) and OneIE (Lin et al., ACL 2020)
+score them: a trigger is identified if its offsets match a reference trigger and classified if its event type matches
+too; an argument is identified if its offsets and its event's type match a reference argument, classified if its role
+matches too; the trigger itself need not be matched.
 
-Event extraction (Li, Ji and Huang, "Joint Event Extraction via Structured Prediction with Global Features", ACL 2013;
-metametric's ``event_extraction`` metrics): events are matched one-to-one, and
+Where the reference scripts differ: they count a predicted item as correct when *any* reference item has its key,
+so two predicted items with one key both count against one reference item (and recall can exceed 1); here each
+reference item is matched at most once. OneIE also keeps a repeated argument key once per document (a set), where
+DyGIE++ and this module count each event's arguments. On documents without repeated keys all three agree.
 
-* :data:`TriggerIdentification` — an event counts if its trigger span matches;
-* :data:`TriggerClassification` — trigger span and event type (the whole :class:`Trigger`) match;
-* :data:`ArgumentIdentification` — arguments are counted inside matched events (same :class:`Trigger`); an argument
-  counts if its span matches: :math:`\phi(e, e') = [t = t'] \cdot |\mathrm{spans}(e) \cap \mathrm{spans}(e')|`;
-* :data:`ArgumentClassification` — the same with span and role (the whole :class:`Argument`): the metric derived
-  from :class:`Event`.
+The state (:func:`IEMetric`, a suite) has one member per figure, each the micro totals :math:`\sum m_i,
+\sum |K(P_i)|, \sum |K(R_i)|`, the per-document sums of the normalized figures and the document count; a document
+with no item of a figure on either side adds nothing to that figure's micro totals and scores 1.0 in its ``macro_``
+figures (the package's empty-structure rule).
 
-For arguments the self-similarities are the numbers of arguments, so P and R are over arguments, and the one-to-one
-event matching maximizes the number of matched arguments. :data:`EventExtraction` and :data:`RelationExtraction` are
-suites holding all of them.
+**JSON Lines schema** (:func:`read_documents`, :func:`score_files`): one JSON object per line, one line per document;
+blank lines are skipped, a UTF-8 byte-order mark and CRLF line endings are accepted::
+
+    {"id": "doc-1",
+     "entities": [{"start": 0, "end": 2, "type": "PER", "id": "e0"}, {"start": 5, "end": 6, "type": "ORG"}],
+     "relations": [{"type": "Work-For", "head": "e0", "tail": 1}],
+     "events": [{"type": "Attack", "trigger": {"start": 3, "end": 4},
+                 "arguments": [{"entity": 0, "role": "Attacker"}]}]}
+
+* ``id`` (optional, string or integer): the document's name; the files must list the same documents in the same
+  order, and where both give ids they must be equal;
+* ``entities`` (optional, default empty): ``start`` (integer ≥ 0), ``end`` (integer > ``start``, exclusive),
+  ``type`` (string), ``id`` (optional string, unique in the document);
+* ``relations`` (optional): ``type`` (string), ``head`` and ``tail``: an entity, given as its 0-based index in
+  ``entities`` or its ``id``;
+* ``events`` (optional): ``type`` (string), ``trigger``: ``{"start", "end"}``, ``arguments`` (optional): each
+  ``{"entity": index or id, "role": string}``.
+
+Other keys (``tokens``, ``text``, ...) are ignored. Anything else is an
+:class:`~metametric_jax.errors.InputFormatError` naming the file, the line, what was expected and what was found.
+
+Example:
+    >>> ref = Document(entities=(Span(0, 2, "PER"), Span(5, 6, "ORG")),
+    ...                relations=(Relation("Work-For", Span(0, 2, "PER"), Span(5, 6, "ORG")),))
+    >>> pred = Document(entities=(Span(0, 2, "PER"), Span(5, 6, "GPE")),
+    ...                 relations=(Relation("Work-For", Span(0, 2, "PER"), Span(5, 6, "GPE")),))
+    >>> score([pred], [ref])["relations"]["f1"], score([pred], [ref], mode="boundaries")["relations"]["f1"]
+    (0.0, 1.0)
 """
 
 from __future__ import annotations
 
-from collections.abc import Collection
-from dataclasses import dataclass
+import dataclasses
+import functools
+import os
+from collections.abc import Callable, Sequence
 from typing import Any
 
-from metametric_jax import dsl
-from metametric_jax.accumulate import Metric
-from metametric_jax.derive import metametric
-from metametric_jax.suite import Suite, make_suite
+import numpy as np
+
+from metametric_jax import Suite, dsl, make_suite, stats_metric
+from metametric_jax.errors import InputFormatError
+from metametric_jax.report import Report
+from metametric_jax.tasks.ner import Span
+from metametric_jax.tasks.readers.jsonl import describe, read_jsonl, require
 
 __all__ = [
-    "Mention",
-    "Entity",
-    "Relation",
-    "Trigger",
     "Argument",
     "Event",
-    "RelationStrict",
-    "RelationBoundaries",
-    "RelationExtraction",
-    "TriggerIdentification",
-    "TriggerClassification",
-    "ArgumentIdentification",
-    "ArgumentClassification",
-    "EventExtraction",
-    "span",
+    "Relation",
+    "Document",
+    "MODES",
+    "FIGURES",
+    "IEMetric",
+    "document_stats",
+    "figures",
+    "score",
+    "read_documents",
+    "pair_documents",
+    "score_files",
 ]
 
-
-@metametric
-@dataclass(frozen=True)
-class Mention:
-    """A span of text, ``[left, right)`` by convention (the metrics only compare the two ends).
-
-    Attributes:
-        left: start offset.
-        right: end offset (exclusive by convention).
-        type: optional entity type; :data:`RelationStrict` compares it, the identification metrics ignore it.
-    """
-
-    left: int
-    right: int
-    type: str | None = None
+#: The evaluation modes: ``strict`` (offsets and types) and ``boundaries`` (offsets only, see the module docstring).
+MODES: tuple[str, ...] = ("strict", "boundaries")
+#: The figures of :func:`score`, in output order.
+FIGURES: tuple[str, ...] = ("entities", "relations", "triggers", "arguments")
 
 
-@metametric
-@dataclass(frozen=True)
-class Entity:
-    """An entity: the set of mentions that refer to it (coreference). Its metric counts shared mentions.
-
-    Attributes:
-        mentions: the mentions.
-    """
-
-    mentions: frozenset[Mention]
+def _check_span(value: Any, what: str) -> None:
+    if not isinstance(value, Span):
+        raise TypeError(f"{what} must be a Span(start, end, label); found {type(value).__name__} {value!r}.")
 
 
-@metametric
-@dataclass(frozen=True)
+def _as_tuple(obj: Any, name: str, kind: type) -> None:
+    items = getattr(obj, name)
+    if not isinstance(items, tuple):
+        items = tuple(items)
+        object.__setattr__(obj, name, items)
+    for item in items:
+        if kind is Span:
+            _check_span(item, f"{type(obj).__name__}.{name} items")
+        elif not isinstance(item, kind):
+            raise TypeError(f"{type(obj).__name__}.{name} items must be {kind.__name__}; found {item!r}.")
+
+
+@dataclasses.dataclass(frozen=True)
 class Relation:
-    """A typed binary relation between two mentions.
+    """A typed, directed binary relation between two entity mentions.
 
     Attributes:
         type: the relation type.
-        subj: the subject (head) argument.
-        obj: the object (tail) argument.
+        head: the first (subject) argument; its label is the entity type.
+        tail: the second (object) argument.
     """
 
     type: str
-    subj: Mention
-    obj: Mention
+    head: Span
+    tail: Span
+
+    def __post_init__(self) -> None:
+        _check_span(self.head, "Relation.head")
+        _check_span(self.tail, "Relation.tail")
 
 
-@metametric
-@dataclass(frozen=True)
-class Trigger:
-    """The event-denoting mention of an event.
-
-    Attributes:
-        mention: the trigger span.
-        type: the event type (or subtype).
-    """
-
-    mention: Mention
-    type: str
-
-
-@metametric
-@dataclass(frozen=True)
+@dataclasses.dataclass(frozen=True)
 class Argument:
     """A participant of an event.
 
     Attributes:
-        mention: the argument span.
+        span: the argument's mention (its label, the entity type, is not compared by the event figures).
         role: the argument's role in the event.
     """
 
-    mention: Mention
+    span: Span
     role: str
 
+    def __post_init__(self) -> None:
+        _check_span(self.span, "Argument.span")
 
-@metametric
-@dataclass(frozen=True)
+
+@dataclasses.dataclass(frozen=True)
 class Event:
-    r"""An event: a trigger and its arguments.
-
-    The derived metric, ``Event.metric``, is :math:`[t = t'] \cdot |\mathrm{args} \cap \mathrm{args}'|` (raw), the
-    argument-classification similarity.
+    """An event: its trigger, whose label is the event type, and its arguments.
 
     Attributes:
-        trigger: the trigger.
-        args: the arguments (any collection: a tuple keeps the event hashable).
+        trigger: the trigger span, labelled with the event type.
+        arguments: the arguments (a list is stored as a tuple).
     """
 
-    trigger: Trigger
-    args: Collection[Argument] = ()
+    trigger: Span
+    arguments: tuple[Argument, ...] = ()
+
+    def __post_init__(self) -> None:
+        _check_span(self.trigger, "Event.trigger")
+        _as_tuple(self, "arguments", Argument)
 
 
-def span(m: Mention) -> tuple[int, int]:
-    """The offsets of a mention, ``(left, right)``."""
-    return (m.left, m.right)
+@dataclasses.dataclass(frozen=True)
+class Document:
+    """The information extracted from one document (or sentence): entity mentions, relations and events.
+
+    Attributes:
+        entities: the entity mentions.
+        relations: the relations.
+        events: the events.
+        id: the document's name (not compared).
+    """
+
+    entities: tuple[Span, ...] = ()
+    relations: tuple[Relation, ...] = ()
+    events: tuple[Event, ...] = ()
+    id: str | int | None = None
+
+    def __post_init__(self) -> None:
+        _as_tuple(self, "entities", Span)
+        _as_tuple(self, "relations", Relation)
+        _as_tuple(self, "events", Event)
 
 
-def _trigger(e: Event) -> Trigger:
-    return e.trigger
+# ------------------------------------------------------------------------------------------------------------ keys
+def _entity_keys(strict: bool) -> Callable[[Document], list[Any]]:
+    if strict:
+        return lambda d: [(s.start, s.end, s.label) for s in d.entities]
+    return lambda d: [(s.start, s.end) for s in d.entities]
 
 
-def _trigger_span(e: Event) -> tuple[int, int]:
-    return span(e.trigger.mention)
+def _relation_keys(strict: bool, directed: bool) -> Callable[[Document], list[Any]]:
+    def arg(s: Span) -> tuple[Any, ...]:
+        return (s.start, s.end, s.label) if strict else (s.start, s.end)
+
+    if directed:
+        return lambda d: [(r.type, arg(r.head), arg(r.tail)) for r in d.relations]
+    return lambda d: [(r.type, *sorted((arg(r.head), arg(r.tail)))) for r in d.relations]
 
 
-def _argument_span(a: Argument) -> tuple[int, int]:
-    return span(a.mention)
+def _trigger_keys(strict: bool) -> Callable[[Document], list[Any]]:
+    if strict:
+        return lambda d: [(e.trigger.start, e.trigger.end, e.trigger.label) for e in d.events]
+    return lambda d: [(e.trigger.start, e.trigger.end) for e in d.events]
 
 
-_SPAN = dsl.preprocess(dsl.discrete(), pred=span)
+def _argument_keys(strict: bool) -> Callable[[Document], list[Any]]:
+    if strict:
+        return lambda d: [(a.span.start, a.span.end, e.trigger.label, a.role) for e in d.events for a in e.arguments]
+    return lambda d: [(a.span.start, a.span.end, e.trigger.label) for e in d.events for a in e.arguments]
 
 
-def _metric(sim: Any, name: str, doc: str) -> type[Metric]:
-    cls = dsl.metric(sim, normalizer="f1", name=name)
-    cls.__doc__ = doc
-    return cls
+_DOCS = {
+    ("entities", "strict"): "Entity mentions: offsets and entity type match.",
+    ("entities", "boundaries"): "Entity mentions: offsets match (types ignored).",
+    ("relations", "strict"): "Relations, strict (Taillé et al. 2020): relation type, offsets and entity types of "
+    "both arguments match.",
+    ("relations", "boundaries"): "Relations, boundaries (Taillé et al. 2020): relation type and offsets of both "
+    "arguments match; entity types are ignored.",
+    ("triggers", "strict"): "Trigger classification (Li, Ji and Huang 2013): trigger offsets and event type match.",
+    ("triggers", "boundaries"): "Trigger identification (Li, Ji and Huang 2013): trigger offsets match.",
+    ("arguments", "strict"): "Argument classification (Li, Ji and Huang 2013): argument offsets, event type and role "
+    "match.",
+    ("arguments", "boundaries"): "Argument identification (Li, Ji and Huang 2013): argument offsets and event type "
+    "match.",
+}
 
 
-RelationStrict = _metric(
-    dsl.set_matching(dsl.auto(Relation)),
-    "relation_strict",
-    r"""Strict relation extraction: relation type and both arguments (span and entity type) must match.
+def _check_mode(mode: Any) -> str:
+    if mode not in MODES:
+        raise ValueError(f"Unknown IE mode {mode!r}; expected one of {', '.join(MODES)}.")
+    return str(mode)
+
+
+@functools.cache
+def _members(mode: str, directed: bool) -> dict[str, Any]:
+    strict = mode == "strict"
+    keys = {
+        "entities": _entity_keys(strict),
+        "relations": _relation_keys(strict, directed),
+        "triggers": _trigger_keys(strict),
+        "arguments": _argument_keys(strict),
+    }
+    out = {}
+    for figure, key in keys.items():
+        similarity = dsl.preprocess(dsl.set_matching(dsl.discrete()), pred=key)
+
+        def batch_stats(predictions: Sequence[Any], references: Sequence[Any], sim: Any = similarity) -> Any:
+            _check_documents(predictions, "predictions")
+            _check_documents(references, "references")
+            return sim.batch_stats(predictions, references)
+
+        doc = (
+            f"{_DOCS[figure, mode]}\n\n"
+            "    .. math::\n\n"
+            r"        \phi(P, R) = |K(P) \cap K(R)| \text{ (multisets of keys)}"
+            "\n\n    Inputs: one :class:`~metametric_jax.tasks.ie.Document` per example.\n"
+        )
+        suffix = "" if directed or figure != "relations" else "_undirected"
+        out[figure] = stats_metric(
+            name=f"ie_{figure}_{mode}{suffix}", batch_stats=batch_stats, normalizer="f1", doc=doc
+        )
+    return out
+
+
+def IEMetric(mode: str = "strict", *, directed: bool = True) -> type[Suite]:  # noqa: N802 - a class factory
+    r"""The IE accumulator: a suite of the four figures (entities, relations, triggers, arguments) of ``mode``.
+
+    Each member compares the keys of the items of a document (see the module docstring) as multisets:
 
     .. math::
 
-        \phi(P, R) = |P \cap R| \text{ over (type, subj, obj)}, \quad
-        F_1 = \frac{2 \sum_i |P_i \cap R_i|}{\sum_i |P_i| + \sum_i |R_i|}
+        m_i = |K(P_i) \cap K(R_i)|, \quad \mathrm{P} = \frac{\sum_i m_i}{\sum_i |K(P_i)|}, \quad
+        \mathrm{R} = \frac{\sum_i m_i}{\sum_i |K(R_i)|}, \quad
+        F_1 = \frac{2 \sum_i m_i}{\sum_i |K(P_i)| + \sum_i |K(R_i)|}
 
-    (Bekoulis et al. 2018; Taillé et al. 2020). Inputs: collections of :class:`Relation` per example.
-    """,
-)
+    Sources: Li, Ji and Huang (ACL 2013) for triggers and arguments, as DyGIE++ and OneIE score them; Bekoulis et al.
+    (EMNLP 2018) and Taillé et al. (EMNLP 2020) for strict and boundaries relations.
 
-RelationBoundaries = _metric(
-    dsl.set_matching(dsl.dataclass(Relation, subj=_SPAN, obj=_SPAN)),
-    "relation_boundaries",
-    r"""Boundaries relation extraction: relation type and argument spans must match; entity types are ignored.
+    State attributes: ``states``, one metric state per figure (``entities``, ``relations``, ``triggers``,
+    ``arguments``), each holding the micro totals (matched, predicted, reference), the per-document sums of the
+    normalized figures and the document count; ``compute()`` gives each figure's ``precision``, ``recall``, ``f1``,
+    ``jaccard`` and their ``macro_`` means over documents.
 
-    .. math::
+    Args:
+        mode: ``"strict"`` or ``"boundaries"``.
+        directed: whether a relation's head and tail are ordered (default) or may be swapped.
 
-        \phi(P, R) = |P \cap R| \text{ over (type, span(subj), span(obj))}
+    Returns:
+        The suite class, one per configuration (the same class on every call, so states merge).
 
-    (Bekoulis et al. 2018; Taillé et al. 2020). Inputs: collections of :class:`Relation` per example.
-    """,
-)
+    Example:
+        >>> m = IEMetric("strict")
+        >>> ref = Document(events=(Event(Span(3, 4, "Attack"), (Argument(Span(0, 1, "PER"), "Attacker"),)),))
+        >>> pred = Document(events=(Event(Span(3, 4, "Attack"), (Argument(Span(0, 1, "PER"), "Target"),)),))
+        >>> out = m.from_model_output([pred], [ref]).compute()
+        >>> float(out["triggers"]["f1"]), float(out["arguments"]["f1"])
+        (1.0, 0.0)
+    """
+    return _suite(_check_mode(mode), bool(directed))
 
-TriggerIdentification = _metric(
-    dsl.set_matching(dsl.preprocess(dsl.discrete(), pred=_trigger_span)),
-    "trigger_identification",
-    r"""Trigger identification (Li, Ji and Huang 2013): events are matched on their trigger spans.
 
-    .. math::
+@functools.cache
+def _suite(mode: str, directed: bool) -> type[Suite]:
+    members = _members(mode, directed)
+    return make_suite(
+        f"ie_{mode}" + ("" if directed else "_undirected"),
+        members,
+        doc=f"IE figures, mode {mode!r}"
+        + ("" if directed else ", undirected relations")
+        + ": "
+        + "; ".join(_DOCS[f, mode] for f in FIGURES),
+    )
 
-        \phi(P, R) = |\{\mathrm{span}(t_e)\}_{e \in P} \cap \{\mathrm{span}(t_e)\}_{e \in R}| \text{ (multisets)}
 
-    Inputs: collections of :class:`Event` per example.
-    """,
-)
+# --------------------------------------------------------------------------------------------------------- scoring
+def _check_documents(values: Sequence[Any], side: str) -> None:
+    for k, d in enumerate(values):
+        if not isinstance(d, Document):
+            raise TypeError(f"{side}[{k}] must be a Document; found {type(d).__name__} {d!r}.")
 
-TriggerClassification = _metric(
-    dsl.set_matching(dsl.preprocess(Trigger, pred=_trigger)),
-    "trigger_classification",
-    r"""Trigger classification (Li, Ji and Huang 2013): trigger span and event type must match.
 
-    .. math::
+def document_stats(
+    predictions: Sequence[Document], references: Sequence[Document], *, mode: str = "strict", directed: bool = True
+) -> dict[str, np.ndarray]:
+    """Per-document counts of each figure: ``{figure: array (n, 3)}`` of (matched, predicted, reference).
 
-        \phi(P, R) = |\{t_e\}_{e \in P} \cap \{t_e\}_{e \in R}| \text{ (multisets of triggers)}
+    Raises:
+        ValueError: unknown mode, or the sequences differ in length.
+        TypeError: an item is not a :class:`Document`.
+    """
+    members = _members(_check_mode(mode), bool(directed))
+    if len(predictions) != len(references):
+        raise ValueError(f"{len(predictions)} predicted documents but {len(references)} reference documents.")
+    return {
+        f: np.asarray(m.batch_stats(predictions, references), np.float64).reshape(-1, 3) for f, m in members.items()
+    }
 
-    Inputs: collections of :class:`Event` per example.
-    """,
-)
 
-ArgumentIdentification = _metric(
-    dsl.set_matching(dsl.dataclass(Event, args=dsl.set_matching(dsl.preprocess(dsl.discrete(), pred=_argument_span)))),
-    "argument_identification",
-    r"""Argument identification (Li, Ji and Huang 2013): argument spans, inside events with matching triggers.
+def _ratio(num: float, den: float) -> float:
+    return float(num / den) if den else 0.0
 
-    .. math::
 
-        \phi(P, R) = \max_{M} \sum_{(e, e') \in M} [t_e = t_{e'}] \cdot |\mathrm{spans}(e) \cap \mathrm{spans}(e')|,
-        \quad \phi(P, P) = \sum_{e \in P} |\mathrm{args}(e)|
+def _figure(matched: float, predicted: float, reference: float, empty: float = 0.0) -> dict[str, Any]:
+    if predicted == 0 and reference == 0:
+        p = r = f = empty
+    else:
+        p, r, f = _ratio(matched, predicted), _ratio(matched, reference), _ratio(2 * matched, predicted + reference)
+    counts = {"matched": int(matched), "predicted": int(predicted), "reference": int(reference)}
+    return {"precision": p, "recall": r, "f1": f, **counts}
 
-    over one-to-one event matchings :math:`M`. Inputs: collections of :class:`Event` per example.
-    """,
-)
 
-ArgumentClassification = _metric(
-    dsl.set_matching(dsl.auto(Event)),
-    "argument_classification",
-    r"""Argument classification (Li, Ji and Huang 2013): argument span and role, inside events with matching triggers.
+def figures(stats: dict[str, np.ndarray]) -> dict[str, dict[str, Any]]:
+    """Corpus figures from :func:`document_stats`.
 
-    .. math::
+    Returns:
+        Per figure the micro ``precision``, ``recall``, ``f1`` (0 where a denominator is 0) and the counts
+        ``matched``, ``predicted``, ``reference``.
+    """
+    return {f: _figure(*np.asarray(stats[f], np.float64).reshape(-1, 3).sum(0)) for f in FIGURES}
 
-        \phi(P, R) = \max_{M} \sum_{(e, e') \in M} [t_e = t_{e'}] \cdot |\mathrm{args}(e) \cap \mathrm{args}(e')|
 
-    (the metric derived from :class:`Event`). Inputs: collections of :class:`Event` per example.
-    """,
-)
+def score(
+    predictions: Sequence[Document], references: Sequence[Document], *, mode: str = "strict", directed: bool = True
+) -> dict[str, Any]:
+    """Corpus figures of predicted documents against reference documents (micro averages, as the field reports).
 
-EventExtraction: type[Suite] = make_suite(
-    "event_extraction",
-    {
-        "trigger_identification": TriggerIdentification,
-        "trigger_classification": TriggerClassification,
-        "argument_identification": ArgumentIdentification,
-        "argument_classification": ArgumentClassification,
-    },
-    doc=(
-        "Event extraction report (Li, Ji and Huang 2013): trigger identification / classification and argument "
-        "identification / classification, each with micro and ``macro_`` precision, recall and F1."
-    ),
-)
+    Headline figures: ``scores["relations"]["f1"]`` for relation extraction and ``scores["arguments"]["f1"]`` for
+    event extraction (argument classification in strict mode).
 
-RelationExtraction: type[Suite] = make_suite(
-    "relation_extraction",
-    {"strict": RelationStrict, "boundaries": RelationBoundaries},
-    doc="Relation extraction report: strict and boundaries evaluation, each with micro and ``macro_`` P / R / F1.",
-)
+    Args:
+        predictions: the predicted documents.
+        references: the reference documents, in the same order.
+        mode: ``"strict"`` (offsets and types) or ``"boundaries"`` (offsets; see the module docstring).
+        directed: whether relation arguments are ordered.
+
+    Returns:
+        ``{"mode", "documents", "entities", "relations", "triggers", "arguments"}``; each figure a dict of
+        ``precision``, ``recall``, ``f1`` (fractions) and ``matched``, ``predicted``, ``reference`` (counts).
+    """
+    out: dict[str, Any] = {"mode": _check_mode(mode), "documents": len(references)}
+    out.update(figures(document_stats(predictions, references, mode=mode, directed=directed)))
+    return out
+
+
+# --------------------------------------------------------------------------------------------------------- reading
+def _entity_ref(value: Any, entities: list[Span], ids: dict[str, int], path: str, line: int, where: str) -> Span:
+    if isinstance(value, int) and not isinstance(value, bool):
+        if 0 <= value < len(entities):
+            return entities[value]
+        raise InputFormatError(
+            path, line, f"{where}: expected an entity index 0..{len(entities) - 1}, found {value} (out of range)"
+        )
+    if isinstance(value, str):
+        if value in ids:
+            return entities[ids[value]]
+        known = ", ".join(repr(k) for k in ids) or "none"
+        raise InputFormatError(path, line, f"{where}: expected the id of an entity (ids: {known}), found {value!r}")
+    raise InputFormatError(path, line, f"{where}: expected an entity index or id, found {describe(value)}")
+
+
+def _offsets(obj: dict[str, Any], path: str, line: int, where: str) -> tuple[int, int]:
+    start = require(obj, "start", int, path, line, where)
+    end = require(obj, "end", int, path, line, where)
+    if start < 0 or end <= start:
+        raise InputFormatError(
+            path, line, f"{where}: expected 0 <= start < end (end is exclusive), found start {start}, end {end}"
+        )
+    return start, end
+
+
+def _items(doc: dict[str, Any], key: str, path: str, line: int) -> list[Any]:
+    if key not in doc:
+        return []
+    items = require(doc, key, list, path, line, "the document")
+    for k, item in enumerate(items):
+        if not isinstance(item, dict):
+            raise InputFormatError(path, line, f"{key}[{k}]: expected a JSON object, found {describe(item)}")
+    return items
+
+
+def _document(doc: dict[str, Any], path: str, line: int) -> Document:
+    doc_id = doc.get("id")
+    if doc_id is not None and (not isinstance(doc_id, (str, int)) or isinstance(doc_id, bool)):
+        raise InputFormatError(path, line, f"expected 'id' to be a string or an integer, found {describe(doc_id)}")
+    entities: list[Span] = []
+    ids: dict[str, int] = {}
+    for k, e in enumerate(_items(doc, "entities", path, line)):
+        where = f"entities[{k}]"
+        start, end = _offsets(e, path, line, where)
+        entities.append(Span(start, end, require(e, "type", str, path, line, where)))
+        if "id" in e:
+            eid = require(e, "id", str, path, line, where)
+            if eid in ids:
+                raise InputFormatError(path, line, f"{where}: expected a new entity id, found {eid!r} again")
+            ids[eid] = k
+    relations = []
+    for k, r in enumerate(_items(doc, "relations", path, line)):
+        where = f"relations[{k}]"
+        rtype = require(r, "type", str, path, line, where)
+        heads = [_entity_ref(require(r, h, (int, str), path, line, where), entities, ids, path, line, f"{where}.{h}")
+                 for h in ("head", "tail")]  # fmt: skip
+        relations.append(Relation(rtype, *heads))
+    events = []
+    for k, e in enumerate(_items(doc, "events", path, line)):
+        where = f"events[{k}]"
+        etype = require(e, "type", str, path, line, where)
+        start, end = _offsets(require(e, "trigger", dict, path, line, where), path, line, f"{where}.trigger")
+        args = []
+        for j, a in enumerate(_items(e, "arguments", path, line)):
+            at = f"{where}.arguments[{j}]"
+            span = _entity_ref(require(a, "entity", (int, str), path, line, at), entities, ids, path, line, at)
+            args.append(Argument(span, require(a, "role", str, path, line, at)))
+        events.append(Event(Span(start, end, etype), tuple(args)))
+    return Document(tuple(entities), tuple(relations), tuple(events), doc_id)
+
+
+def read_documents(path: str | os.PathLike[str]) -> list[tuple[int, Document]]:
+    """The documents of a JSON Lines file (schema in the module docstring), each with its line number.
+
+    Raises:
+        InputFormatError: bad JSON, a missing key, a value of the wrong type, an unknown entity reference, offsets
+            out of order or a repeated document id (file, line, what was expected, what was found).
+    """
+    name = os.fspath(path)
+    out, seen = [], {}
+    for line, obj in read_jsonl(name):
+        document = _document(obj, name, line)
+        if document.id is not None:
+            if document.id in seen:
+                raise InputFormatError(
+                    name, line, f"expected a new document id, found {document.id!r} again (line {seen[document.id]})"
+                )
+            seen[document.id] = line
+        out.append((line, document))
+    return out
+
+
+def pair_documents(
+    predictions: list[tuple[int, Document]], references: list[tuple[int, Document]], pred_path: str, ref_path: str
+) -> None:
+    """Check that two files list the same documents in the same order (by count and, where given, by id).
+
+    Raises:
+        InputFormatError: on the first document where they differ, naming the prediction file and line.
+    """
+    ref_lines = {d.id: line for line, d in references if d.id is not None}
+    for (pline, p), (rline, r) in zip(predictions, references):
+        if p.id == r.id:
+            continue
+        if p.id is None or r.id is None:
+            raise InputFormatError(
+                pred_path,
+                pline,
+                f"expected the document id {r.id!r} ({ref_path} line {rline}), found {p.id!r}; give ids in both "
+                "files or in neither",
+            )
+        where = f"; it is on line {ref_lines[p.id]} of {ref_path}" if p.id in ref_lines else f", not in {ref_path}"
+        raise InputFormatError(
+            pred_path,
+            pline,
+            f"expected the document id {r.id!r} ({ref_path} line {rline}), found {p.id!r}{where} (documents must "
+            "come in the same order in both files)",
+        )
+    if len(predictions) != len(references):
+        line = predictions[len(references)][0] if len(predictions) > len(references) else None
+        raise InputFormatError(
+            pred_path,
+            line,
+            f"expected {len(references)} documents (as in {ref_path}), found {len(predictions)}",
+        )
+
+
+def _absent_warnings(pred_obj: list[Document], ref_obj: list[Document], pred_path: str) -> list[str]:
+    out = []
+    for name in ("entities", "relations", "events"):
+        ref_has = any(getattr(d, name) for d in ref_obj)
+        pred_has = any(getattr(d, name) for d in pred_obj)
+        if ref_has and not pred_has:
+            out.append(f"{pred_path} has no {name} in any document, while the reference has some")
+    return out
+
+
+def score_files(
+    *,
+    predictions: str | os.PathLike[str],
+    references: str | os.PathLike[str],
+    mode: str = "strict",
+    directed: bool = True,
+    progress: Callable[[int], Any] | None = None,
+) -> Report:
+    """Score a JSON Lines file of predicted documents against one of reference documents.
+
+    Args:
+        predictions: the predicted documents (schema in the module docstring).
+        references: the reference documents, the same documents in the same order.
+        mode: ``"strict"`` or ``"boundaries"``.
+        directed: whether relation arguments are ordered.
+        progress: called with the number of documents scored so far, every 256 documents (for a progress bar).
+
+    Returns:
+        A :class:`~metametric_jax.report.Report`: ``scores`` as :func:`score`; ``items`` one per document, in file
+        order: ``{"id", "line", figure: {...}}``, where ``id`` is the reference document's id (or ``None``) and
+        ``line`` its line in the reference file; a figure with no item on either side has precision, recall and F1
+        1.0 (the package's empty-structure rule); ``warnings`` when the reference holds no document, or when the
+        predictions never hold a kind of item the reference holds.
+
+    Raises:
+        InputFormatError: malformed input, or files whose documents differ in number, order or ids.
+    """
+    _check_mode(mode)
+    pred_path, ref_path = os.fspath(predictions), os.fspath(references)
+    ref_docs = read_documents(ref_path)
+    pred_docs = read_documents(pred_path)
+    pair_documents(pred_docs, ref_docs, pred_path, ref_path)
+    preds, refs = [d for _, d in pred_docs], [d for _, d in ref_docs]
+    if progress is None:
+        stats = document_stats(preds, refs, mode=mode, directed=directed)
+    else:
+        parts = []
+        for lo in range(0, len(refs), 256):
+            parts.append(document_stats(preds[lo : lo + 256], refs[lo : lo + 256], mode=mode, directed=directed))
+            progress(min(len(refs), lo + 256))
+        stats = {f: np.concatenate([p[f] for p in parts]) if parts else np.zeros((0, 3)) for f in FIGURES}
+    scores: dict[str, Any] = {"mode": mode, "documents": len(refs), **figures(stats)}
+    items = []
+    for k, (line, doc) in enumerate(ref_docs):
+        item: dict[str, Any] = {"id": doc.id, "line": line}
+        for f in FIGURES:
+            item[f] = _figure(*stats[f][k], empty=1.0)
+        items.append(item)
+    warnings = [] if refs else [f"{ref_path} holds no documents; every figure is 0"]
+    return Report(scores, items, warnings + _absent_warnings(preds, refs, pred_path))
