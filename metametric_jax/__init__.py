@@ -1,54 +1,93 @@
 """metametric_jax: structured-prediction metrics derived from types, as immutable JAX accumulators.
 
-Decorate a dataclass with :func:`metametric` and get its metric, ``D.metric``: ``D.metric.score(pred, ref)`` for one
-pair, and ``D.metric.empty()`` / ``from_model_output`` / ``merge`` / ``reduce`` / ``compute`` to accumulate micro and
-macro averages in JAX (Chen et al., "A Unified View of Evaluation Metrics for Structured Prediction", EMNLP 2023).
+Decorate a dataclass with :func:`metametric` and get its metric, ``metric_of(D)`` (also spelled ``D.metric``):
+``metric_of(D).score(pred, ref)`` for one pair, and ``empty()`` / ``from_model_output`` / ``merge`` / ``reduce`` /
+``compute`` to accumulate micro and macro averages in JAX (Chen et al., "A Unified View of Evaluation Metrics for
+Structured Prediction", EMNLP 2023).
+
+The names below are imported on first use, so ``import metametric_jax`` (and the command line) does not load JAX
+until a metric is needed.
 """
 
-from metametric_jax import dsl
-from metametric_jax.accumulate import Metric, MetricConfig, make_metric, stats_metric
-from metametric_jax.constraint import Constraint, parse_constraint
-from metametric_jax.derive import derive, metametric
-from metametric_jax.errors import InputFormatError
-from metametric_jax.explain import Explanation, Match
-from metametric_jax.matching import GraphMatching, LatentSetMatching, MaxPair, SequenceMatching, SetMatching
-from metametric_jax.normalizer import Normalizer, fbeta, parse_normalizer
-from metametric_jax.similarity import Discrete, FromFunction, Normalized, Preprocess, Product, Similarity, UnionSim
-from metametric_jax.suite import Suite, make_suite
-from metametric_jax.variable import Variable
+from __future__ import annotations
+
+import importlib
+from typing import TYPE_CHECKING, Any
 
 __version__ = "0.1.0"
 
-__all__ = [
-    "__version__",
-    "metametric",
-    "derive",
-    "dsl",
-    "Variable",
-    "Metric",
-    "MetricConfig",
-    "Suite",
-    "make_metric",
-    "make_suite",
-    "stats_metric",
-    "Constraint",
-    "parse_constraint",
-    "Normalizer",
-    "parse_normalizer",
-    "fbeta",
-    "Similarity",
-    "Discrete",
-    "Product",
-    "UnionSim",
-    "FromFunction",
-    "Preprocess",
-    "Normalized",
-    "SetMatching",
-    "SequenceMatching",
-    "GraphMatching",
-    "LatentSetMatching",
-    "MaxPair",
-    "Explanation",
-    "Match",
-    "InputFormatError",
-]
+_HOMES = {
+    "dsl": None,
+    "significance": None,
+    "metametric": "build",
+    "metric_of": "build",
+    "make_metric": "build",
+    "stats_metric": "build",
+    "derive": "derive",
+    "Variable": "variable",
+    "Metric": "accumulate",
+    "MetricConfig": "accumulate",
+    "Suite": "suite",
+    "make_suite": "suite",
+    "Constraint": "constraint",
+    "parse_constraint": "constraint",
+    "Normalizer": "normalizer",
+    "parse_normalizer": "normalizer",
+    "fbeta": "normalizer",
+    "Similarity": "similarity",
+    "Discrete": "similarity",
+    "Product": "similarity",
+    "UnionSim": "similarity",
+    "FromFunction": "similarity",
+    "Preprocess": "similarity",
+    "Normalized": "similarity",
+    "SetMatching": "matching",
+    "SequenceMatching": "matching",
+    "GraphMatching": "matching",
+    "LatentSetMatching": "matching",
+    "MaxPair": "matching",
+    "Explanation": "explain",
+    "Match": "explain",
+    "InputFormatError": "errors",
+    "Report": "report",
+}
+
+__all__ = ["__version__", *_HOMES]
+
+
+def __getattr__(name: str) -> Any:
+    home = _HOMES.get(name, "")
+    if home == "":
+        raise AttributeError(f"module 'metametric_jax' has no attribute {name!r}")
+    module = importlib.import_module(f"metametric_jax.{home or name}")
+    value = module if home is None else getattr(module, name)
+    globals()[name] = value
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted(__all__)
+
+
+if TYPE_CHECKING:  # pragma: no cover - for type checkers and IDEs
+    from metametric_jax import dsl, significance
+    from metametric_jax.accumulate import Metric, MetricConfig
+    from metametric_jax.build import make_metric, metametric, metric_of, stats_metric
+    from metametric_jax.constraint import Constraint, parse_constraint
+    from metametric_jax.derive import derive
+    from metametric_jax.errors import InputFormatError
+    from metametric_jax.explain import Explanation, Match
+    from metametric_jax.matching import GraphMatching, LatentSetMatching, MaxPair, SequenceMatching, SetMatching
+    from metametric_jax.normalizer import Normalizer, fbeta, parse_normalizer
+    from metametric_jax.report import Report
+    from metametric_jax.similarity import (
+        Discrete,
+        FromFunction,
+        Normalized,
+        Preprocess,
+        Product,
+        Similarity,
+        UnionSim,
+    )
+    from metametric_jax.suite import Suite, make_suite
+    from metametric_jax.variable import Variable

@@ -1,6 +1,6 @@
-r"""JAX accumulators: every derived metric is an immutable ``flax.struct`` state with the CLU / metrax contract.
+r"""JAX accumulators: every metric is an immutable ``flax.struct`` state with the CLU / metrax contract.
 
-A metric class ``M`` (for example ``D.metric``) has
+A metric class ``M`` (for example ``metric_of(D)``) has
 
 * ``M.empty()`` — the identity of ``merge``;
 * ``M.from_model_output(predictions, references, weights=None)`` — the state of one batch (host side: matching runs
@@ -15,7 +15,8 @@ The state holds, for examples :math:`i` with weights :math:`w_i` (1 by default),
     \quad \sum_i w_i\, n(P_i, R_i) \text{ for each normalizer } n, \quad \sum_i w_i
 
 so every normalizer is applied once, in ``compute()``: to the totals (micro average) and to the per-example sums
-divided by the (weighted) example count (macro average).
+divided by the (weighted) example count (macro average). The per-example rule (statistics → rows, the empty-structure
+rule included) is :func:`metametric_jax.normalizer.normalized_rows`, shared by the host (NumPy) and device (jnp) paths.
 
 Laws (tested for every accumulator the library ships, see :mod:`metametric_jax.testing`):
 
@@ -26,49 +27,32 @@ Laws (tested for every accumulator the library ships, see :mod:`metametric_jax.t
 
 Totals are compensated float32 pairs (see :mod:`metametric_jax._compensated`): integer counts stay exact far beyond
 2**24 without ``jax_enable_x64``.
-
-Attributes:
-    sums: float32 array of shape ``(3 + K + 1, 2)``: the rows are the micro totals (overlap, predicted
-        self-overlap, reference self-overlap), then the macro sums of the ``K`` reported normalizers, then the
-        example count; the last axis is the (hi, lo) compensated pair.
-    config: static configuration (not a pytree leaf): name, normalizers, ``zero_division``, ``empty_score``.
 """
 
 from __future__ import annotations
 
 import dataclasses
 import functools
-from collections.abc import Callable, Sequence
-from typing import Any, ClassVar, NamedTuple, TypeVar
+import zlib
+from collections.abc import Callable, Mapping, Sequence
+from typing import Any, ClassVar, TypeVar
 
 import jax
 import jax.numpy as jnp
 import numpy as np
-from flax import struct
+from flax import serialization, struct
 
 from metametric_jax import _compensated as comp
-from metametric_jax.normalizer import F1, JACCARD, NONE, PRECISION, RECALL, Normalizer, parse_normalizer, safe_divide
+from metametric_jax.normalizer import Normalizer, normalize_pair, normalized_rows, safe_divide
 
-__all__ = [
-    "Metric",
-    "MetricConfig",
-    "make_metric",
-    "stats_metric",
-    "normalized_scores",
-]
+__all__ = ["Metric", "MetricConfig", "check_batch", "validate_stats", "validate_weights"]
 
 M = TypeVar("M", bound="Metric")
 
-_STANDARD = (PRECISION, RECALL, F1, JACCARD)
+MICRO = ("xy", "xx", "yy")
 
-
-class _Plan(NamedTuple):
-    identity: list[int]
-    linear: list[int]
-    other: list[int]
-    normalized: list[int]
-    num: np.ndarray
-    den: np.ndarray
+#: signature -> metric name of every metric class made in this process (to name the other side in messages)
+_KNOWN: dict[int, str] = {}
 
 
 @dataclasses.dataclass(frozen=True, eq=False)
@@ -96,73 +80,50 @@ class MetricConfig:
     source: Any = None
 
     @property
-    def n_rows(self) -> int:
-        """Rows of the ``sums`` array."""
-        return 3 + len(self.reported) + 1
+    def macro_names(self) -> tuple[str, ...]:
+        """The keys of the state's ``macro`` leaves: each reported normalizer's name (``overlap`` for ``none``)."""
+        return tuple("overlap" if n.is_identity else n.name for n in self.reported)
 
     @functools.cached_property
-    def plan(self) -> _Plan:
-        """Which ``sums`` rows come from which normalizer, precomputed for :meth:`Metric.host_sums`."""
-        identity, linear, other, num, den = [], [], [], [], []
-        for k, n in enumerate(self.reported, start=3):
-            if n.is_identity:
-                identity.append(k)
-            elif n.builtin and n.linear is not None:
-                linear.append(k)
-                num.append(n.linear[0])
-                den.append(n.linear[1])
-            else:
-                other.append(k)
-        normalized = linear + other
-        return _Plan(
-            identity, linear, other, sorted(normalized), np.array(num).reshape(-1, 3), np.array(den).reshape(-1, 3)
+    def signature(self) -> int:
+        """A number identifying this configuration across processes (name, normalizers, 0/0 values, source)."""
+        source = self.source
+        described = getattr(source, "name", None) or getattr(source, "__qualname__", None) or type(source).__name__
+        text = "|".join(
+            [self.name, ",".join(self.macro_names), self.normalizer.name, repr(self.zero_division)]
+            + [repr(self.empty_score), type(source).__name__, str(described)]
         )
+        value = zlib.crc32(text.encode("utf-8")) & 0x7FFFFFFF
+        _KNOWN.setdefault(value, self.name)
+        return value
 
     def __repr__(self) -> str:
         return f"MetricConfig({self.name!r}, normalizer={self.normalizer.name!r})"
 
 
-def normalized_scores(
-    normalizer: Normalizer, stats: np.ndarray, zero_division: float = 0.0, empty_score: float = 1.0
-) -> np.ndarray:
-    """Per-example normalized scores from an ``(n, 3)`` array of (xy, xx, yy); two empty structures get ``empty_score``.
-
-    >>> normalized_scores(F1, np.array([[1.0, 2.0, 3.0], [0.0, 0.0, 0.0]])).tolist()
-    [0.4, 1.0]
-    """
-    stats = np.asarray(stats, dtype=np.float64).reshape(-1, 3)
-    xy, xx, yy = stats[:, 0], stats[:, 1], stats[:, 2]
-    if normalizer.builtin and normalizer.linear is not None:  # (a·s) / (b·s), as Metric.host_sums computes it
-        num = np.einsum("j,ij->i", np.asarray(normalizer.linear[0]), stats)
-        den = np.einsum("j,ij->i", np.asarray(normalizer.linear[1]), stats)
-        out = np.divide(num, den, out=np.full_like(num, zero_division), where=den != 0)
-    else:
-        out = np.asarray(normalizer(xy, xx, yy, zero_division), dtype=np.float64)
-    if normalizer.is_identity:
-        return out
-    both_empty = (xx == 0) & (yy == 0)
-    return np.where(both_empty, empty_score, out)
-
-
-def _validate_stats(stats: Any, name: str) -> np.ndarray:
+# ------------------------------------------------------------------------------------------------ input validation
+def validate_stats(stats: Any, name: str) -> np.ndarray:
+    """Per-example statistics as float64 ``(n, 3)``; refuses other shapes, negative and non-finite values."""
     arr = np.asarray(stats, dtype=np.float64)
     if arr.ndim != 2 or arr.shape[1] != 3:
         raise ValueError(
             f"{name}: per-example statistics must have shape (n, 3) (overlap, predicted self-overlap, reference "
             f"self-overlap); found shape {arr.shape}."
         )
-    if not np.all(np.isfinite(arr)) or np.any(arr < 0):
-        bad = np.argwhere(~np.isfinite(arr) | (arr < 0))[0]
+    bad = ~np.isfinite(arr) | (arr < 0)
+    if bad.any():
+        i, j = np.argwhere(bad)[0]
         raise ValueError(
-            f"{name}: similarities must be finite and non-negative; example {bad[0]} has "
-            f"{['overlap', 'predicted self-overlap', 'reference self-overlap'][bad[1]]} = {arr[bad[0], bad[1]]!r}."
+            f"{name}: similarities must be finite and non-negative; example {i} has "
+            f"{['overlap', 'predicted self-overlap', 'reference self-overlap'][j]} = {arr[i, j]!r}."
         )
     return arr
 
 
-def _validate_weights(weights: Any, n: int, name: str) -> np.ndarray:
+def validate_weights(weights: Any, n: int, name: str) -> np.ndarray | None:
+    """Per-example weights as float64 ``(n,)`` (a scalar is broadcast); ``None`` stays ``None``."""
     if weights is None:
-        return np.ones(n, dtype=np.float64)
+        return None
     try:
         w = np.asarray(weights, dtype=np.float64)
     except (TypeError, ValueError):
@@ -176,7 +137,8 @@ def _validate_weights(weights: Any, n: int, name: str) -> np.ndarray:
     return w
 
 
-def _check_lengths(predictions: Sequence[Any], references: Sequence[Any], name: str) -> None:
+def check_batch(predictions: Any, references: Any, name: str) -> None:
+    """Predictions and references must be sequences of the same length (one structure per example)."""
     try:
         lp, lr = len(predictions), len(references)
     except TypeError:
@@ -191,83 +153,164 @@ def _check_lengths(predictions: Sequence[Any], references: Sequence[Any], name: 
         )
 
 
-class Metric(struct.PyTreeNode):
-    """Base class of accumulators built from a similarity or a statistics function (see module docstring)."""
+def _rows(cfg: MetricConfig, stats: Any) -> Any:
+    """Per-example rows ``(n, 3 + K + 1)``: (xy, xx, yy), the K normalized scores, 1 (NumPy or jnp)."""
+    norm = normalized_rows(stats, cfg.reported, cfg.zero_division, cfg.empty_score)
+    xp = np if isinstance(stats, np.ndarray) else jnp
+    return xp.concatenate([stats, norm, xp.ones_like(stats[:, :1])], axis=1)
 
-    sums: jax.Array
+
+def _named(cfg: MetricConfig, pairs: Any) -> dict[str, Any]:
+    """Split a ``(..., 3 + K + 1, 2)`` pair array into the state's named leaves."""
+    k = len(cfg.reported)
+    return {
+        "micro": {key: pairs[..., j, :] for j, key in enumerate(MICRO)},
+        "macro": {key: pairs[..., 3 + j, :] for j, key in enumerate(cfg.macro_names)},
+        "count": pairs[..., 3 + k, :],
+    }
+
+
+def _tree_sum(pairs: jax.Array) -> jax.Array:
+    """Compensated sum over the leading axis of a ``(n, ..., 2)`` pair array (pairwise, log-depth)."""
+    if pairs.shape[0] == 0:
+        return jnp.zeros(pairs.shape[1:], jnp.float32)
+    while pairs.shape[0] > 1:
+        if pairs.shape[0] % 2:
+            pairs = jnp.concatenate([pairs, jnp.zeros_like(pairs[:1])])
+        pairs = comp.add(pairs[0::2], pairs[1::2])
+    return pairs[0]
+
+
+class Metric(struct.PyTreeNode):
+    """Base class of accumulators built from a similarity or a statistics function (see module docstring).
+
+    Attributes:
+        micro: ``{"xy", "xx", "yy"}``: the weighted totals of :math:`\\phi(P,R)`, :math:`\\phi(P,P)`,
+            :math:`\\phi(R,R)`.
+        macro: ``{figure: sum}``: the weighted sum of per-example normalized scores, one per reported normalizer
+            (``overlap`` for ``none``).
+        count: the weighted number of examples.
+        signature: int32 identifying the metric's configuration; a state restored into a metric of another
+            configuration is refused.
+        config: static configuration (not a pytree leaf): name, normalizers, ``zero_division``, ``empty_score``.
+
+    Every sum is a compensated float32 pair, shape ``(..., 2)`` (see :mod:`metametric_jax._compensated`).
+    """
+
+    micro: dict[str, jax.Array]
+    macro: dict[str, jax.Array]
+    count: jax.Array
+    signature: jax.Array
     config: MetricConfig = struct.field(pytree_node=False)
 
-    _config: ClassVar[MetricConfig]
+    #: the class's configuration (also each state's ``config``)
+    metric_config: ClassVar[MetricConfig]
+
+    # ------------------------------------------------------------------ classes
+    @classmethod
+    def subclass(cls: type[M], config: MetricConfig, doc: str | None = None, *, class_name: str | None = None) -> type[M]:
+        """A new metric class with this static configuration (one class per configuration)."""
+        name = class_name or "".join(p[:1].upper() + p[1:] for p in config.name.replace("-", "_").split("_"))
+        name = name or "Metric"
+        if not name.endswith("Metric"):
+            name += "Metric"
+        new = type(name, (cls,), {"metric_config": config, "__doc__": doc or cls.__doc__, "__module__": cls.__module__})
+        serialization.register_serialization_state(new, _to_state_dict, _from_state_dict, override=True)
+        return new  # type: ignore[return-value]
+
+    @classmethod
+    def nested_similarity(cls) -> Any:
+        """The similarity this metric stands for inside another structure (its source, normalized as declared)."""
+        cfg = cls.metric_config
+        source = cfg.source
+        if source is None or not hasattr(source, "gram"):
+            raise TypeError(f"Metric {cfg.name} was not built from a similarity and cannot be nested.")
+        if cfg.normalizer.is_identity:
+            return source
+        from metametric_jax.similarity import Normalized
+
+        return Normalized(source, cfg.normalizer, cfg.zero_division, cfg.empty_score)
 
     # ------------------------------------------------------------------ construction (host side)
     @classmethod
     def empty(cls: type[M]) -> M:
         """The identity of ``merge``: all sums zero (float32, so it never causes a retrace)."""
-        return cls(sums=jnp.zeros((cls._config.n_rows, 2), jnp.float32), config=cls._config)
+        cfg = cls.metric_config
+        return cls.from_sums(_named(cfg, np.zeros((3 + len(cfg.reported) + 1, 2), np.float32)))
 
     @classmethod
-    def host_sums(cls, stats: Any, weights: Any = None) -> np.ndarray:
-        """The state's ``sums`` (float32 ``(rows, 2)``) from per-example statistics, on the host, in NumPy."""
-        cfg = cls._config
-        stats = _validate_stats(stats, cfg.name)
+    def host_sums(cls, stats: Any, weights: Any = None) -> dict[str, Any]:
+        """The state's sums (named float32 pairs, NumPy) from per-example statistics ``(n, 3)``, on the host."""
+        cfg = cls.metric_config
+        stats = validate_stats(stats, cfg.name)
+        rows = _rows(cfg, stats)
+        w = validate_weights(weights, stats.shape[0], cfg.name)
+        totals = rows.sum(axis=0) if w is None else (rows * w[:, None]).sum(axis=0)
+        return _named(cfg, comp.split(totals))
+
+    @classmethod
+    def device_sums(cls, stats: Any, weights: Any = None) -> dict[str, Any]:
+        """The state's sums from per-example statistics in jnp (jittable; the device-native path).
+
+        Weights are not validated on the device: they must be finite and non-negative.
+        """
+        cfg = cls.metric_config
+        stats = jnp.asarray(stats, jnp.float32)
         n = stats.shape[0]
-        per = np.empty((cfg.n_rows, n), dtype=np.float64)  # one row per sum, one column per example
-        per[:3] = stats.T
-        plan = cfg.plan
-        if plan.identity:
-            per[plan.identity] = per[0]
-        if plan.linear:  # every built-in ratio (a·s)/(b·s) in one vectorized division
-            num = np.einsum("kj,ij->ki", plan.num, stats)
-            den = np.einsum("kj,ij->ki", plan.den, stats)
-            per[plan.linear] = np.divide(num, den, out=np.full_like(num, cfg.zero_division), where=den != 0)
-        xy, xx, yy = per[0], per[1], per[2]
-        for k in plan.other:
-            per[k] = np.asarray(cfg.reported[k - 3](xy, xx, yy, cfg.zero_division), dtype=np.float64)
-        if plan.normalized:
-            both_empty = (xx == 0) & (yy == 0)
-            if both_empty.any():
-                block = per[plan.normalized]
-                block[:, both_empty] = cfg.empty_score
-                per[plan.normalized] = block
-        per[-1] = 1.0
-        if weights is None:
-            rows = per.sum(axis=1)
-        else:
-            rows = (per * _validate_weights(weights, n, cfg.name)).sum(axis=1)  # not BLAS: no thread pool stalls
-        return comp.split(rows)
+        rows = _rows(cfg, stats)
+        if weights is not None:
+            rows = rows * jnp.broadcast_to(jnp.asarray(weights, jnp.float32), (n,))[:, None]
+        return _named(cfg, _tree_sum(jnp.stack([rows, jnp.zeros_like(rows)], axis=-1)))
 
     @classmethod
     def from_stats(cls: type[M], stats: Any, weights: Any = None) -> M:
         """The state of a batch given its per-example statistics, an ``(n, 3)`` array of (xy, xx, yy).
 
-        One host→device transfer. ``weights`` (shape ``(n,)``, non-negative) scale each example's contribution to
-        every sum, the example count included; weight 0 drops an example (padding).
+        NumPy (or lists) are summed on the host and sent to the device once; JAX arrays (or tracers) are summed
+        on the device by the same rule. ``weights`` (shape ``(n,)``, non-negative) scale each example's contribution
+        to every sum, the example count included; weight 0 drops an example (padding).
+
+        Raises:
+            ValueError: on statistics no similarity can produce (negative, NaN, infinite) or a wrong shape.
         """
+        if isinstance(stats, jax.Array):
+            return cls.from_sums(cls.device_sums(stats, weights))
         return cls.from_sums(cls.host_sums(stats, weights))
 
     @classmethod
-    def host_batch_sums(cls, predictions: Sequence[Any], references: Sequence[Any], weights: Any = None) -> np.ndarray:
-        """The ``sums`` of a batch of Python structures, on the host (what the callback path computes)."""
-        return cls.host_sums(cls.batch_stats(predictions, references), weights)
+    def sums_shape(cls) -> dict[str, Any]:
+        """The structure of :meth:`host_sums` as ``jax.ShapeDtypeStruct`` leaves (the callback's result shape)."""
+        cfg = cls.metric_config
+        pair = jax.ShapeDtypeStruct((2,), jnp.float32)
+        return {"micro": {k: pair for k in MICRO}, "macro": {k: pair for k in cfg.macro_names}, "count": pair}
 
     @classmethod
-    def sums_shape(cls) -> tuple[int, int]:
-        """The fixed shape of :meth:`host_batch_sums` (the callback's result shape)."""
-        return (cls._config.n_rows, 2)
-
-    @classmethod
-    def from_sums(cls: type[M], sums: Any) -> M:
-        """A state from a ``sums`` array of shape :meth:`sums_shape` (NumPy, JAX array or tracer)."""
-        return cls(sums=jnp.asarray(sums), config=cls._config)
+    def from_sums(cls: type[M], sums: Mapping[str, Any]) -> M:
+        """A state from named sums (as :meth:`host_sums` returns; NumPy, JAX arrays or tracers). One transfer."""
+        cfg = cls.metric_config
+        if not any(isinstance(x, jax.core.Tracer) for x in jax.tree.leaves(sums)):
+            sums = jax.device_put(dict(sums))
+        return cls(
+            micro={k: jnp.asarray(sums["micro"][k]) for k in MICRO},
+            macro={k: jnp.asarray(sums["macro"][k]) for k in cfg.macro_names},
+            count=jnp.asarray(sums["count"]),
+            signature=jnp.int32(cfg.signature),
+            config=cfg,
+        )
 
     @classmethod
     def batch_stats(cls, predictions: Sequence[Any], references: Sequence[Any]) -> np.ndarray:
         """Per-example statistics ``(n, 3)`` of a batch of Python structures (host side)."""
-        cfg = cls._config
-        _check_lengths(predictions, references, cfg.name)
+        cfg = cls.metric_config
+        check_batch(predictions, references, cfg.name)
         if cfg.batch_stats is None:
             raise TypeError(f"{cfg.name} has no statistics function; build its states with from_stats().")
         return np.asarray(cfg.batch_stats(predictions, references), dtype=np.float64).reshape(-1, 3)
+
+    @classmethod
+    def host_batch_sums(cls, predictions: Sequence[Any], references: Sequence[Any], weights: Any = None) -> Any:
+        """The sums of a batch of Python structures, on the host (what the callback path computes)."""
+        return cls.host_sums(cls.batch_stats(predictions, references), weights)
 
     @classmethod
     def from_model_output(
@@ -298,17 +341,18 @@ class Metric(struct.PyTreeNode):
             from metametric_jax.jit import callback_state
 
             return callback_state(cls, predictions, references, weights, decode, decode_references)
-        stats = cls.batch_stats(predictions, references)
-        return cls.from_stats(stats, weights)
+        return cls.from_stats(cls.batch_stats(predictions, references), weights)
 
     @classmethod
-    def from_records(
-        cls: type[M], pred_records: Any, pred_mask: Any, ref_records: Any, ref_mask: Any, weights: Any = None
-    ) -> M:
-        """The device-native state of a batch of integer records (jittable; see :mod:`metametric_jax.device`)."""
-        from metametric_jax.device import device_state
+    def from_records(cls: type[M], encoded: Any, weights: Any = None) -> M:
+        """The device-native state of a batch of encoded records (jittable; see :mod:`metametric_jax.device`).
 
-        return device_state(cls, pred_records, pred_mask, ref_records, ref_mask, weights)
+        ``encoded`` is what :func:`metametric_jax.device.encode_pairs` returns (or a ``RecordPair`` built on the
+        device with the same vocabulary).
+        """
+        from metametric_jax.device import device_stats
+
+        return cls.from_stats(device_stats(cls, encoded), weights)
 
     # ------------------------------------------------------------------ one pair
     @classmethod
@@ -320,21 +364,21 @@ class Metric(struct.PyTreeNode):
     @classmethod
     def score(cls, prediction: Any, reference: Any) -> float:
         """The declared normalizer applied to one pair (two empty structures score ``empty_score``)."""
-        cfg = cls._config
-        xy, xx, yy = cls.stats(prediction, reference)
-        if not cfg.normalizer.is_identity and xx == 0 and yy == 0:
-            return cfg.empty_score
-        return float(cfg.normalizer(xy, xx, yy, cfg.zero_division))
+        cfg = cls.metric_config
+        return normalize_pair(cfg.normalizer, *cls.stats(prediction, reference), cfg.zero_division, cfg.empty_score)
 
     @classmethod
     def explain(cls, prediction: Any, reference: Any) -> Any:
         """The matching behind ``score``: which sub-structures were aligned to which, with paths and scores."""
-        source = cls._config.source
+        source = cls.metric_config.source
         if source is None or not hasattr(source, "explain"):
-            raise TypeError(f"{cls._config.name} was not built from a similarity; it has no matching to explain.")
+            raise TypeError(f"{cls.metric_config.name} was not built from a similarity; it has no matching to explain.")
         return source.explain(prediction, reference)
 
     # ------------------------------------------------------------------ the laws (pure jnp)
+    def _sums(self) -> dict[str, Any]:
+        return {"micro": self.micro, "macro": self.macro, "count": self.count}
+
     def _check_compatible(self, other: Any) -> None:
         if not isinstance(other, Metric):
             raise TypeError(f"{self.config.name}.merge expects a metric state; found {type(other).__name__}.")
@@ -349,41 +393,51 @@ class Metric(struct.PyTreeNode):
                 f"Cannot merge a state of {other.config!r} into a state of {self.config!r}: they are different "
                 f"metrics (or configurations).{hint}"
             )
-        self._check_rows()
-        other._check_rows()
-        if other.sums.shape != self.sums.shape:
+        a, b = self.count.shape, other.count.shape
+        if a != b:
             raise ValueError(
-                f"{self.config.name}.merge: state shapes differ ({self.sums.shape} vs {other.sums.shape}); "
-                "call reduce() on stacked states first."
+                f"{self.config.name}.merge: state shapes differ ({a} vs {b}); call reduce() on stacked states first."
             )
 
-    def _check_rows(self) -> None:
-        rows = self.config.n_rows
-        if tuple(self.sums.shape[-2:]) != (rows, 2):
-            raise ValueError(
-                f"{self.config.name}: the state's sums have shape {tuple(self.sums.shape)}, but this metric keeps "
-                f"({rows}, 2) (plus any stacked axes); was it restored from a checkpoint of a different metric?"
-            )
+    def check_signature(self) -> None:
+        """Refuse a state whose signature is another metric's (a checkpoint restored into the wrong metric)."""
+        sig = self.signature
+        if isinstance(sig, jax.core.Tracer):
+            return
+        found = np.unique(np.asarray(sig))
+        mine = self.config.signature
+        for value in found.tolist():
+            if value != mine:
+                other = _KNOWN.get(int(value), "an unknown metric")
+                raise ValueError(
+                    f"This state of {self.config.name!r} holds the sums of {other!r} (signature {value}, expected "
+                    f"{mine}): it was restored from a checkpoint of a different metric or configuration."
+                )
 
     def merge(self: M, other: M) -> M:
         """Leafwise compensated addition; associative and commutative, ``empty()`` is its identity."""
         self._check_compatible(other)
-        return self.replace(sums=comp.add(self.sums, other.sums))
+        return self.replace(**jax.tree.map(comp.add, self._sums(), other._sums()))
 
     def reduce(self: M) -> M:
-        """Merge states stacked along the leading axis (CLU's contract: ``all_gather(state).reduce()``)."""
-        if self.sums.ndim == 2:
+        """Merge states stacked along the leading axis (CLU's contract: ``all_gather(state).reduce()``).
+
+        Equal to merging the stacked states one by one, in order (a sequential ``lax.scan``).
+        """
+        if self.count.ndim == 1:
             return self
-        sums = self.sums.reshape((-1,) + self.sums.shape[-2:])
+        stacked = jax.tree.map(lambda x: x.reshape((-1, 2)), self._sums())
+        sig = jnp.reshape(self.signature, (-1,))
+        if sig.shape[0] == 0:
+            return self.__class__.empty()
 
-        def body(carry: jax.Array, x: jax.Array) -> tuple[jax.Array, None]:
-            return comp._add(carry, x), None
+        def body(carry: Any, x: Any) -> tuple[Any, None]:
+            return jax.tree.map(comp.add, carry, x), None
 
-        if sums.shape[0] == 0:
-            return self.replace(sums=jnp.zeros(sums.shape[1:], sums.dtype))
         # start from the first state (not from zeros) so the carry varies across devices like the states do
-        total, _ = jax.lax.scan(body, sums[0], sums[1:])
-        return self.replace(sums=total)
+        first = jax.tree.map(lambda x: x[0], stacked)
+        total, _ = jax.lax.scan(body, first, jax.tree.map(lambda x: x[1:], stacked))
+        return self.replace(**total, signature=sig[0])
 
     def psum(self: M, axis_name: Any) -> M:
         """Merge across a named device axis with ``lax.psum`` (inside ``pmap`` / ``shard_map``).
@@ -391,24 +445,46 @@ class Metric(struct.PyTreeNode):
         Exact while each per-device total's high part is an integer below 2**24; ``all_gather(...).reduce()`` is
         exact always.
         """
-        hi = jax.lax.psum(self.sums[..., 0], axis_name)
-        lo = jax.lax.psum(self.sums[..., 1], axis_name)
-        total = hi + lo
-        return self.replace(sums=jnp.stack([total, lo - (total - hi)], -1))
+
+        def one(pair: jax.Array) -> jax.Array:
+            hi = jax.lax.psum(pair[..., 0], axis_name)
+            lo = jax.lax.psum(pair[..., 1], axis_name)
+            total = hi + lo
+            return jnp.stack([total, lo - (total - hi)], -1)
+
+        return self.replace(**jax.tree.map(one, self._sums()))
+
+    def check_reduced(self, what: str) -> None:
+        """Refuse a stacked state, or one restored from another metric's checkpoint (before ``compute``)."""
+        if self.count.ndim != 1:
+            raise ValueError(
+                f"{self.config.name}.{what}: the state is still stacked (count shape {self.count.shape}); "
+                "call reduce() first."
+            )
+        if set(self.macro) != set(self.config.macro_names):
+            raise ValueError(
+                f"{self.config.name}: the state's macro sums are {sorted(self.macro)}, this metric keeps "
+                f"{sorted(self.config.macro_names)}: was it restored from a checkpoint of a different metric?"
+            )
+        self.check_signature()
 
     def totals(self) -> dict[str, Any]:
         """The exact totals of a (reduced) state, read on the host in float64.
 
         Returns:
-            ``{"xy", "xx", "yy", "count": float, "macro": {normalizer name: float}}`` (the overlap, predicted and
-            reference self-overlaps, the weighted example count and the per-example normalized sums).
+            ``{"xy", "xx", "yy", "count": float, "macro": {figure: float}}``: the overlap, predicted and reference
+            self-overlaps, the weighted example count and the sums of per-example normalized scores.
         """
-        sums = np.asarray(self.sums, np.float64)
-        if sums.ndim != 2:
-            raise ValueError(f"{self.config.name}: the state is still stacked (sums shape {sums.shape}); call reduce().")
-        v = sums[:, 0] + sums[:, 1]
-        macro = {("overlap" if n.is_identity else n.name): float(v[3 + k]) for k, n in enumerate(self.config.reported)}
-        return {"xy": float(v[0]), "xx": float(v[1]), "yy": float(v[2]), "count": float(v[-1]), "macro": macro}
+        self.check_reduced("totals")
+
+        def f64(pair: Any) -> float:
+            hi, lo = np.asarray(pair, np.float64)
+            return float(hi + lo)
+
+        out: dict[str, Any] = {k: f64(self.micro[k]) for k in MICRO}
+        out["count"] = f64(self.count)
+        out["macro"] = {k: f64(v) for k, v in self.macro.items()}
+        return out
 
     def compute(self) -> dict[str, jax.Array]:
         """Micro figures from the totals and ``macro_`` figures from the per-example sums.
@@ -417,116 +493,56 @@ class Metric(struct.PyTreeNode):
             ``{"overlap", "precision", "recall", "f1", "jaccard", [declared f-beta or custom], and the same names
             prefixed "macro_"}`` as 0-d float arrays.
         """
-        if self.sums.ndim != 2:
-            raise ValueError(
-                f"{self.config.name}.compute: the state is still stacked (sums shape {self.sums.shape}); "
-                "call reduce() first."
-            )
-        self._check_rows()
-        if not isinstance(self.sums, jax.core.Tracer):
+        self.check_reduced("compute")
+        if not isinstance(self.count, jax.core.Tracer):
             return _jitted_compute(self)  # one dispatch instead of a dozen eager ops
-        return self._compute()
+        return self.compute_traced()
 
-    def _compute(self) -> dict[str, jax.Array]:
+    def compute_traced(self) -> dict[str, jax.Array]:
+        """``compute`` without its eager checks (inside ``jit`` / ``pmap``; the state must be reduced)."""
         cfg = self.config
-        v = comp.value(self.sums)
-        xy, xx, yy, count = v[0], v[1], v[2], v[-1]
+        xy, xx, yy = (comp.value(self.micro[k]) for k in MICRO)
+        count = comp.value(self.count)
         out: dict[str, jax.Array] = {"overlap": xy}
         for n in cfg.reported:
             if not n.is_identity:
                 out[n.name] = jnp.asarray(n(xy, xx, yy, cfg.zero_division))
-        for k, n in enumerate(cfg.reported):
-            key = "macro_overlap" if n.is_identity else f"macro_{n.name}"
-            out[key] = safe_divide(v[3 + k], count, cfg.zero_division)
+        for key in cfg.macro_names:
+            out[f"macro_{key}"] = safe_divide(comp.value(self.macro[key]), count, cfg.zero_division)
         return out
 
 
 @jax.jit
 def _jitted_compute(state: Any) -> Any:
-    return state._compute()
+    return state.compute_traced()
 
 
-def _reported(normalizer: Normalizer, extra: Sequence[Normalizer] = ()) -> tuple[Normalizer, ...]:
-    out = [NONE, *_STANDARD]
-    for n in (normalizer, *extra):
-        if all(n.name != m.name for m in out):
-            out.append(n)
-    return tuple(out)
+# ------------------------------------------------------------------------------------------------ checkpoints
+def _to_state_dict(state: Metric) -> dict[str, Any]:
+    return {
+        "metric": state.config.name,
+        "signature": state.signature,
+        "micro": dict(state.micro),
+        "macro": dict(state.macro),
+        "count": state.count,
+    }
 
 
-def _new_class(name: str, cfg: MetricConfig, doc: str | None, base: type[M]) -> type[M]:
-    cls_name = "".join(part[:1].upper() + part[1:] for part in name.replace("-", "_").split("_")) or "Metric"
-    if not cls_name.endswith("Metric"):
-        cls_name += "Metric"
-    cls = type(cls_name, (base,), {"_config": cfg, "__doc__": doc or base.__doc__, "__module__": base.__module__})
-    return cls  # type: ignore[return-value]
-
-
-def make_metric(
-    similarity: Any,
-    normalizer: str | Normalizer = "f1",
-    *,
-    name: str | None = None,
-    zero_division: float = 0.0,
-    empty_score: float = 1.0,
-    report: Sequence[str | Normalizer] = (),
-) -> type[Metric]:
-    """The accumulator class of a similarity (anything with ``batch_stats(predictions, references)``).
-
-    Args:
-        similarity: a :class:`metametric_jax.similarity.Similarity`.
-        normalizer: the declared normalizer (``score`` uses it; ``compute`` reports it beside P / R / F1 / Jaccard).
-        name: a name for messages; default the similarity's.
-        zero_division: value of a 0/0 other than two empty structures.
-        empty_score: per-example normalized score of two empty structures.
-        report: further normalizers for ``compute`` to report.
-    """
-    norm = parse_normalizer(normalizer)
-    extra = tuple(parse_normalizer(r) for r in report)
-    metric_name = name or getattr(similarity, "name", None) or type(similarity).__name__
-    cfg = MetricConfig(
-        name=metric_name,
-        normalizer=norm,
-        reported=_reported(norm, extra),
-        zero_division=float(zero_division),
-        empty_score=float(empty_score),
-        batch_stats=similarity.batch_stats,
-        source=similarity,
+def _from_state_dict(target: Metric, state: Mapping[str, Any]) -> Metric:
+    cfg = target.config
+    name = state.get("metric")
+    if isinstance(name, bytes):
+        name = name.decode("utf-8", "replace")
+    keys = sorted(state.get("macro", {}))
+    sig = state.get("signature")
+    if name != cfg.name or keys != sorted(cfg.macro_names) or (sig is not None and int(np.asarray(sig)) != cfg.signature):
+        raise ValueError(
+            f"Cannot restore a state of metric {name!r} (macro figures {keys}) into metric {cfg.name!r} (macro "
+            f"figures {sorted(cfg.macro_names)}): the checkpoint belongs to a different metric or configuration."
+        )
+    return target.replace(
+        micro={k: jnp.asarray(state["micro"][k]) for k in MICRO},
+        macro={k: jnp.asarray(state["macro"][k]) for k in cfg.macro_names},
+        count=jnp.asarray(state["count"]),
+        signature=jnp.asarray(sig, jnp.int32),
     )
-    return _new_class(metric_name, cfg, None, Metric)
-
-
-def stats_metric(
-    stats: Callable[[Any, Any], tuple[float, float, float]] | None = None,
-    normalizer: str | Normalizer = "f1",
-    *,
-    name: str,
-    batch_stats: Callable[[Sequence[Any], Sequence[Any]], np.ndarray] | None = None,
-    zero_division: float = 0.0,
-    empty_score: float = 1.0,
-    report: Sequence[str | Normalizer] = (),
-    doc: str | None = None,
-) -> type[Metric]:
-    """An accumulator class from a per-pair statistics function ``stats(p, r) -> (xy, xx, yy)``.
-
-    Either ``stats`` (called per pair) or ``batch_stats`` (called per batch, returning an ``(n, 3)`` array) must be
-    given; with neither, states are built with ``from_stats`` only.
-    """
-    norm = parse_normalizer(normalizer)
-    extra = tuple(parse_normalizer(r) for r in report)
-    if batch_stats is None and stats is not None:
-        pair = stats
-
-        def batch_stats(predictions: Sequence[Any], references: Sequence[Any]) -> np.ndarray:
-            return np.asarray([pair(p, r) for p, r in zip(predictions, references)], dtype=np.float64).reshape(-1, 3)
-
-    cfg = MetricConfig(
-        name=name,
-        normalizer=norm,
-        reported=_reported(norm, extra),
-        zero_division=float(zero_division),
-        empty_score=float(empty_score),
-        batch_stats=batch_stats,
-        source=stats,
-    )
-    return _new_class(name, cfg, doc, Metric)

@@ -1,4 +1,4 @@
-"""Derive a similarity from a type, and the ``@metametric`` decorator.
+"""Derive a similarity from a type (the ``@metametric`` decorator in :mod:`metametric_jax.build` uses it).
 
 Type-directed dispatch (Chen et al., EMNLP 2023, §4), tried in this order:
 
@@ -24,19 +24,16 @@ from __future__ import annotations
 import collections.abc as cabc
 import dataclasses
 import enum
-import sys
 import types
 import typing
 from typing import Annotated, Any, Literal, TypeVar, Union, get_args, get_origin, get_type_hints
 
-from metametric_jax.accumulate import Metric, make_metric
 from metametric_jax.constraint import Constraint, parse_constraint
 from metametric_jax.matching import LatentSetMatching, SetMatching
-from metametric_jax.normalizer import Normalizer, parse_normalizer
 from metametric_jax.similarity import Discrete, FromFunction, Normalized, Product, Similarity, UnionSim
 from metametric_jax.variable import Variable, VariableSim
 
-__all__ = ["derive", "metametric", "metric_similarity", "as_similarity", "field_types"]
+__all__ = ["derive", "derive_dataclass", "is_metric_class", "metric_similarity", "as_similarity", "field_types"]
 
 T = TypeVar("T")
 
@@ -55,25 +52,24 @@ _COLLECTIONS = (
 _REFUSED_ORIGINS = (dict, cabc.Mapping, cabc.MutableMapping, cabc.Callable, type)
 
 
-def metric_similarity(metric: type[Metric]) -> Similarity:
+def is_metric_class(obj: Any) -> bool:
+    """Whether ``obj`` is a metric class: a class with the ``nested_similarity`` protocol method."""
+    return isinstance(obj, type) and callable(getattr(obj, "nested_similarity", None))
+
+
+def metric_similarity(metric: Any) -> Similarity:
     """The similarity a metric class stands for when used inside another structure (normalized as declared)."""
-    cfg = metric._config
-    source = cfg.source
-    if not isinstance(source, Similarity):
-        raise TypeError(f"Metric {cfg.name} was not built from a similarity and cannot be nested.")
-    if cfg.normalizer.is_identity:
-        return source
-    return Normalized(source, cfg.normalizer, cfg.zero_division, cfg.empty_score)
+    return metric.nested_similarity()
 
 
 def as_similarity(obj: Any, what: str = "value") -> Similarity:
     """Coerce a similarity, a metric class or a function ``(x, y) -> float`` into a similarity."""
     if isinstance(obj, Similarity):
         return obj
-    if isinstance(obj, type) and issubclass(obj, Metric):
+    if is_metric_class(obj):
         return metric_similarity(obj)
     nested = getattr(obj, "metric", None) if isinstance(obj, type) else None
-    if isinstance(nested, type) and issubclass(nested, Metric):
+    if is_metric_class(nested):
         return metric_similarity(nested)
     if callable(obj) and not isinstance(obj, type):
         return FromFunction(obj)
@@ -82,10 +78,10 @@ def as_similarity(obj: Any, what: str = "value") -> Similarity:
     )
 
 
-def _own_metric(tp: Any) -> type[Metric] | None:
+def _own_metric(tp: Any) -> Any:
     for attr in ("metric", "latent_metric"):
         m = tp.__dict__.get(attr) if isinstance(tp, type) else None
-        if isinstance(m, type) and issubclass(m, Metric):
+        if is_metric_class(m):
             return m
     return None
 
@@ -113,7 +109,7 @@ def _derive(tp: Any, constraint: Constraint, where: str, stack: set[Any], localn
     if origin is Annotated:
         base, *meta = get_args(tp)
         for m in meta:
-            if isinstance(m, Similarity) or (isinstance(m, type) and issubclass(m, Metric)):
+            if isinstance(m, Similarity) or is_metric_class(m):
                 return as_similarity(m, where)
         for m in meta:
             if callable(m):
@@ -203,6 +199,11 @@ def field_types(cls: type, localns: Any = None) -> dict[str, Any]:
         return out
 
 
+def derive_dataclass(cls: type, constraint: str | Constraint = "<->", localns: Any = None) -> Product:
+    """The product similarity of a dataclass's fields (``localns`` resolves annotations of local classes)."""
+    return _derive_dataclass(cls, parse_constraint(constraint), {cls}, localns)
+
+
 def _derive_dataclass(cls: type, constraint: Constraint, stack: set[Any], localns: Any = None) -> Product:
     hints = field_types(cls, localns)
     fields = {}
@@ -212,58 +213,3 @@ def _derive_dataclass(cls: type, constraint: Constraint, stack: set[Any], localn
             tp, constraint, f"class {cls.__name__}, field {f.name!r} of type {tp!r}", stack, localns
         )
     return Product(cls, fields)
-
-
-def metametric(
-    cls: type[T] | None = None,
-    /,
-    *,
-    normalizer: str | Normalizer = "none",
-    constraint: str | Constraint = "<->",
-    zero_division: float = 0.0,
-    empty_score: float = 1.0,
-) -> Any:
-    """Decorate a dataclass to derive its metric.
-
-    Sets ``cls.metric`` (or ``cls.latent_metric`` when the class has :class:`~metametric_jax.Variable` fields), an
-    accumulator class with ``score``, ``explain``, ``empty``, ``from_model_output``, ``merge``, ``reduce`` and
-    ``compute``.
-
-    Args:
-        cls: the dataclass (when used bare, ``@metametric``).
-        normalizer: ``none`` (default), ``precision``, ``recall``, ``jaccard``, ``dice`` / ``f1``, ``f{β}``, or a
-            :class:`~metametric_jax.Normalizer`.
-        constraint: the matching constraint of the class's collection fields: ``<->`` / ``1:1`` (default),
-            ``->`` / ``1:*``, ``<-`` / ``*:1``, ``~`` / ``*:*``.
-        zero_division: value of a 0/0 other than two empty structures.
-        empty_score: normalized score of two empty structures.
-
-    Raises:
-        ValueError: on an unknown normalizer or constraint (listing the valid ones).
-        TypeError: if the class is not a dataclass, or a field's type cannot be derived.
-
-    Example:
-        >>> from dataclasses import dataclass
-        >>> @metametric(normalizer="f1")
-        ... @dataclass(frozen=True)
-        ... class Doc:
-        ...     spans: frozenset[tuple[int, int]]
-        >>> Doc.metric.score(Doc(frozenset({(0, 1), (2, 3)})), Doc(frozenset({(0, 1)})))
-        0.6666666666666666
-    """
-    norm = parse_normalizer(normalizer)
-    cons = parse_constraint(constraint)
-    caller_locals = sys._getframe(1).f_locals  # resolves annotations of classes defined inside functions
-
-    def wrap(c: type[T]) -> type[T]:
-        if not (isinstance(c, type) and dataclasses.is_dataclass(c)):
-            raise TypeError(f"@metametric decorates dataclasses; found {c!r}. Put @dataclass below @metametric.")
-        sim = _derive_dataclass(c, cons, {c}, caller_locals)
-        metric = make_metric(sim, norm, name=c.__name__, zero_division=zero_division, empty_score=empty_score)
-        metric.__doc__ = f"The derived metric of {c.__name__} ({norm.name}, constraint {cons.value})."
-        setattr(c, "latent_metric" if sim.has_variables else "metric", metric)
-        return c
-
-    if cls is not None:
-        return wrap(cls)
-    return wrap

@@ -19,20 +19,23 @@ Which metrics qualify (see :func:`record_spec`):
 
 * a class decorated with ``@metametric`` that has exactly one field, a collection (``frozenset[R]``, ``set[R]``,
   ``list[R]``, ``tuple[R, ...]``...) of records ``R``, under any constraint and any normalizer; or a metric built
-  directly on :class:`~metametric_jax.matching.SetMatching` (``dsl.metric(dsl.set_matching(...))``);
+  directly on :class:`~metametric_jax.matching.SetMatching` (``make_metric(dsl.set_matching(...))``);
 * where a record ``R`` is a dataclass whose fields are all ``int``, ``bool``, ``str``, an ``enum.Enum`` or a
   ``Literal``, compared by exact equality (the derived similarity); or a fixed tuple of such types
   (``tuple[int, int, str]``); or a single such value (a set of labels).
 
 Anything else (fuzzy or learned similarities, nested collections, latent variables, several fields) needs a solver
-on the host: use ``D.metric.from_model_output(arrays, arrays, decode=fn)`` (:mod:`metametric_jax.jit`).
+on the host: use ``metric.from_model_output(arrays, arrays, decode=fn)`` (:mod:`metametric_jax.jit`).
 
-Encoding (:func:`encode_records`): a batch of ``n`` documents becomes ``records`` int32 ``(n, max_items, width)``
-with one column per record field (in field order) and ``mask`` bool ``(n, max_items)``, True on real records. ``int``
-and ``bool`` fields are stored as integers; an enum member as its position in the enum; strings and non-integer
-``Literal`` values through a vocabulary (``{field: {value: code}}``) that the predictions and the references must
-share. Only equality of codes matters, so any injective encoding shared by both sides is valid, e.g. a tagger's
-type ids (:func:`bio_span_records`).
+Encoding. Both sides of a batch are encoded in one call, :func:`encode_pairs`, so they share one vocabulary: a batch
+of ``n`` documents becomes ``records`` int32 ``(n, max_items, width)`` with one column per record field (in field
+order) and ``mask`` bool ``(n, max_items)``, True on real records. ``int`` and ``bool`` fields are stored as integers;
+an enum member as its position in the enum; a ``Literal`` value as its position among the literal's values; strings
+through the shared vocabulary (``{field: {value: code}}``). Each value must have its field's declared type: a string
+(or a float) in an ``int`` field is a ``TypeError`` naming the field, as on the host path, never a code that could
+collide with a real integer. A side built on the device (a tagger's spans, :mod:`metametric_jax.tasks.tagging`) is
+paired with references encoded by :func:`encode_records` under a *fixed* vocabulary (the tagger's type ids): a value
+missing from a fixed vocabulary is an error, never a new code.
 """
 
 from __future__ import annotations
@@ -47,19 +50,21 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
-from metametric_jax import _compensated as comp
+from flax import struct
+
 from metametric_jax.constraint import Constraint, parse_constraint
 from metametric_jax.matching import SetMatching
 from metametric_jax.similarity import Discrete, Normalized, Product
 
 __all__ = [
     "RecordSpec",
+    "RecordPair",
     "EncodedRecords",
     "record_spec",
+    "encode_pairs",
     "encode_records",
     "record_stats",
-    "sums_from_stats",
-    "device_state",
+    "device_stats",
     "bio_span_records",
     "vocab_from_labels",
 ]
@@ -83,6 +88,8 @@ class RecordSpec:
     field: str | None
     record_type: Any
     columns: tuple[str, ...]
+    kinds: tuple[Any, ...] = ()
+    """Per column the declared type: ``int``, ``bool``, ``str``, an enum class or a ``Literal[...]``."""
 
     @property
     def width(self) -> int:
@@ -91,17 +98,38 @@ class RecordSpec:
 
 
 class EncodedRecords(NamedTuple):
-    """A batch of record collections as arrays.
+    """One side of a batch of record collections as arrays (see :func:`encode_records`).
 
     Attributes:
         records: int32 ``(n, max_items, width)``.
         mask: bool ``(n, max_items)``, True on real records.
-        vocab: ``{column: {value: code}}`` for string / Literal columns (pass it to the other side's encoding).
     """
 
     records: np.ndarray
     mask: np.ndarray
-    vocab: dict[str, dict[Any, int]]
+
+
+class RecordPair(struct.PyTreeNode):
+    """Both sides of a batch as integer records encoded with one vocabulary (what ``from_records`` takes).
+
+    Attributes:
+        pred_records: int ``(n, P, width)``.
+        pred_mask: bool ``(n, P)``.
+        ref_records: int ``(n, R, width)``.
+        ref_mask: bool ``(n, R)``.
+        vocab: the shared vocabulary of string columns, as sorted ``(column, ((value, code), ...))`` pairs (static).
+    """
+
+    pred_records: Any
+    pred_mask: Any
+    ref_records: Any
+    ref_mask: Any
+    vocab: tuple[tuple[str, tuple[tuple[Any, int], ...]], ...] = struct.field(pytree_node=False, default=())
+
+    @property
+    def vocabulary(self) -> dict[str, dict[Any, int]]:
+        """The shared vocabulary as ``{column: {value: code}}``."""
+        return {column: dict(table) for column, table in self.vocab}
 
 
 # ------------------------------------------------------------------------------------------------ qualification
@@ -113,8 +141,8 @@ def _scalar_ok(tp: Any) -> bool:
     return isinstance(tp, type) and (issubclass(tp, (int, str, bool, np.integer, enum.Enum)))
 
 
-def _columns(inner: Any) -> tuple[Any, tuple[str, ...]]:
-    """(record type, column names) of a record similarity, or raise ``_NotQualifiedError``."""
+def _columns(inner: Any) -> tuple[Any, tuple[str, ...], tuple[Any, ...]]:
+    """(record type, column names, column types) of a record similarity, or raise ``_NotQualifiedError``."""
     while isinstance(inner, Normalized) and inner.discrete_key is not None:
         inner = inner.inner
     if isinstance(inner, Product):
@@ -130,20 +158,24 @@ def _columns(inner: Any) -> tuple[Any, tuple[str, ...]]:
                     f"field {f!r} of the record type {cls.__name__} has type {tp!r} compared by {sim!r}; only int, "
                     "bool, str, enum and Literal fields compared by equality can be encoded as integers"
                 )
-        return cls, tuple(inner.fields)
+        return cls, tuple(inner.fields), tuple(_plain(hints[f]) for f in inner.fields)
     if isinstance(inner, Discrete):
         tp = inner.cls
         if get_origin(tp) is tuple:
             args = get_args(tp)
             if args and args[-1] is not Ellipsis and all(_scalar_ok(a) for a in args):
-                return tp, tuple(str(k) for k in range(len(args)))
+                return tp, tuple(str(k) for k in range(len(args))), tuple(_plain(a) for a in args)
         elif _scalar_ok(tp):
-            return tp, ("value",)
+            return tp, ("value",), (_plain(tp),)
         raise _NotQualifiedError(
             f"the records have type {tp!r}; only dataclasses / fixed tuples of int, bool, str, enum and Literal "
             "values (or one such value) can be encoded as integers"
         )
     raise _NotQualifiedError(f"the records are compared by {inner!r}, which is not exact equality")
+
+
+def _plain(tp: Any) -> Any:
+    return _plain(get_args(tp)[0]) if get_origin(tp) is typing.Annotated else tp
 
 
 class _NotQualifiedError(Exception):
@@ -159,7 +191,7 @@ def record_spec(metric_cls: Any) -> RecordSpec:
     Raises:
         TypeError: if the metric does not qualify; the message says why and points to the host-callback path.
     """
-    cfg = getattr(metric_cls, "_config", None)
+    cfg = getattr(metric_cls, "metric_config", None)
     if cfg is None:
         raise TypeError(f"The device path expects a metric class (such as D.metric); found {metric_cls!r}.")
     name = cfg.name
@@ -180,8 +212,8 @@ def record_spec(metric_cls: Any) -> RecordSpec:
                 f"its similarity{'' if field is None else f' (field {field!r})'} is {sim!r}, not a set matching of "
                 "records"
             )
-        record_type, cols = _columns(sim.inner)
-        return RecordSpec(sim.constraint, field, record_type, cols)
+        record_type, cols, kinds = _columns(sim.inner)
+        return RecordSpec(sim.constraint, field, record_type, cols, kinds)
     except _NotQualifiedError as e:
         raise TypeError(
             f"Metric {name} cannot be computed on the device: {e}. Use the host-callback path instead, "
@@ -199,58 +231,43 @@ def _record_values(x: Any) -> tuple[tuple[str, ...], tuple[Any, ...]]:
     return ("value",), (x,)
 
 
-def _code(v: Any, column: str, vocab: dict[str, dict[Any, int]]) -> int:
-    if isinstance(v, enum.Enum):
-        return list(type(v)).index(v)
-    if isinstance(v, (bool, int, np.integer)):
+def _kind_name(kind: Any) -> str:
+    return getattr(kind, "__name__", None) or repr(kind)
+
+
+def _code(v: Any, column: str, kind: Any, vocab: dict[str, dict[Any, int]] | None, fixed: bool, where: str) -> int:
+    """The integer code of value ``v`` of a column of declared type ``kind``; refuses a value of another type."""
+    if get_origin(kind) is Literal:
+        allowed = get_args(kind)
+        for k, a in enumerate(allowed):
+            if v == a and type(v) is type(a):
+                return k
+    elif isinstance(kind, type) and issubclass(kind, enum.Enum):
+        if isinstance(v, kind):
+            return list(kind).index(v)
+    elif kind is str:
+        if isinstance(v, str):
+            table = vocab.setdefault(column, {}) if vocab is not None else {}
+            if v not in table:
+                if fixed:
+                    raise ValueError(
+                        f"{where}: field {column!r} holds {v!r}, which is not in the fixed vocabulary "
+                        f"({sorted(table)[:10]}...); encode both sides with encode_pairs, or add it to the vocabulary."
+                    )
+                table[v] = len(table)
+            return table[v]
+    elif kind is bool:
+        if isinstance(v, (bool, np.bool_)):
+            return int(v)
+    elif isinstance(kind, type) and issubclass(kind, (int, np.integer)) and isinstance(v, (int, np.integer)):
         iv = int(v)
         if not _INT32.min <= iv <= _INT32.max:
-            raise ValueError(f"encode_records: column {column!r} holds {iv}, outside the int32 range.")
+            raise ValueError(f"{where}: field {column!r} holds {iv}, outside the int32 range.")
         return iv
-    if isinstance(v, str):
-        table = vocab.setdefault(column, {})
-        return table.setdefault(v, len(table))
-    raise TypeError(
-        f"encode_records: column {column!r} holds {type(v).__name__} {v!r}; expected int, bool, str or an enum member."
-    )
+    raise TypeError(f"{where}: field {column!r} is {_kind_name(kind)}; found {type(v).__name__} {v!r}.")
 
 
-def encode_records(
-    docs: Sequence[Any],
-    field: str | None = None,
-    max_items: int | None = None,
-    vocab: dict[str, dict[Any, int]] | None = None,
-    *,
-    metric: Any = None,
-) -> EncodedRecords:
-    """Encode a batch of documents (decorated dataclass instances, or record collections) as integer records.
-
-    Args:
-        docs: one document per example: an instance of the decorated class (its record collection is read from
-            ``field``, default its only field) or the record collection itself.
-        field: the collection field to read.
-        max_items: the padded number of records per document (default: the largest collection, at least 1).
-        vocab: the vocabulary of string columns to extend (pass the one returned for the predictions when encoding
-            the references); a new one is created when ``None``.
-        metric: optional qualifying metric class: gives the default ``field`` and the record width (needed when a
-            batch holds no record at all), and checks that the records have its columns.
-
-    Returns:
-        ``EncodedRecords(records int32 (n, max_items, width), mask bool (n, max_items), vocab)``.
-
-    Raises:
-        ValueError: if a document has more than ``max_items`` records, records differ in width, or an integer does
-            not fit in int32.
-        TypeError: if a document has no such field, or a value cannot be encoded.
-
-    >>> enc = encode_records([[(0, 2, "PER")], [(1, 3, "LOC"), (4, 5, "PER")]])
-    >>> enc.records.shape, enc.mask.tolist(), enc.vocab
-    ((2, 2, 3), [[True, False], [True, True]], {'2': {'PER': 0, 'LOC': 1}})
-    """
-    vocab = {} if vocab is None else vocab
-    spec = record_spec(metric) if metric is not None else None
-    if spec is not None and field is None:
-        field = spec.field
+def _collections(docs: Sequence[Any], field: str | None, what: str) -> list[list[Any]]:
     colls: list[list[Any]] = []
     for k, doc in enumerate(docs):
         coll = doc
@@ -260,42 +277,124 @@ def encode_records(
             if key is None:
                 if len(names) != 1:
                     raise TypeError(
-                        f"encode_records: document {k} ({type(doc).__name__}) has fields {names}; pass field=<name> of "
-                        "the record collection."
+                        f"{what}: document {k} ({type(doc).__name__}) has fields {names}; pass field=<name> of the "
+                        "record collection."
                     )
                 key = names[0]
             if key not in names:
-                raise TypeError(
-                    f"encode_records: document {k} ({type(doc).__name__}) has no field {key!r}; fields: {names}."
-                )
+                raise TypeError(f"{what}: document {k} ({type(doc).__name__}) has no field {key!r}; fields: {names}.")
             coll = getattr(doc, key)
         if isinstance(coll, (str, bytes)) or not isinstance(coll, Collection):
-            raise TypeError(
-                f"encode_records: document {k} holds {type(coll).__name__}; expected a collection of records."
-            )
+            raise TypeError(f"{what}: document {k} holds {type(coll).__name__}; expected a collection of records.")
         colls.append(list(coll))
+    return colls
+
+
+def _encode(
+    colls: list[list[Any]], spec: RecordSpec, size: int, vocab: dict[str, dict[Any, int]], fixed: bool, what: str
+) -> EncodedRecords:
     longest = max((len(c) for c in colls), default=0)
-    size = max(longest, 1) if max_items is None else int(max_items)
     if longest > size:
         k = next(i for i, c in enumerate(colls) if len(c) > size)
-        raise ValueError(f"encode_records: document {k} has {len(colls[k])} records, more than max_items={size}.")
-    columns: tuple[str, ...] | None = None if spec is None else spec.columns
-    rows: list[tuple[int, int, list[int]]] = []
+        raise ValueError(f"{what}: document {k} has {len(colls[k])} records, more than max_items={size}.")
+    records = np.zeros((len(colls), size, spec.width), np.int32)
+    mask = np.zeros((len(colls), size), bool)
     for k, coll in enumerate(colls):
         for j, x in enumerate(coll):
             cols, values = _record_values(x)
-            if columns is None:
-                columns = cols
-            elif cols != columns:
-                raise ValueError(f"encode_records: document {k}, record {j} has columns {cols}; expected {columns}.")
-            rows.append((k, j, [_code(v, c, vocab) for v, c in zip(values, cols)]))
-    width = len(columns) if columns is not None else 1
-    records = np.zeros((len(colls), size, width), np.int32)
-    mask = np.zeros((len(colls), size), bool)
-    for k, j, codes in rows:
-        records[k, j] = codes
-        mask[k, j] = True
-    return EncodedRecords(records, mask, vocab)
+            if cols != spec.columns:
+                raise TypeError(
+                    f"{what}: document {k}, record {j} is {type(x).__name__} {x!r}; expected a {_kind_name(spec.record_type)}"
+                    f" record with fields {spec.columns}."
+                )
+            where = f"{what}: document {k}, record {j}"
+            records[k, j] = [_code(v, c, t, vocab, fixed, where) for v, c, t in zip(values, cols, spec.kinds)]
+            mask[k, j] = True
+    return EncodedRecords(records, mask)
+
+
+def encode_pairs(
+    predictions: Sequence[Any],
+    references: Sequence[Any],
+    *,
+    metric: Any,
+    max_items: int | None = None,
+    field: str | None = None,
+) -> RecordPair:
+    """Encode a batch of predicted and reference documents as integer records with one shared vocabulary.
+
+    Args:
+        predictions: one document per example: an instance of the decorated class (its record collection is read
+            from ``field``, default its only field) or the record collection itself.
+        references: the reference documents, same length.
+        metric: the qualifying metric class (its record type gives the columns and their declared types).
+        max_items: the padded number of records per document (default: the largest collection, at least 1).
+        field: the collection field to read.
+
+    Returns:
+        a :class:`RecordPair` for ``metric.from_records``.
+
+    Raises:
+        TypeError: if a value does not have its field's declared type (naming the field), a document has no such
+            field, or the metric does not qualify.
+        ValueError: if the sides differ in length, a document has more than ``max_items`` records, or an integer
+            does not fit in int32.
+
+    >>> from dataclasses import dataclass
+    >>> from metametric_jax import metametric
+    >>> @metametric(normalizer="f1")
+    ... @dataclass
+    ... class Doc:
+    ...     spans: frozenset[tuple[int, int, str]]
+    >>> pair = encode_pairs([Doc(frozenset({(0, 2, "PER")}))], [Doc(frozenset({(0, 2, "LOC")}))], metric=Doc.metric)
+    >>> pair.pred_records.tolist(), pair.ref_records.tolist(), pair.vocabulary
+    ([[[0, 2, 0]]], [[[0, 2, 1]]], {'2': {'PER': 0, 'LOC': 1}})
+    """
+    spec = record_spec(metric)
+    field = spec.field if field is None else field
+    if len(predictions) != len(references):
+        raise ValueError(
+            f"encode_pairs: predictions and references must have the same length; found {len(predictions)} and "
+            f"{len(references)}."
+        )
+    preds = _collections(predictions, field, "encode_pairs (predictions)")
+    refs = _collections(references, field, "encode_pairs (references)")
+    size = max(max((len(c) for c in preds + refs), default=0), 1) if max_items is None else int(max_items)
+    vocab: dict[str, dict[Any, int]] = {}
+    p = _encode(preds, spec, size, vocab, False, "encode_pairs (predictions)")
+    r = _encode(refs, spec, size, vocab, False, "encode_pairs (references)")
+    frozen = tuple(sorted((c, tuple(t.items())) for c, t in vocab.items()))
+    return RecordPair(p.records, p.mask, r.records, r.mask, frozen)
+
+
+def encode_records(
+    docs: Sequence[Any],
+    *,
+    metric: Any,
+    vocab: dict[str, dict[Any, int]] | None = None,
+    max_items: int | None = None,
+    field: str | None = None,
+) -> EncodedRecords:
+    """Encode one side of a batch under a fixed vocabulary (for pairing with records built on the device).
+
+    Use :func:`encode_pairs` when both sides are Python documents. Here ``vocab`` (``{field: {value: code}}``, e.g.
+    :func:`vocab_from_labels` of a tagger's types) is never extended: a string missing from it is a ``ValueError``,
+    so the codes always mean what the other side's codes mean. ``vocab`` is required when the records have string
+    fields.
+
+    Raises:
+        TypeError: if a value does not have its field's declared type (naming the field).
+        ValueError: on a string missing from ``vocab``, too many records, or an integer outside int32.
+    """
+    spec = record_spec(metric)
+    if vocab is None and str in spec.kinds:
+        raise TypeError(
+            "encode_records: the records have string fields, so the codes need a fixed vocabulary shared with the "
+            "other side (vocab=...); to encode both sides from Python documents use encode_pairs."
+        )
+    colls = _collections(docs, spec.field if field is None else field, "encode_records")
+    size = max(max((len(c) for c in colls), default=0), 1) if max_items is None else int(max_items)
+    return _encode(colls, spec, size, {} if vocab is None else vocab, True, "encode_records")
 
 
 # ------------------------------------------------------------------------------------------------ device statistics
@@ -340,41 +439,6 @@ def record_stats(
     return jnp.stack([xy, xx, yy], -1).astype(jnp.float32)
 
 
-def _tree_sum(pairs: jax.Array) -> jax.Array:
-    """Compensated sum over the leading axis of a ``(n, ..., 2)`` pair array (pairwise, log-depth)."""
-    if pairs.shape[0] == 0:
-        return jnp.zeros(pairs.shape[1:], jnp.float32)
-    while pairs.shape[0] > 1:
-        if pairs.shape[0] % 2:
-            pairs = jnp.concatenate([pairs, jnp.zeros_like(pairs[:1])])
-        pairs = comp._add(pairs[0::2], pairs[1::2])
-    return pairs[0]
-
-
-def sums_from_stats(metric_cls: Any, stats: Any, weights: Any = None) -> jax.Array:
-    r"""The state's ``sums`` (float32 ``(rows, 2)``) from per-example statistics, in jnp (``Metric.host_sums``'s rule).
-
-    Rows: :math:`\sum_i w_i (xy_i, xx_i, yy_i)`, then :math:`\sum_i w_i n_k(xy_i, xx_i, yy_i)` for each reported
-    normalizer (two empty structures score ``empty_score``), then :math:`\sum_i w_i`; compensated pairs. Weights are
-    not validated on the device: they must be finite and non-negative.
-    """
-    cfg = metric_cls._config
-    stats = jnp.asarray(stats, jnp.float32)
-    n = stats.shape[0]
-    w = jnp.ones((n,), jnp.float32) if weights is None else jnp.broadcast_to(jnp.asarray(weights, jnp.float32), (n,))
-    xy, xx, yy = stats[:, 0], stats[:, 1], stats[:, 2]
-    both_empty = (xx == 0) & (yy == 0)
-    cols = [xy, xx, yy]
-    for normalizer in cfg.reported:
-        s = jnp.asarray(normalizer(xy, xx, yy, cfg.zero_division), jnp.float32)
-        if not normalizer.is_identity:
-            s = jnp.where(both_empty, jnp.float32(cfg.empty_score), s)
-        cols.append(jnp.broadcast_to(s, (n,)))
-    cols.append(jnp.ones((n,), jnp.float32))
-    values = w[:, None] * jnp.stack(cols, axis=1)
-    return _tree_sum(jnp.stack([values, jnp.zeros_like(values)], axis=-1))
-
-
 def _check_side(records: Any, mask: Any, side: str, spec: RecordSpec, name: str) -> tuple[jax.Array, jax.Array]:
     rs, ms = tuple(np.shape(records)), tuple(np.shape(mask))
     if len(rs) != 3 or len(ms) != 2 or rs[:2] != ms:
@@ -393,48 +457,29 @@ def _check_side(records: Any, mask: Any, side: str, spec: RecordSpec, name: str)
     return jnp.asarray(records), jnp.asarray(mask, bool)
 
 
-def device_state(
-    metric_cls: Any,
-    pred_records: Any,
-    pred_mask: Any,
-    ref_records: Any,
-    ref_mask: Any,
-    weights: Any = None,
-) -> Any:
-    """The state of one batch of encoded records, computed in jnp on the device (no callback).
-
-    Args:
-        metric_cls: a qualifying metric class (see :func:`record_spec`).
-        pred_records: int ``(n, P, width)`` predicted records (see :func:`encode_records`).
-        pred_mask: bool ``(n, P)``.
-        ref_records: int ``(n, R, width)`` reference records, encoded with the same vocabulary.
-        ref_mask: bool ``(n, R)``.
-        weights: optional per-example weights ``(n,)`` or a scalar.
-
-    Returns:
-        A ``metric_cls`` state, equal to ``metric_cls.from_model_output`` on the decoded documents (counts exactly,
-        normalized macro sums to float32 rounding).
+def device_stats(metric_cls: Any, pair: RecordPair) -> jax.Array:
+    """Per-example statistics ``(n, 3)`` of a :class:`RecordPair` for a qualifying metric, in jnp (jittable).
 
     Raises:
-        TypeError: if the metric does not qualify (pointing to the host-callback path) or records are not integers.
+        TypeError: if the metric does not qualify (pointing to the host-callback path), records are not integers, or
+            ``pair`` is not a :class:`RecordPair`.
         ValueError: on inconsistent shapes (at trace time).
     """
     spec = record_spec(metric_cls)
-    cfg = metric_cls._config
-    p, pm = _check_side(pred_records, pred_mask, "predicted", spec, cfg.name)
-    r, rm = _check_side(ref_records, ref_mask, "reference", spec, cfg.name)
+    name = metric_cls.metric_config.name
+    if not isinstance(pair, RecordPair):
+        raise TypeError(
+            f"{name}.from_records expects a RecordPair (from encode_pairs, or built with one vocabulary); found "
+            f"{type(pair).__name__}."
+        )
+    p, pm = _check_side(pair.pred_records, pair.pred_mask, "predicted", spec, name)
+    r, rm = _check_side(pair.ref_records, pair.ref_mask, "reference", spec, name)
     if p.shape[0] != r.shape[0]:
         raise ValueError(
-            f"{cfg.name} device path: predictions and references must have the same batch size; found predicted "
+            f"{name} device path: predictions and references must have the same batch size; found predicted "
             f"records {tuple(p.shape)} and reference records {tuple(r.shape)}."
         )
-    if weights is not None and np.shape(weights) not in ((), (p.shape[0],)):
-        raise ValueError(
-            f"{cfg.name} device path: weights must have shape ({p.shape[0]},) or be a scalar; found "
-            f"{np.shape(weights)}."
-        )
-    stats = record_stats(p, pm, r, rm, spec.constraint)
-    return metric_cls(sums=sums_from_stats(metric_cls, stats, weights), config=cfg)
+    return record_stats(p, pm, r, rm, spec.constraint)
 
 
 # ------------------------------------------------------------------------------------------------ tag decoding

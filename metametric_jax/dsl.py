@@ -1,7 +1,7 @@
 """Plain typed combinators for composing similarities (and their metrics) by hand.
 
 Every function takes keyword arguments and returns a :class:`~metametric_jax.similarity.Similarity`; turn one into an
-accumulator class with :func:`metric` (or ``sim.metric(normalizer)``).
+accumulator class with :func:`metametric_jax.make_metric`. Unknown keyword arguments raise ``TypeError``.
 
 Example:
     >>> from dataclasses import dataclass
@@ -13,7 +13,8 @@ Example:
     ...     label: str
     >>> overlap = dsl.from_function(lambda a, b: max(0, min(a.end, b.end) - max(a.start, b.start)) / (b.end - b.start))
     >>> spans = dsl.set_matching(dsl.dataclass(Span, label=dsl.discrete()), constraint="<->")
-    >>> SpanF1 = dsl.metric(spans, normalizer="f1")
+    >>> from metametric_jax import make_metric
+    >>> SpanF1 = make_metric(spans, normalizer="f1")
     >>> SpanF1.score([Span(0, 2, "PER")], [Span(0, 2, "PER"), Span(3, 4, "LOC")])
     0.6666666666666666
 """
@@ -21,17 +22,14 @@ Example:
 from __future__ import annotations
 
 import dataclasses as _dc
-import functools
 import sys
 from collections.abc import Callable, Mapping
 from typing import Any
 
-from metametric_jax.accumulate import Metric, make_metric
 from metametric_jax.constraint import Constraint, parse_constraint
 from metametric_jax.derive import as_similarity, derive, field_types
 from metametric_jax.matching import GraphMatching, LatentSetMatching, MaxPair, SequenceMatching, SetMatching
 from metametric_jax.normalizer import Normalizer
-from metametric_jax.ranking import AtK, AveragePrecision
 from metametric_jax.similarity import Discrete, FromFunction, Normalized, Preprocess, Product, Similarity, UnionSim
 
 __all__ = [
@@ -47,10 +45,6 @@ __all__ = [
     "latent_set_matching",
     "max_pair",
     "normalize",
-    "precision_at_k",
-    "recall_at_k",
-    "average_precision",
-    "metric",
 ]
 
 SimLike = Any  # a Similarity, a metric class, or a function (x, y) -> float
@@ -109,7 +103,7 @@ def dataclass(cls: type, *, constraint: str | Constraint = "<->", **fields: SimL
     return Product(cls, sims)
 
 
-def union(cases: Mapping[Any, SimLike] | None = None, *, constraint: str | Constraint = "<->", **_: Any) -> Similarity:
+def union(cases: Mapping[Any, SimLike] | None = None, *, constraint: str | Constraint = "<->") -> Similarity:
     """Per-case similarity over ``{type: similarity}`` (a type mapped to ``...`` or ``None`` is derived)."""
     if not cases:
         raise TypeError("dsl.union needs a mapping {type: similarity} with at least one case.")
@@ -151,35 +145,3 @@ def normalize(
 ) -> Similarity:
     """An inner normalized similarity, e.g. CEAF's φ4 = ``normalize(set_matching(discrete()), normalizer="dice")``."""
     return Normalized(as_similarity(inner, "normalize"), normalizer, zero_division, empty_score)
-
-
-@functools.cache
-def precision_at_k(k: int) -> type[Metric]:
-    """Precision@k of ranked predictions against a reference collection (a metric class)."""
-    return make_metric(AtK(k), "precision", name=f"precision_at_{k}")
-
-
-@functools.cache
-def recall_at_k(k: int) -> type[Metric]:
-    """Recall@k of ranked predictions against a reference collection (a metric class)."""
-    return make_metric(AtK(k), "recall", name=f"recall_at_{k}")
-
-
-@functools.cache
-def average_precision() -> type[Metric]:
-    """Average precision of ranked predictions against a reference collection (a metric class)."""
-    return make_metric(AveragePrecision(), "recall", name="average_precision", empty_score=0.0)
-
-
-def metric(
-    similarity: SimLike,
-    *,
-    normalizer: str | Normalizer = "f1",
-    name: str | None = None,
-    zero_division: float = 0.0,
-    empty_score: float = 1.0,
-) -> type[Metric]:
-    """The accumulator class of a similarity (same contract as ``D.metric``)."""
-    return make_metric(
-        as_similarity(similarity, "metric"), normalizer, name=name, zero_division=zero_division, empty_score=empty_score
-    )

@@ -99,7 +99,7 @@ def clu_metric(
     """
     _check_accumulator(metric_cls, "clu_metric")
     names = {"predictions": predictions, "references": references, "weights": weights}
-    owner = getattr(getattr(metric_cls, "_config", None), "name", metric_cls.__name__)
+    owner = getattr(getattr(metric_cls, "metric_config", None), "name", metric_cls.__name__)
 
     def from_model_output(cls: type, *args: Any, **model_output: Any) -> Any:
         if args:

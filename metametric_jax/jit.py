@@ -17,7 +17,7 @@ references}[i])` (Chen et al., "A Unified View of Evaluation Metrics for Structu
 result equals the host path, ``D.metric.from_model_output([P_i], [R_i], weights)``, bit for bit.
 
 Suites work the same way (``NERSuite.from_model_output(tags, gold, decode=fn)``): one callback computes every
-member's sums, stacked along the row axis, and the suite state is split from them.
+member's sums, and the suite state is built from them.
 
 Padding is the decode function's business: pass a mask or the lengths as part of the pytree, e.g.
 ``{"tags": tags, "mask": mask}``, and drop the padded positions in ``decode``.
@@ -49,7 +49,7 @@ def expected_type(metric_cls: Any) -> type | None:
     A metric derived by ``@metametric`` (or built on a :class:`~metametric_jax.similarity.Product`) expects instances
     of its dataclass.
     """
-    source = getattr(metric_cls._config, "source", None)
+    source = getattr(metric_cls.metric_config, "source", None)
     if isinstance(source, Product) and isinstance(source.cls, type):
         return source.cls
     return None
@@ -104,14 +104,14 @@ def host_state_sums(
     weights: Any,
     decode: Callable[[Any], Any],
     decode_references: Callable[[Any], Any],
-) -> np.ndarray:
-    """Decode every example on the host and return the state's ``sums`` (float32 ``(rows, 2)``)."""
-    name = metric_cls._config.name
+) -> Any:
+    """Decode every example on the host and return the state's sums (named float32 pairs, NumPy)."""
+    name = metric_cls.metric_config.name
     expected = expected_type(metric_cls)
     preds = _decode_all(decode, pred_def, pred_leaves, n, expected, "predictions", name)
     refs = _decode_all(decode_references, ref_def, ref_leaves, n, expected, "references", name)
     w = None if weights is None else np.asarray(weights, dtype=np.float64)
-    return np.asarray(metric_cls.host_batch_sums(preds, refs, w), dtype=np.float32)
+    return jax.tree.map(lambda x: np.asarray(x, dtype=np.float32), metric_cls.host_batch_sums(preds, refs, w))
 
 
 def _probe_decode(
@@ -161,14 +161,14 @@ def callback_state(
         decode_references: host function for ``references`` (default ``decode``).
 
     Returns:
-        A ``metric_cls`` state with ``sums`` of shape ``(rows, 2)`` (float32), equal to the host path's.
+        A ``metric_cls`` state equal to the host path's.
 
     Raises:
         ValueError: if the leading axes (or the weights' shape) disagree; at trace time.
         TypeError: if no decode function is given, or a decode function returns the wrong type (see module
             docstring for when).
     """
-    cfg = metric_cls._config
+    cfg = metric_cls.metric_config
     name = cfg.name
     if decode is None:
         raise TypeError(
@@ -210,13 +210,13 @@ def callback_state(
     n_pred = len(pred_leaves)
     n_ref = len(ref_leaves)
 
-    def host(*args: Any) -> np.ndarray:
+    def host(*args: Any) -> Any:
         p = list(args[:n_pred])
         r = list(args[n_pred : n_pred + n_ref])
         wt = args[n_pred + n_ref] if w is not None else None
         return host_state_sums(metric_cls, p, pred_def, r, ref_def, n, wt, decode, decode_refs)
 
     operands = [*pred_leaves, *ref_leaves] + ([w] if w is not None else [])
-    out = jax.ShapeDtypeStruct(metric_cls.sums_shape(), jnp.float32)
+    out = metric_cls.sums_shape()
     sums = jax.pure_callback(host, out, *operands, vmap_method="sequential")
     return metric_cls.from_sums(sums)

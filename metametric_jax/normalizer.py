@@ -20,8 +20,13 @@ name           formula
 =============  ================================================================
 
 The 0/0 policy lives here, once: a denominator of zero gives ``zero_division`` (default 0.0). The division uses a
-safe denominator and then ``where``, so gradients stay finite. Whether two *empty* structures score 1.0 is decided by
-the caller (:func:`normalize_pair`), since only it knows the structures were empty.
+safe denominator and then ``where``, so gradients stay finite.
+
+The empty-structure rule lives here too, once (:func:`is_empty_pair`, :func:`normalized_rows`): a pair whose
+self-overlaps are both 0 (two empty structures) has overlap 0, so it adds nothing to micro totals, and its per-example
+normalized score is ``empty_score`` (default 1.0: two empty structures agree perfectly). :func:`normalized_rows` is
+the statistics → per-example rows rule of every accumulator, written once for NumPy (the host path) and
+``jax.numpy`` (the device-native path).
 """
 
 from __future__ import annotations
@@ -45,6 +50,9 @@ __all__ = [
     "F1",
     "fbeta",
     "safe_divide",
+    "is_empty_pair",
+    "normalize_pair",
+    "normalized_rows",
 ]
 
 
@@ -236,3 +244,59 @@ def parse_normalizer(spec: str | Normalizer | None) -> Normalizer:
         if key.startswith("f") and key[1:].lstrip("-").replace(".", "", 1).isdigit():
             raise ValueError(f"F-beta needs beta > 0; found {spec!r}. Valid normalizers: {VALID_NAMES}.")
     raise ValueError(f"Unknown normalizer {spec!r}; expected {VALID_NAMES}, or a Normalizer object.")
+
+
+def is_empty_pair(xx: Any, yy: Any) -> Any:
+    """Whether a pair is two empty structures: both self-overlaps 0 (floats, NumPy or jnp, elementwise)."""
+    if isinstance(xx, (int, float)) and isinstance(yy, (int, float)):
+        return xx == 0 and yy == 0
+    return (xx == 0) & (yy == 0)
+
+
+def normalize_pair(
+    normalizer: Normalizer, xy: float, xx: float, yy: float, zero_division: float = 0.0, empty_score: float = 1.0
+) -> float:
+    """One pair's normalized score: ``empty_score`` for two empty structures (except for ``none``), else the ratio.
+
+    >>> normalize_pair(F1, 0.0, 0.0, 0.0), normalize_pair(F1, 1.0, 2.0, 2.0)
+    (1.0, 0.5)
+    """
+    if not normalizer.is_identity and is_empty_pair(xx, yy):
+        return float(empty_score)
+    return float(normalizer(xy, xx, yy, zero_division))
+
+
+def normalized_rows(
+    stats: Any, normalizers: tuple[Normalizer, ...], zero_division: float = 0.0, empty_score: float = 1.0
+) -> Any:
+    """Per-example normalized scores, ``(n, K)``, from per-example statistics ``(n, 3)`` of (xy, xx, yy).
+
+    Column ``k`` is ``normalizers[k]`` applied to each example, with ``empty_score`` for two empty structures (the
+    ``none`` normalizer gives the raw overlap). Works on NumPy arrays (float64, the host path) and ``jax.numpy``
+    arrays (the device path, gradient-safe); the built-in ratios (a·s) / (b·s) are computed in one vectorized
+    division.
+
+    >>> normalized_rows(np.array([[1.0, 2.0, 3.0], [0.0, 0.0, 0.0]]), (NONE, F1)).tolist()
+    [[1.0, 0.4], [0.0, 1.0]]
+    """
+    xp = _xp(stats)
+    stats = xp.asarray(stats)
+    n = stats.shape[0]
+    xy, xx, yy = stats[:, 0], stats[:, 1], stats[:, 2]
+    linear = [k for k, m in enumerate(normalizers) if m.builtin and m.linear is not None]
+    cols: list[Any] = [None] * len(normalizers)
+    if linear:
+        a = xp.asarray([normalizers[k].linear[0] for k in linear], dtype=stats.dtype)  # type: ignore[index]
+        b = xp.asarray([normalizers[k].linear[1] for k in linear], dtype=stats.dtype)  # type: ignore[index]
+        ratios = safe_divide(stats @ a.T, stats @ b.T, zero_division)
+        for j, k in enumerate(linear):
+            cols[k] = ratios[:, j]
+    for k, m in enumerate(normalizers):
+        if cols[k] is None:
+            cols[k] = xp.broadcast_to(xp.asarray(m(xy, xx, yy, zero_division), dtype=stats.dtype), (n,))
+    empty = is_empty_pair(xx, yy)
+    fill = xp.asarray(empty_score, dtype=stats.dtype)
+    cols = [c if m.is_identity else xp.where(empty, fill, c) for c, m in zip(cols, normalizers)]
+    if not cols:
+        return xp.zeros((n, 0), dtype=stats.dtype)
+    return xp.stack(cols, axis=1)

@@ -31,7 +31,9 @@ from typing import Any
 import numpy as np
 
 from metametric_jax.explain import Explanation, Match, join
-from metametric_jax.normalizer import Normalizer, parse_normalizer
+import operator
+
+from metametric_jax.normalizer import Normalizer, is_empty_pair, parse_normalizer
 
 __all__ = [
     "Similarity",
@@ -91,6 +93,18 @@ class Similarity:
         return out
 
     # -- structure ----------------------------------------------------------------------------------------------
+    def check(self, values: Sequence[Any]) -> None:
+        """Raise ``TypeError`` unless every value has the type this similarity compares (leaves included).
+
+        Every path that compares values (single pair, Gram matrices, vectorized fast paths) checks them this way, so
+        a wrong leaf type is an error wherever it sits. The base class accepts anything.
+        """
+
+    @property
+    def never_empty(self) -> bool:
+        """Whether φ(x, x) > 0 for every structure ``x`` (no empty structure); lets products skip the empty rule."""
+        return False
+
     @property
     def discrete_key(self) -> Any:
         """``None`` unless φ is 1 on equal keys and 0 otherwise: then :data:`IDENTITY` or a key function."""
@@ -122,13 +136,6 @@ class Similarity:
     def explain(self, x: Any, y: Any) -> Explanation:
         """The raw score of ``(x, y)`` and the matched sub-structures with their paths."""
         return Explanation(self.score(x, y), tuple(self.explain_matches(x, y, "", "")))
-
-    # -- conveniences -------------------------------------------------------------------------------------------
-    def metric(self, normalizer: str | Normalizer = "f1", **kwargs: Any) -> Any:
-        """The accumulator class of this similarity (see :func:`metametric_jax.accumulate.make_metric`)."""
-        from metametric_jax.accumulate import make_metric
-
-        return make_metric(self, normalizer, **kwargs)
 
     def __repr__(self) -> str:
         return f"{type(self).__name__}({self.name})"
@@ -174,13 +181,19 @@ class Discrete(Similarity):
 
     def check(self, values: Sequence[Any]) -> None:
         """Raise TypeError unless every value has the declared type (ints pass for floats, as in typing)."""
-        if self._accept is None:
+        accept = self._accept
+        if accept is None:
             return
-        for v in values:
-            if not isinstance(v, self._accept):
+        for t in set(map(type, values)):  # one C-level pass; a Python loop only over the distinct types
+            if not issubclass(t, accept):
+                v = next(v for v in values if type(v) is t)
                 raise TypeError(
-                    f"Discrete similarity over {self.name} expects {self.name} values; found {type(v).__name__}: {v!r}."
+                    f"Discrete similarity over {self.name} expects {self.name} values; found {t.__name__}: {v!r}."
                 )
+
+    @property
+    def never_empty(self) -> bool:
+        return True
 
     def score(self, x: Any, y: Any, mode: Mode = "pr") -> float:
         if self._accept is not None:
@@ -383,6 +396,9 @@ class Normalized(Similarity):
     def has_variables(self) -> bool:
         return self.inner.has_variables
 
+    def check(self, values: Sequence[Any]) -> None:
+        self.inner.check(values)
+
     @property
     def self_bounded(self) -> bool:
         # a built-in ratio of a self-bounded overlap is at most 1, which is its value on a non-empty structure
@@ -408,8 +424,17 @@ class Normalized(Similarity):
 class Product(Similarity):
     r"""A dataclass's similarity: the product of its fields' similarities, :math:`\prod_f \phi_f(x.f, y.f)`.
 
+    A field empty on both sides is neutral: it neither adds nor removes agreement, so it is left out of the product
+    (as in the original metametric, where an empty collection matches an empty one). A field is empty when its
+    self-similarity is 0 (:func:`metametric_jax.normalizer.is_empty_pair`); for :math:`\phi(x, y)` the field is left
+    out when both :math:`\phi_f(x.f, x.f)` and :math:`\phi_f(y.f, y.f)` are 0, for :math:`\phi(x, x)` when
+    :math:`\phi_f(x.f, x.f)` is 0. Only when every field is left out are the two structures empty: then the product
+    is 0 (an empty pair adds nothing to micro totals, and a normalized score of two empty structures is
+    ``empty_score``). So ``Doc(entities=[e], relations=[])`` against ``Doc(entities=[e'], relations=[])`` is scored
+    on its entities alone, and a document with entities and no relations keeps its entities in precision and recall.
+
     Args:
-        cls: the dataclass (instances are type-checked).
+        cls: the dataclass (instances are type-checked, their fields' leaves too).
         fields: similarity per field name, in field order.
     """
 
@@ -417,58 +442,99 @@ class Product(Similarity):
         self.cls = cls
         self.fields = dict(fields)
         self.name = getattr(cls, "__name__", "product")
+        self._getters = {f: operator.attrgetter(f) for f in self.fields}
 
     def _check(self, x: Any) -> None:
         if not isinstance(x, self.cls):
             raise TypeError(f"{self.name} similarity expects {self.name} instances; found {type(x).__name__}: {x!r}.")
 
+    def check(self, values: Sequence[Any]) -> None:
+        values = values if isinstance(values, list) else list(values)
+        for t in set(map(type, values)):
+            if not issubclass(t, self.cls):
+                self._check(next(v for v in values if type(v) is t))
+        for f, sim in self.fields.items():
+            try:
+                sim.check(list(map(self._getters[f], values)))
+            except TypeError as err:
+                raise TypeError(f"{self.name}.{f}: {err}") from None
+
+    @functools.cached_property
+    def never_empty(self) -> bool:  # type: ignore[override]
+        return any(sim.never_empty for sim in self.fields.values())
+
+    @staticmethod
+    def combine(parts: Sequence[tuple[Any, Any, Any]]) -> tuple[Any, Any, Any]:
+        """Combine per-field ``(φ(x, y), φ(x, x), φ(y, y))`` (arrays) by the product's rule (see the class docstring)."""
+        xy = xx = yy = None
+        for fxy, fxx, fyy in parts:
+            both = is_empty_pair(fxx, fyy)
+            xy = _times(xy, fxy, both)
+            xx = _times(xx, fxx, fxx == 0)
+            yy = _times(yy, fyy, fyy == 0)
+        return _finish(xy), _finish(xx), _finish(yy)
+
     def score(self, x: Any, y: Any, mode: Mode = "pr") -> float:
         self._check(x)
         self._check(y)
-        s = 1.0
+        prod, taken = 1.0, False
         for f, sim in self.fields.items():
-            s *= sim.score(getattr(x, f), getattr(y, f), mode)
+            fx, fy = getattr(x, f), getattr(y, f)
+            s = sim.score(fx, fy, mode)
             if s == 0.0:
-                return 0.0
-        return s
+                if sim.never_empty or sim.self_score(fx, mode[0]) != 0.0 or sim.self_score(fy, mode[1]) != 0.0:
+                    return 0.0
+                continue  # empty on both sides: neutral
+            prod, taken = prod * s, True
+        return prod if taken else 0.0
 
     def self_score(self, x: Any, side: str = "p") -> float:
         self._check(x)
-        s = 1.0
+        s, any_part = 1.0, False
         for f, sim in self.fields.items():
-            s *= sim.self_score(getattr(x, f), side)
-        return s
+            v = sim.self_score(getattr(x, f), side)
+            if v != 0.0:
+                s, any_part = s * v, True
+        return s if any_part else 0.0
 
     def gram(self, xs: Sequence[Any], ys: Sequence[Any], mode: Mode = "pr") -> np.ndarray:
         key = self.discrete_key
-        for v in (*xs, *ys):
-            self._check(v)
+        self.check(xs)
+        self.check(ys)
         if key is IDENTITY and any(type(v) is not self.cls for v in (*xs, *ys)):
             key = self.field_key  # subclass instances: dataclass equality would demand the exact class
         if key is not None:
             return discrete_gram(xs, ys, key)
-        g = np.ones((len(xs), len(ys)), dtype=np.float64)
+        parts = []
+        shape = (len(xs), len(ys))
         for f, sim in self.fields.items():
-            g *= sim.gram([getattr(x, f) for x in xs], [getattr(y, f) for y in ys], mode)
-        return g
+            g = sim.gram([getattr(x, f) for x in xs], [getattr(y, f) for y in ys], mode)
+            if sim.never_empty:
+                parts.append((g, np.ones(shape), np.ones(shape)))
+            else:
+                sx = sim.self_scores([getattr(x, f) for x in xs], mode[0])[:, None]
+                sy = sim.self_scores([getattr(y, f) for y in ys], mode[1])[None, :]
+                parts.append((g, np.broadcast_to(sx, shape), np.broadcast_to(sy, shape)))
+        return np.asarray(self.combine(parts)[0], dtype=np.float64).reshape(shape)
 
     def self_scores(self, xs: Sequence[Any], side: str = "p") -> np.ndarray:
-        s = np.ones(len(xs), dtype=np.float64)
-        for v in xs:
-            self._check(v)
+        self.check(xs)
+        parts = []
         for f, sim in self.fields.items():
-            s *= sim.self_scores([getattr(x, f) for x in xs], side)
-        return s
+            v = sim.self_scores([getattr(x, f) for x in xs], side)
+            parts.append((v, v, v))
+        return np.asarray(self.combine(parts)[1], dtype=np.float64).reshape(len(xs))
 
     def batch_stats(self, predictions: Sequence[Any], references: Sequence[Any]) -> np.ndarray:
-        for v in predictions:
-            self._check(v)
-        for v in references:
-            self._check(v)
-        out = np.ones((len(predictions), 3), dtype=np.float64)
+        self.check(predictions)
+        self.check(references)
+        parts = []
         for f, sim in self.fields.items():
-            out *= sim.batch_stats([getattr(p, f) for p in predictions], [getattr(r, f) for r in references])
-        return out
+            st = sim.batch_stats([getattr(p, f) for p in predictions], [getattr(r, f) for r in references])
+            parts.append((st[:, 0], st[:, 1], st[:, 2]))
+        if not parts:
+            return np.zeros((len(predictions), 3), dtype=np.float64)
+        return np.stack(self.combine(parts), axis=1).astype(np.float64)
 
     @functools.cached_property
     def discrete_key(self) -> Any:
@@ -513,6 +579,21 @@ class Product(Similarity):
                 out.append(Match(qx, qy, fx, fy, s))
                 out.extend(sim.explain_matches(fx, fy, qx, qy, mode))
         return out
+
+
+def _times(acc: Any, value: Any, left_out: Any) -> Any:
+    """One factor of a product by the neutral-field rule: ``(product, taken)``, ``value`` skipped where left out."""
+    if acc is None:
+        acc = (np.ones_like(np.asarray(value, dtype=np.float64)), np.zeros(np.shape(value), dtype=bool))
+    prod, taken = acc
+    return np.where(left_out, prod, prod * value), taken | ~np.asarray(left_out, dtype=bool)
+
+
+def _finish(acc: Any) -> Any:
+    if acc is None:
+        return np.float64(0.0)
+    prod, taken = acc
+    return np.where(taken, prod, 0.0)
 
 
 def _eq_is_fieldwise(cls: type, names: list[str]) -> bool:
@@ -568,6 +649,17 @@ class UnionSim(Similarity):
             if test(x):
                 return t
         raise TypeError(f"Union similarity over ({self.name}) found a value of type {type(x).__name__}: {x!r}.")
+
+    def check(self, values: Sequence[Any]) -> None:
+        by_case: dict[Any, list[Any]] = {}
+        for v in values:
+            by_case.setdefault(self.case_of(v), []).append(v)
+        for t, vs in by_case.items():
+            self.cases[t].check(vs)
+
+    @functools.cached_property
+    def never_empty(self) -> bool:  # type: ignore[override]
+        return all(sim.never_empty for sim in self.cases.values())
 
     def score(self, x: Any, y: Any, mode: Mode = "pr") -> float:
         t = self.case_of(x)

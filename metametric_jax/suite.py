@@ -28,7 +28,7 @@ import jax
 import numpy as np
 from flax import struct
 
-from metametric_jax.accumulate import Metric, _check_lengths, _jitted_compute
+from metametric_jax.accumulate import Metric, check_batch
 
 __all__ = ["Suite", "SuiteConfig", "make_suite"]
 
@@ -62,26 +62,22 @@ class Suite(struct.PyTreeNode):
     states: dict[str, Metric]
     config: SuiteConfig = struct.field(pytree_node=False)
 
-    _config: ClassVar[SuiteConfig]
+    #: the class's configuration (also each state's ``config``)
+    metric_config: ClassVar[SuiteConfig]
 
     @classmethod
     def empty(cls: type[S]) -> S:
         """All members empty."""
-        return cls(states={k: m.empty() for k, m in cls._config.members}, config=cls._config)
+        return cls(states={k: m.empty() for k, m in cls.metric_config.members}, config=cls.metric_config)
 
     @classmethod
     def from_member_stats(cls: type[S], stats: Mapping[str, Any], weights: Any = None) -> S:
         """A state from per-member ``(n, 3)`` statistics arrays (one host→device transfer per batch)."""
-        cfg = cls._config
+        cfg = cls.metric_config
         missing = [k for k, _ in cfg.members if k not in stats]
         if missing:
             raise ValueError(f"{cfg.name}: statistics missing for members {missing}.")
-        host = [m.host_sums(stats[k], weights) for k, m in cfg.members]
-        dev = jax.device_put(host)
-        return cls(
-            states={k: m(sums=d, config=m._config) for (k, m), d in zip(cfg.members, dev)},
-            config=cfg,
-        )
+        return cls.from_sums({k: m.host_sums(stats[k], weights) for k, m in cfg.members})
 
     @classmethod
     def from_model_output(
@@ -98,41 +94,40 @@ class Suite(struct.PyTreeNode):
         With ``decode`` (and optionally ``decode_references``) the inputs are arrays and the batch is decoded and
         matched on the host, also inside ``jax.jit`` (see :mod:`metametric_jax.jit`).
         """
-        cfg = cls._config
+        cfg = cls.metric_config
         if decode is not None or decode_references is not None:
             from metametric_jax.jit import callback_state
 
             return callback_state(cls, predictions, references, weights, decode, decode_references)
-        _check_lengths(predictions, references, cfg.name)
+        check_batch(predictions, references, cfg.name)
         return cls.from_member_stats(cls._member_stats(predictions, references), weights)
 
     @classmethod
     def _member_stats(cls, predictions: Sequence[Any], references: Sequence[Any]) -> Mapping[str, Any]:
-        cfg = cls._config
+        cfg = cls.metric_config
         if cfg.batch_stats is not None:
             return cfg.batch_stats(predictions, references)
         return {k: m.batch_stats(predictions, references) for k, m in cfg.members}
 
     @classmethod
-    def host_batch_sums(cls, predictions: Sequence[Any], references: Sequence[Any], weights: Any = None) -> np.ndarray:
-        """Every member's ``sums`` of a batch, stacked along the row axis (what the callback path computes)."""
-        _check_lengths(predictions, references, cls._config.name)
+    def host_batch_sums(cls, predictions: Sequence[Any], references: Sequence[Any], weights: Any = None) -> Any:
+        """Every member's sums of a batch, by member (what the callback path computes)."""
+        check_batch(predictions, references, cls.metric_config.name)
         stats = cls._member_stats(predictions, references)
-        return np.concatenate([m.host_sums(stats[k], weights) for k, m in cls._config.members], axis=0)
+        return {k: m.host_sums(stats[k], weights) for k, m in cls.metric_config.members}
 
     @classmethod
-    def sums_shape(cls) -> tuple[int, int]:
-        """The shape of :meth:`host_batch_sums`: the members' rows, stacked."""
-        return (sum(m._config.n_rows for _, m in cls._config.members), 2)
+    def sums_shape(cls) -> dict[str, Any]:
+        """The structure of :meth:`host_batch_sums` as ``jax.ShapeDtypeStruct`` leaves."""
+        return {k: m.sums_shape() for k, m in cls.metric_config.members}
 
     @classmethod
-    def from_sums(cls: type[S], sums: Any) -> S:
-        """A suite state from stacked member ``sums`` (see :meth:`host_batch_sums`)."""
-        states, start = {}, 0
-        for k, m in cls._config.members:
-            states[k] = m.from_sums(sums[start : start + m._config.n_rows])
-            start += m._config.n_rows
-        return cls(states=states, config=cls._config)
+    def from_sums(cls: type[S], sums: Mapping[str, Any]) -> S:
+        """A suite state from its members' sums (see :meth:`host_batch_sums`); one transfer for all members."""
+        if not any(isinstance(x, jax.core.Tracer) for x in jax.tree.leaves(sums)):
+            sums = jax.device_put(dict(sums))
+        states = {k: m.from_sums(sums[k]) for k, m in cls.metric_config.members}
+        return cls(states=states, config=cls.metric_config)
 
     def merge(self: S, other: S) -> S:
         """Member-wise merge."""
@@ -151,18 +146,16 @@ class Suite(struct.PyTreeNode):
 
     def compute(self) -> dict[str, Any]:
         """Members' results and derived figures."""
-        for k, v in self.states.items():
-            if v.sums.ndim != 2:
-                raise ValueError(
-                    f"{self.config.name}.compute: member {k!r} is still stacked (sums shape {v.sums.shape}); "
-                    "call reduce() first."
-                )
-        if not any(isinstance(v.sums, jax.core.Tracer) for v in self.states.values()):
+        traced = any(isinstance(v.count, jax.core.Tracer) for v in self.states.values())
+        if not traced:
+            for v in self.states.values():
+                v.check_reduced("compute")
             return _jitted_compute(self)
-        return self._compute()
+        return self.compute_traced()
 
-    def _compute(self) -> dict[str, Any]:
-        results: dict[str, Any] = {k: v._compute() for k, v in self.states.items()}
+    def compute_traced(self) -> dict[str, Any]:
+        """``compute`` without its eager checks (inside ``jit`` / ``pmap``; the state must be reduced)."""
+        results: dict[str, Any] = {k: v.compute_traced() for k, v in self.states.items()}
         for key, fn in self.config.derived:
             results[key] = fn(results)
         return results
@@ -193,4 +186,11 @@ def make_suite(
         batch_stats=batch_stats,
     )
     cls_name = "".join(p[:1].upper() + p[1:] for p in name.replace("-", "_").split("_")) + "Suite"
-    return type(cls_name, (Suite,), {"_config": cfg, "__doc__": doc or Suite.__doc__, "__module__": Suite.__module__})
+    return type(
+        cls_name, (Suite,), {"metric_config": cfg, "__doc__": doc or Suite.__doc__, "__module__": Suite.__module__}
+    )
+
+
+@jax.jit
+def _jitted_compute(state: Any) -> Any:
+    return state.compute_traced()

@@ -59,7 +59,7 @@ __all__ = [
 
 def _name(obj: Any) -> str:
     cls = obj if isinstance(obj, type) else type(obj)
-    cfg = getattr(cls, "_config", None)
+    cfg = getattr(cls, "metric_config", None)
     return getattr(cfg, "name", None) or cls.__name__
 
 

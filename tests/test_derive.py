@@ -9,6 +9,7 @@ from typing import Annotated, Any, Optional, Union
 
 import pytest
 
+from metametric_jax import make_metric
 from metametric_jax import Variable, dsl, metametric, parse_constraint, parse_normalizer
 from metametric_jax.constraint import Constraint
 from metametric_jax.matching import LatentSetMatching, SetMatching
@@ -66,7 +67,7 @@ def test_bare_decorator_and_default_normalizer():
     class Tok:
         text: str
 
-    assert Tok.metric._config.normalizer.name == "none"
+    assert Tok.metric.metric_config.normalizer.name == "none"
     assert Tok.metric.score(Tok("a"), Tok("a")) == 1.0
 
 
@@ -124,7 +125,7 @@ P, R = ["a", "b", "c", "d"], ["a", "b", "e"]  # overlap 2, |P| = 4, |R| = 3
     ],
 )
 def test_normalizers(name, expected):
-    m = dsl.metric(dsl.set_matching(dsl.discrete()), normalizer=name)
+    m = make_metric(dsl.set_matching(dsl.discrete()), normalizer=name)
     assert m.score(P, R) == pytest.approx(expected, rel=1e-12)
 
 
@@ -133,7 +134,7 @@ def test_custom_normalizer_object():
     from metametric_jax.normalizer import safe_divide
 
     overlap_over_max = Normalizer("omax", lambda xy, xx, yy, zd: safe_divide(xy, (xx + yy + abs(xx - yy)) / 2, zd))
-    m = dsl.metric(dsl.set_matching(dsl.discrete()), normalizer=overlap_over_max)
+    m = make_metric(dsl.set_matching(dsl.discrete()), normalizer=overlap_over_max)
     assert m.score(P, R) == pytest.approx(0.5)
 
 
@@ -144,11 +145,11 @@ def test_bad_normalizers(bad):
 
 
 def test_empty_structures():
-    m = dsl.metric(dsl.set_matching(dsl.discrete()), normalizer="f1")
+    m = make_metric(dsl.set_matching(dsl.discrete()), normalizer="f1")
     assert m.score([], []) == 1.0  # two empty structures agree
     assert m.score([], ["a"]) == 0.0
     assert m.stats([], []) == (0.0, 0.0, 0.0)
-    m2 = dsl.metric(dsl.set_matching(dsl.discrete()), normalizer="precision", zero_division=0.25, empty_score=0.5)
+    m2 = make_metric(dsl.set_matching(dsl.discrete()), normalizer="precision", zero_division=0.25, empty_score=0.5)
     assert m2.score([], ["a"]) == 0.25
     assert m2.score([], []) == 0.5
 
@@ -166,7 +167,7 @@ def test_derivation_rules():
         f: Sequence[str]
         g: tuple[int, str]
 
-    sim = Everything.metric._config.source
+    sim = Everything.metric.metric_config.source
     assert isinstance(sim, Product)
     assert isinstance(sim.fields["a"], Discrete)
     assert isinstance(sim.fields["b"], UnionSim)
@@ -192,7 +193,7 @@ def test_nested_metric_is_normalized_as_declared():
     class Doc:
         clusters: list[Cluster]
 
-    inner = Doc.metric._config.source.fields["clusters"].inner
+    inner = Doc.metric.metric_config.source.fields["clusters"].inner
     assert isinstance(inner, Normalized)
     # clusters {1,2} vs {1,2,3}: dice 0.8 under the 1:1 matching
     d1 = Doc([Cluster(frozenset({1, 2}))])
@@ -220,7 +221,7 @@ def test_smatch_example_cai_knight_2013():
         triples: Collection[Union[Instance, Relation]]
 
     assert hasattr(Instance, "latent_metric") and not hasattr(Instance, "metric")
-    assert isinstance(AMR.metric._config.source.fields["triples"], LatentSetMatching)
+    assert isinstance(AMR.metric.metric_config.source.fields["triples"], LatentSetMatching)
     V = Variable
     # "the boy wants to go" vs "the boy wants the football"
     go = AMR([
@@ -320,8 +321,8 @@ def test_custom_normalizers_are_validated():
     from metametric_jax import Normalizer
 
     with pytest.raises(ValueError, match="name of its own"):
-        dsl.metric(dsl.set_matching(dsl.discrete()), normalizer=Normalizer("f1", lambda xy, xx, yy, zd: xy))
+        make_metric(dsl.set_matching(dsl.discrete()), normalizer=Normalizer("f1", lambda xy, xx, yy, zd: xy))
     with pytest.raises(ValueError, match="name of its own"):
-        dsl.metric(dsl.set_matching(dsl.discrete()), normalizer=Normalizer("macro_x", lambda xy, xx, yy, zd: xy))
+        make_metric(dsl.set_matching(dsl.discrete()), normalizer=Normalizer("macro_x", lambda xy, xx, yy, zd: xy))
     with pytest.raises(ValueError, match="elementwise"):
-        dsl.metric(dsl.set_matching(dsl.discrete()), normalizer=Normalizer("m", lambda xy, xx, yy, zd: min(xy, xx)))
+        make_metric(dsl.set_matching(dsl.discrete()), normalizer=Normalizer("m", lambda xy, xx, yy, zd: min(xy, xx)))

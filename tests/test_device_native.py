@@ -16,10 +16,12 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from seqeval.metrics import f1_score, precision_score, recall_score
 
+from metametric_jax import make_metric
 from metametric_jax import dsl, metametric
 from metametric_jax.device import (
+    RecordPair,
     bio_span_records,
-    device_state,
+    encode_pairs,
     encode_records,
     record_spec,
     record_stats,
@@ -80,6 +82,11 @@ small_rels = st.builds(
 docs = st.lists(st.one_of(small_rels, rels), max_size=6)
 
 
+def device_state(metric, pred_records, pred_mask, ref_records, ref_mask, weights=None):
+    """The device-native state of one batch of records (what ``metric.from_records`` computes)."""
+    return metric.from_records(RecordPair(pred_records, pred_mask, ref_records, ref_mask), weights)
+
+
 jit_device_state = jax.jit(device_state, static_argnums=0)
 jit_record_stats = jax.jit(record_stats, static_argnums=4)
 jit_bio_span_records = jax.jit(bio_span_records)
@@ -89,17 +96,16 @@ def check_against_host(metric, pred_docs, ref_docs, weights=None, max_items=None
     """Device path (jitted) vs host path; ``pad_to`` appends weight-0 empty documents on the device side."""
     n = len(pred_docs)
     pad = 0 if pad_to is None else pad_to - n
-    ep = encode_records(list(pred_docs) + [[]] * pad, max_items=max_items, metric=metric)
-    er = encode_records(list(ref_docs) + [[]] * pad, max_items=max_items, vocab=ep.vocab, metric=metric)
+    pair = encode_pairs(list(pred_docs) + [[]] * pad, list(ref_docs) + [[]] * pad, max_items=max_items, metric=metric)
     w = None if weights is None else np.asarray(weights, np.float32)
     if pad:
         w = np.concatenate([np.ones(n, np.float32) if w is None else w, np.zeros(pad, np.float32)])
-    state = jit_device_state(metric, ep.records, ep.mask, er.records, er.mask, w)
+    state = jax.jit(metric.from_records)(pair, w)
     host = metric.from_model_output(pred_docs, ref_docs, weights)
-    got, want = np.asarray(state.sums, np.float64).sum(-1), np.asarray(host.sums, np.float64).sum(-1)
-    np.testing.assert_array_equal(got[:3], want[:3])  # micro totals: exact counts
-    np.testing.assert_array_equal(got[-1], want[-1])  # example count
-    np.testing.assert_allclose(got[3:-1], want[3:-1], rtol=2e-6, atol=1e-6)  # macro sums: float32 per example
+    got, want = state.totals(), host.totals()
+    assert [got[k] for k in ("xy", "xx", "yy", "count")] == [want[k] for k in ("xy", "xx", "yy", "count")]
+    for k, v in want["macro"].items():  # macro sums: float32 per example
+        np.testing.assert_allclose(got["macro"][k], v, rtol=2e-6, atol=1e-6, err_msg=k)
     for k, v in state.compute().items():
         np.testing.assert_allclose(float(v), float(host.compute()[k]), rtol=2e-6, atol=1e-6, err_msg=k)
 
@@ -115,8 +121,9 @@ def test_relation_records_equal_host_path(constraint: str, data) -> None:
 @given(p=st.lists(small_rels, max_size=6), r=st.lists(small_rels, max_size=6))
 @settings(max_examples=40, deadline=None)
 def test_one_to_one_is_multiset_intersection(p, r) -> None:
-    ep = encode_records([p], max_items=6, metric=REL_DOCS["<->"].metric)
-    er = encode_records([r], max_items=6, vocab=ep.vocab, metric=REL_DOCS["<->"].metric)
+    pair = encode_pairs([p], [r], max_items=6, metric=REL_DOCS["<->"].metric)
+    ep = type("Side", (), {"records": pair.pred_records, "mask": pair.pred_mask})
+    er = type("Side", (), {"records": pair.ref_records, "mask": pair.ref_mask})
     xy, xx, yy = np.asarray(jit_record_stats(ep.records, ep.mask, er.records, er.mask, "<->"))[0]
     assert xy == sum((Counter(p) & Counter(r)).values())
     assert (xx, yy) == (len(p), len(r))
@@ -156,7 +163,7 @@ def test_tuple_and_label_records() -> None:
 
 
 def test_dsl_set_matching_qualifies() -> None:
-    metric = dsl.metric(dsl.set_matching(dsl.auto(Rel), constraint="->"), normalizer="f1")
+    metric = make_metric(dsl.set_matching(dsl.auto(Rel), constraint="->"), normalizer="f1")
     spec = record_spec(metric)
     assert spec.field is None and spec.width == 6
     p = [[Rel(0, 0, "a", Kind.ARG, False, "gold")] * 2, []]
@@ -175,9 +182,13 @@ def test_vmap_over_batches_then_reduce_equals_host_merge() -> None:
         )
 
     batches = [([make() for _ in range(6)], [make() for _ in range(6)]) for _ in range(3)]
-    vocab: dict = {}
+    vocab = {"label": {"a": 0, "b": 1}, "source": {"gold": 0}}
     enc = [
-        (encode_records(p, max_items=5, vocab=vocab), encode_records(r, max_items=5, vocab=vocab)) for p, r in batches
+        (
+            encode_records(p, max_items=5, vocab=vocab, metric=Doc.metric),
+            encode_records(r, max_items=5, vocab=vocab, metric=Doc.metric),
+        )
+        for p, r in batches
     ]
     stack = lambda i, f: jnp.stack([getattr(e[i], f) for e in enc])  # noqa: E731
     states = jax.jit(jax.vmap(lambda a, b, c, d: device_state(Doc.metric, a, b, c, d)))(
@@ -249,17 +260,18 @@ def test_device_span_f1_equals_seqeval_and_callback_path() -> None:
         return Sentence(frozenset(extract_spans([TAGS[t] for t, k in zip(ex[0], ex[1]) if k])))
 
     cb = jax.jit(lambda p, g, m: Sentence.metric.from_model_output((p, m), (g, m), decode=decode))(pred, gold, mask)
-    np.testing.assert_array_equal(np.asarray(state.sums).sum(-1)[:3], np.asarray(cb.sums).sum(-1)[:3])
+    assert [state.totals()[k] for k in ("xy", "xx", "yy")] == [cb.totals()[k] for k in ("xy", "xx", "yy")]
     for k, v in cb.compute().items():
         np.testing.assert_allclose(float(res[k]), float(v), rtol=2e-6, err_msg=k)
     # the host encoding of the decoded spans with the tagger's type ids gives the same records' metric
     docs_p = [decode((pred[i], mask[i])) for i in range(n)]
     docs_g = [decode((gold[i], mask[i])) for i in range(n)]
     vocab = vocab_from_labels(TYPES)
-    ep, eg = encode_records(docs_p, vocab=vocab), encode_records(docs_g, vocab=vocab)
+    ep = encode_records(docs_p, vocab=vocab, metric=Sentence.metric)
+    eg = encode_records(docs_g, vocab=vocab, metric=Sentence.metric)
     assert vocab == vocab_from_labels(TYPES)
     enc_state = device_state(Sentence.metric, ep.records, ep.mask, eg.records, eg.mask)
-    np.testing.assert_array_equal(np.asarray(enc_state.sums).sum(-1)[:3], np.asarray(state.sums).sum(-1)[:3])
+    assert [enc_state.totals()[k] for k in ("xy", "xx", "yy")] == [state.totals()[k] for k in ("xy", "xx", "yy")]
 
 
 # ------------------------------------------------------------------------------------------------ errors
@@ -315,8 +327,8 @@ def test_shape_errors_at_trace_time() -> None:
 def test_encode_records_errors() -> None:
     doc = Sentence(frozenset({Span(0, 1, "PER"), Span(2, 3, "LOC")}))
     with pytest.raises(ValueError, match="more than max_items=1"):
-        encode_records([doc], max_items=1)
-    with pytest.raises(TypeError, match="float"):
-        encode_records([[(0.5, 1)]])
+        encode_pairs([doc], [doc], max_items=1, metric=Sentence.metric)
+    with pytest.raises(TypeError, match="field 'start' is int; found float"):
+        encode_pairs([Sentence(frozenset({Span(0.5, 1, "PER")}))], [doc], metric=Sentence.metric)
     with pytest.raises(ValueError, match="int32"):
-        encode_records([[(2**40, 1)]])
+        encode_pairs([Sentence(frozenset({Span(2**40, 1, "PER")}))], [doc], metric=Sentence.metric)

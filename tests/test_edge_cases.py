@@ -12,6 +12,8 @@ import numpy as np
 import pytest
 from flax import serialization
 
+from metametric_jax.tasks.ranking import precision_at_k
+from metametric_jax import make_metric
 from metametric_jax import Normalizer, dsl, metametric
 from metametric_jax.normalizer import safe_divide
 
@@ -51,7 +53,7 @@ def test_optional_of_a_generic_collection():
 
 @pytest.mark.parametrize("constraint", ["<->", "->", "<-", "~"])
 def test_a_collection_scores_its_items_as_the_items_score_alone(constraint):
-    metric = dsl.metric(dsl.set_matching(dsl.auto(Span), constraint=constraint), normalizer="f1")
+    metric = make_metric(dsl.set_matching(dsl.auto(Span), constraint=constraint), normalizer="f1")
     assert Span.metric.score(SubSpan(0, 1), Span(0, 1)) == 1.0
     assert metric.score([SubSpan(0, 1)], [Span(0, 1)]) == 1.0
     assert metric.from_model_output([[SubSpan(0, 1)]], [[Span(0, 1)]]).compute()["f1"] == 1.0
@@ -70,7 +72,7 @@ def test_a_dataclass_with_its_own_equality_is_compared_field_by_field_everywhere
         def __hash__(self) -> int:
             return hash(self.text.lower())
 
-    bag = dsl.metric(dsl.set_matching(dsl.auto(Tok)), normalizer="f1")
+    bag = make_metric(dsl.set_matching(dsl.auto(Tok)), normalizer="f1")
     assert Tok.metric.score(Tok("A"), Tok("a")) == 0.0  # the derived similarity compares fields
     assert bag.score([Tok("A")], [Tok("a")]) == 0.0
     assert bag.from_model_output([[Tok("A")]], [[Tok("a")]]).compute()["f1"] == 0.0
@@ -88,30 +90,27 @@ def test_unknown_keywords_are_refused():
 def test_custom_normalizers_must_trace_and_be_finite():
     numpy_only = Normalizer("geo", lambda xy, xx, yy, zd: safe_divide(xy, np.sqrt(xx * yy), zd))
     with pytest.raises(ValueError, match="inside jax.jit"):
-        dsl.metric(dsl.set_matching(dsl.discrete()), normalizer=numpy_only)
+        make_metric(dsl.set_matching(dsl.discrete()), normalizer=numpy_only)
     nan_at_zero = Normalizer("raw_p", lambda xy, xx, yy, zd: xy / xx)
     with pytest.raises(ValueError, match="finite"):
-        dsl.metric(dsl.set_matching(dsl.discrete()), normalizer=nan_at_zero)
+        make_metric(dsl.set_matching(dsl.discrete()), normalizer=nan_at_zero)
     ok = Normalizer("geo", lambda xy, xx, yy, zd: safe_divide(xy, (xx * yy) ** 0.5, zd))
-    res = dsl.metric(dsl.set_matching(dsl.discrete()), normalizer=ok).from_model_output([[1, 2]], [[1]]).compute()
+    res = make_metric(dsl.set_matching(dsl.discrete()), normalizer=ok).from_model_output([[1, 2]], [[1]]).compute()
     assert float(res["geo"]) == pytest.approx(1 / np.sqrt(2), rel=1e-6)
 
 
 def test_restoring_a_checkpoint_of_another_metric_is_refused():
-    other = dsl.metric(dsl.set_matching(dsl.discrete()), normalizer="f2")  # one more reported row than Doc.metric
+    other = make_metric(dsl.set_matching(dsl.discrete()), normalizer="f2")  # one more reported row than Doc.metric
     saved = serialization.to_bytes(other.from_model_output([[1]], [[1]]))
-    restored = serialization.from_bytes(Doc.metric.empty(), saved)
     with pytest.raises(ValueError, match="different metric"):
-        restored.compute()
-    with pytest.raises(ValueError, match="different metric"):
-        Doc.metric.empty().merge(restored)
+        serialization.from_bytes(Doc.metric.empty(), saved)
 
 
 def test_dsl_ranking_metrics_are_one_class_per_argument_and_recreated_classes_are_named():
-    a = dsl.precision_at_k(2).empty()
-    a.merge(dsl.precision_at_k(2).from_model_output([["a", "b"]], [["a"]]))
-    first = dsl.metric(dsl.set_matching(dsl.discrete()), name="bag")
-    second = dsl.metric(dsl.set_matching(dsl.discrete()), name="bag")
+    a = precision_at_k(2).empty()
+    a.merge(precision_at_k(2).from_model_output([["a", "b"]], [["a"]]))
+    first = make_metric(dsl.set_matching(dsl.discrete()), name="bag")
+    second = make_metric(dsl.set_matching(dsl.discrete()), name="bag")
     with pytest.raises(TypeError, match="created twice"):
         first.empty().merge(second.empty())
 

@@ -263,22 +263,26 @@ def test_constraint_arrows_are_not_interchangeable_with_opposite_arrows() -> Non
     assert orig["1:*"].metric.score(orig["1:*"](p), orig["1:*"](r)) == 4.0
 
 
-def test_empty_collections_differ_as_documented() -> None:
-    """The original scores two empty collections 1; ours scores an empty matching 0."""
+def test_empty_fields_are_neutral_as_in_the_original() -> None:
+    """A field empty on both sides neither adds nor removes agreement, in ours as in the original."""
     ours_doc, ours_build = entity_family(metametric, "none", "<->")
     orig_doc, orig_build = entity_family(original_metametric, "none", "<->")
-    empty = (("PER", ()),)  # one entity without mentions
+    empty = (("PER", ()),)  # one entity without mentions: its empty mention field is neutral, its label matches
     assert orig_doc.metric.score(orig_build(empty), orig_build(empty)) == 1.0
-    assert ours_doc.metric.score(ours_build(empty), ours_build(empty)) == 0.0
+    assert ours_doc.metric.score(ours_build(empty), ours_build(empty)) == 1.0
 
-    # after normalization the difference shows wherever an empty collection is matched next to a non-empty one
     ours_f1, ours_b = entity_family(metametric, "f1", "<->")
     orig_f1, orig_b = entity_family(original_metametric, "f1", "<->")
     p = (("PER", ()), ("LOC", ((1, 1),)))
     r = (("PER", ()), ("LOC", ((2, 2),)))
     assert orig_f1.metric.score(orig_b(p), orig_b(r)) == pytest.approx(0.5)  # 2·1 / (2 + 2)
-    assert ours_f1.metric.score(ours_b(p), ours_b(r)) == 0.0
+    assert ours_f1.metric.score(ours_b(p), ours_b(r)) == pytest.approx(0.5)
+    # an entity with mentions against one without: the mention field is not empty on both sides, so no match
+    q = (("PER", ((1, 1),)),)
+    assert ours_f1.metric.score(ours_b(q), ours_b(empty)) == orig_f1.metric.score(orig_b(q), orig_b(empty)) == 0.0
 
-    # two empty documents: both score 1 under a normalizer (ours through empty_score)
+    # two empty documents: both score 1 under a normalizer (ours through empty_score); the raw overlap of two
+    # empty collections is 0 in ours (an empty example adds nothing to micro totals) and 1 in the original
     assert orig_f1.metric.score(orig_b(()), orig_b(())) == 1.0
     assert ours_f1.metric.score(ours_b(()), ours_b(())) == 1.0
+    assert ours_doc.metric.score(ours_build(()), ours_build(())) == 0.0

@@ -16,7 +16,7 @@ import sys
 from collections.abc import Callable, Mapping
 from typing import Any
 
-__all__ = ["Command", "Progress", "registry", "count_blocks", "count_lines", "empty_warning", "LARGE_INPUT"]
+__all__ = ["Command", "Progress", "registry", "count_blocks", "count_lines", "empty_warning", "percent", "LARGE_INPUT"]
 
 #: Inputs with at least this many documents, sentences or graphs show a progress bar (unless ``--no-progress``).
 LARGE_INPUT = 1000
@@ -78,10 +78,14 @@ class Command:
         description: the task's ``--help`` text (file formats, the JSON it prints).
         add_arguments: adds the task's file options and task options to its parser. File options default to None.
         inputs: the argparse ``dest`` of each input file option, reference side first (for messages and samples).
-        sample: ``dest -> file`` under ``metametric_jax/data`` scored when no input file is given.
+        sample: ``dest -> file`` (or a list of files, for an option that takes several) under ``metametric_jax/data``,
+            scored when no input file is given.
         run: ``run(args) -> (scores, warnings)``; ``args.progress`` is ``True``, ``False`` or ``None`` (decide with
             :meth:`Progress.wanted`). Raises ``InputFormatError`` on malformed input.
         table: ``table(scores, args) -> rich.table.Table`` for ``--format table``.
+        resolve: optional ``resolve(args, parser)`` run after parsing and before the inputs are checked (to fold
+            positional file arguments into the ``inputs`` dests, or to reject option combinations with
+            ``parser.error``).
     """
 
     name: str
@@ -89,9 +93,10 @@ class Command:
     description: str
     add_arguments: Callable[[argparse.ArgumentParser], None]
     inputs: tuple[str, ...]
-    sample: Mapping[str, str]
+    sample: Mapping[str, str | list[str]]
     run: Callable[[argparse.Namespace], tuple[dict[str, Any], list[str]]]
     table: Callable[[dict[str, Any], argparse.Namespace], Any]
+    resolve: Callable[[argparse.Namespace, argparse.ArgumentParser], None] | None = None
 
 
 def registry() -> dict[str, Command]:

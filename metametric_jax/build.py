@@ -1,0 +1,195 @@
+"""Build metric classes: ``@metametric``, :func:`metric_of`, :func:`make_metric` and :func:`stats_metric`.
+
+This module sits on top of the accumulator (:mod:`metametric_jax.accumulate`) and the derivation
+(:mod:`metametric_jax.derive`): it turns a type, a similarity or a statistics function into an accumulator class.
+
+Example:
+    >>> from dataclasses import dataclass
+    >>> @metametric(normalizer="f1")
+    ... @dataclass(frozen=True)
+    ... class Doc:
+    ...     spans: frozenset[tuple[int, int]]
+    >>> metric_of(Doc).score(Doc(frozenset({(0, 1), (2, 3)})), Doc(frozenset({(0, 1)})))
+    0.6666666666666666
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import sys
+from collections.abc import Callable, Sequence
+from typing import Any, TypeVar
+
+import numpy as np
+
+from metametric_jax.accumulate import Metric, MetricConfig
+from metametric_jax.constraint import Constraint, parse_constraint
+from metametric_jax.derive import as_similarity, derive_dataclass
+from metametric_jax.normalizer import F1, JACCARD, NONE, PRECISION, RECALL, Normalizer, parse_normalizer
+
+__all__ = ["metametric", "metric_of", "make_metric", "stats_metric"]
+
+T = TypeVar("T")
+
+_STANDARD = (NONE, PRECISION, RECALL, F1, JACCARD)
+
+
+def _reported(normalizer: Normalizer, extra: Sequence[Normalizer] = ()) -> tuple[Normalizer, ...]:
+    out = list(_STANDARD)
+    for n in (normalizer, *extra):
+        if all(n.name != m.name for m in out):
+            out.append(n)
+    return tuple(out)
+
+
+def make_metric(
+    similarity: Any,
+    normalizer: str | Normalizer = "f1",
+    *,
+    name: str | None = None,
+    zero_division: float = 0.0,
+    empty_score: float = 1.0,
+    report: Sequence[str | Normalizer] = (),
+    doc: str | None = None,
+) -> type[Metric]:
+    """The accumulator class of a similarity (a :class:`~metametric_jax.similarity.Similarity`, a metric class, or a
+    function ``(x, y) -> float``).
+
+    Args:
+        similarity: what to compare structures with.
+        normalizer: the declared normalizer (``score`` uses it; ``compute`` reports it beside P / R / F1 / Jaccard).
+        name: a name for messages; default the similarity's.
+        zero_division: value of a 0/0 other than two empty structures.
+        empty_score: per-example normalized score of two empty structures.
+        report: further normalizers for ``compute`` to report.
+        doc: the class docstring.
+
+    Example:
+        >>> from metametric_jax import dsl
+        >>> Spans = make_metric(dsl.set_matching(dsl.discrete()), "f1", name="spans")
+        >>> Spans.score(["a", "b"], ["a"])
+        0.6666666666666666
+    """
+    sim = as_similarity(similarity, "make_metric")
+    norm = parse_normalizer(normalizer)
+    extra = tuple(parse_normalizer(r) for r in report)
+    metric_name = name or getattr(sim, "name", None) or type(sim).__name__
+    cfg = MetricConfig(
+        name=metric_name,
+        normalizer=norm,
+        reported=_reported(norm, extra),
+        zero_division=float(zero_division),
+        empty_score=float(empty_score),
+        batch_stats=sim.batch_stats,
+        source=sim,
+    )
+    return Metric.subclass(cfg, doc)
+
+
+def stats_metric(
+    stats: Callable[[Any, Any], tuple[float, float, float]] | None = None,
+    normalizer: str | Normalizer = "f1",
+    *,
+    name: str,
+    batch_stats: Callable[[Sequence[Any], Sequence[Any]], np.ndarray] | None = None,
+    zero_division: float = 0.0,
+    empty_score: float = 1.0,
+    report: Sequence[str | Normalizer] = (),
+    doc: str | None = None,
+    class_name: str | None = None,
+) -> type[Metric]:
+    """An accumulator class from a per-pair statistics function ``stats(p, r) -> (xy, xx, yy)``.
+
+    Either ``stats`` (called per pair) or ``batch_stats`` (called per batch, returning an ``(n, 3)`` array) must be
+    given; with neither, states are built with ``from_stats`` only.
+
+    Example:
+        >>> Overlap = stats_metric(lambda p, r: (len(p & r), len(p), len(r)), "f1", name="overlap")
+        >>> float(Overlap.from_model_output([{1, 2}], [{2}]).compute()["f1"])
+        0.6666666865348816
+    """
+    norm = parse_normalizer(normalizer)
+    extra = tuple(parse_normalizer(r) for r in report)
+    if batch_stats is None and stats is not None:
+        pair = stats
+
+        def batch_stats(predictions: Sequence[Any], references: Sequence[Any]) -> np.ndarray:
+            return np.asarray([pair(p, r) for p, r in zip(predictions, references)], dtype=np.float64).reshape(-1, 3)
+
+    cfg = MetricConfig(
+        name=name,
+        normalizer=norm,
+        reported=_reported(norm, extra),
+        zero_division=float(zero_division),
+        empty_score=float(empty_score),
+        batch_stats=batch_stats,
+        source=stats,
+    )
+    return Metric.subclass(cfg, doc, class_name=class_name)
+
+
+def metametric(
+    cls: type[T] | None = None,
+    /,
+    *,
+    normalizer: str | Normalizer = "none",
+    constraint: str | Constraint = "<->",
+    zero_division: float = 0.0,
+    empty_score: float = 1.0,
+) -> Any:
+    """Decorate a dataclass to derive its metric.
+
+    Sets ``cls.metric`` (or ``cls.latent_metric`` when the class has :class:`~metametric_jax.Variable` fields), an
+    accumulator class with ``score``, ``explain``, ``empty``, ``from_model_output``, ``merge``, ``reduce`` and
+    ``compute``; :func:`metric_of` reads it with its type visible to type checkers.
+
+    Args:
+        cls: the dataclass (when used bare, ``@metametric``).
+        normalizer: ``none`` (default), ``precision``, ``recall``, ``jaccard``, ``dice`` / ``f1``, ``f{β}``, or a
+            :class:`~metametric_jax.Normalizer`.
+        constraint: the matching constraint of the class's collection fields: ``<->`` / ``1:1`` (default),
+            ``->`` / ``1:*``, ``<-`` / ``*:1``, ``~`` / ``*:*``.
+        zero_division: value of a 0/0 other than two empty structures.
+        empty_score: normalized score of two empty structures.
+
+    Raises:
+        ValueError: on an unknown normalizer or constraint (listing the valid ones).
+        TypeError: if the class is not a dataclass, or a field's type cannot be derived.
+    """
+    norm = parse_normalizer(normalizer)
+    cons = parse_constraint(constraint)
+    caller_locals = sys._getframe(1).f_locals  # resolves annotations of classes defined inside functions
+
+    def wrap(c: type[T]) -> type[T]:
+        if not (isinstance(c, type) and dataclasses.is_dataclass(c)):
+            raise TypeError(f"@metametric decorates dataclasses; found {c!r}. Put @dataclass below @metametric.")
+        sim = derive_dataclass(c, cons, caller_locals)
+        metric = make_metric(
+            sim,
+            norm,
+            name=c.__name__,
+            zero_division=zero_division,
+            empty_score=empty_score,
+            doc=f"The derived metric of {c.__name__} ({norm.name}, constraint {cons.value}).",
+        )
+        setattr(c, "latent_metric" if sim.has_variables else "metric", metric)
+        return c
+
+    if cls is not None:
+        return wrap(cls)
+    return wrap
+
+
+def metric_of(cls: type) -> type[Metric]:
+    """The metric class of a ``@metametric`` dataclass (``cls.metric`` or ``cls.latent_metric``), typed.
+
+    This is the spelling type checkers and IDEs understand (``D.metric`` is set at run time).
+
+    Raises:
+        TypeError: if ``cls`` was not decorated with ``@metametric``.
+    """
+    for attr in ("metric", "latent_metric"):
+        m = cls.__dict__.get(attr) if isinstance(cls, type) else None
+        if isinstance(m, type) and issubclass(m, Metric):
+            return m
+    raise TypeError(f"{getattr(cls, '__name__', cls)!r} has no derived metric; decorate it with @metametric.")
