@@ -1,25 +1,68 @@
-r"""Dependency parsing metrics: attachment scores (UAS / LAS / LA) from CoNLL-U.
+r"""Dependency parsing: the figures of the CoNLL 2018 shared task's evaluation (``conll18_ud_eval.py`` v1.2).
 
-For sentences with reference tokens :math:`T_i` (words only: multiword-token ranges ``1-2`` and
-empty nodes ``1.1`` are skipped),
+Every figure counts, over a corpus, the items of the prediction (:math:`S`, system), of the reference (:math:`G`,
+gold), those correct (:math:`C`) and, for the word-level figures, the reference words aligned to a predicted word
+(:math:`A`):
 
 .. math::
 
-    \mathrm{UAS} = \frac{\sum_i |\{t \in T_i : \hat h_t = h_t\}|}{\sum_i |T_i|}, \qquad
-    \mathrm{LAS} = \frac{\sum_i |\{t \in T_i : \hat h_t = h_t \wedge \hat\ell_t = \ell_t\}|}{\sum_i |T_i|}
+    P = \frac{C}{S}, \qquad R = \frac{C}{G}, \qquad F_1 = \frac{2C}{S + G}, \qquad
+    \mathrm{AlignedAcc} = \frac{C}{A}
 
-(Buchholz and Marsi, "CoNLL-X Shared Task on Multilingual Dependency Parsing", 2006; Zeman et al., CoNLL 2018). The
-prediction must have the same words as the reference (gold tokenization); a sentence whose word counts differ raises
-:class:`~metametric_jax.errors.InputFormatError` naming the file, the sentence and its first line. With
-``exclude_punct=True`` the words whose *reference* UPOS is ``PUNCT`` are left out of both numerator and denominator
-(the CoNLL-X convention of scoring without punctuation, with UD's part-of-speech deciding what punctuation is). With
-``strip_subtypes=True`` labels are compared without their subtype (``nsubj:pass`` → ``nsubj``), as the CoNLL 2018
-evaluation does. CoNLL-U is read with the ``conllu`` package (``pip install metametric-jax[formats]``).
+(each 0 when its denominator is 0). The figures (Zeman et al., "CoNLL 2018 Shared Task: Multilingual Parsing from
+Raw Text to Universal Dependencies", 2018, section 2.3):
+
+* ``tokens``, ``sentences``: tokens (multiword tokens count once) and sentences whose character span is in both.
+* ``words``: syntactic words aligned (below); correct = aligned.
+* ``upos``, ``xpos``, ``ufeats`` (universal features only, in sorted order), ``alltags`` (the three), ``lemmas`` (a
+  reference lemma ``_`` accepts any): aligned words whose columns agree.
+* ``uas``: aligned words whose head is the word aligned to the reference head (or both are roots); ``las``: and the
+  relation agrees, subtypes ignored (``nsubj:pass`` = ``nsubj``).
+* ``clas``: LAS over *content* words (relations in :data:`CONTENT_DEPRELS`: not function words, punctuation or
+  ``case``-like relations); ``mlas``: CLAS and UPOS, universal features and the functional children (relations in
+  :data:`FUNCTIONAL_DEPRELS`, each with its aligned word, relation, UPOS and features, in order) agree; ``blex``:
+  CLAS and the lemma agrees. For these three, :math:`S`, :math:`G` and :math:`A` count content words only.
+
+**Alignment.** The prediction may tokenize the raw text differently: both files must spell the same text once the
+space characters (Unicode Zs) inside forms are removed, and each token is the span of characters it covers. Words
+outside multiword tokens are aligned when their spans are equal. Around multiword tokens the smallest span of text
+holding whole multiword tokens of both sides is found, and the words inside it are aligned by a longest common
+subsequence of their lower-cased forms (ties broken by skipping the reference word first). The whole corpus is
+aligned at once, so predicted sentence boundaries may differ from the reference's; the counts are then attributed to
+the reference sentence where each item starts (``score_files`` items, macro averages).
+
+**Validation.** Each sentence of either side must be a tree: exactly one word with HEAD 0 and no cycle, as the
+CoNLL 2018 script requires. Otherwise an :class:`~metametric_jax.errors.InputFormatError` names the file, the
+sentence and the line; ``check_trees=False`` scores such sentences anyway (heads are compared as they are). Options
+beyond the script: ``exclude_punct=True`` leaves out words whose reference UPOS is ``PUNCT`` (unaligned predicted
+words: their own UPOS) from every word-level figure, the CoNLL-X convention; ``strip_subtypes=False`` compares
+relations with their subtypes.
+
+The accumulator :func:`DependencyMetric` is a suite of one member per figure (statistics
+:math:`(C, S, G)`, so ``precision``, ``recall`` and ``f1`` are the figure's) and one ``<figure>_aligned`` member per
+word-level figure (statistics :math:`(C, A, A)`); each example is a pair of documents (a
+:class:`~metametric_jax.tasks.readers.conllu.DepSentence` or a sequence of them) aligned on their own.
+:func:`score` and :func:`score_files` align whole corpora at once, as the script does, and read the exact totals.
+
+State: ``states`` (one :class:`~metametric_jax.Metric` state per member, each with the exact totals of its
+statistics, the example count and per-example normalized sums for ``macro_`` figures).
+
+Example:
+    >>> from metametric_jax.tasks.readers.conllu import parse_conllu
+    >>> row = "{}\t{}\t_\t{}\t_\t_\t{}\t{}\t_\t_"
+    >>> gold = parse_conllu("\n".join([row.format(1, "Dogs", "NOUN", 2, "nsubj"),
+    ...                                  row.format(2, "bark", "VERB", 0, "root")]) + "\n")
+    >>> pred = parse_conllu("\n".join([row.format(1, "Dogs", "NOUN", 0, "root"),
+    ...                                  row.format(2, "bark", "VERB", 1, "parataxis")]) + "\n")
+    >>> s = score(pred, gold)
+    >>> s["las"]["f1"], s["upos"]["aligned_accuracy"], s["words"]["f1"]
+    (0.0, 1.0, 1.0)
+    >>> DependencyMetric().from_model_output([pred], [gold]).compute()["scores"]["uas"]["f1"].item()
+    0.0
 """
 
 from __future__ import annotations
 
-import dataclasses
 import functools
 import os
 from collections.abc import Mapping, Sequence
@@ -27,268 +70,222 @@ from typing import Any
 
 import numpy as np
 
-from metametric_jax.accumulate import stats_metric
-from metametric_jax.errors import InputFormatError
-from metametric_jax.suite import Suite, make_suite
+from metametric_jax import Suite, make_suite, stats_metric
+from metametric_jax.report import Report
+from metametric_jax.tasks.dependency_counts import (
+    ALIGNED_METRICS,
+    CONTENT_DEPRELS,
+    FUNCTIONAL_DEPRELS,
+    METRICS,
+    UNIVERSAL_FEATURES,
+    check_tree,
+    parse_options,
+    sentence_counts,
+)
+from metametric_jax.tasks.readers.conllu import DepSentence, DepToken, parse_conllu, read_conllu
 
 __all__ = [
     "DepToken",
     "DepSentence",
     "parse_conllu",
     "read_conllu",
+    "METRICS",
+    "ALIGNED_METRICS",
+    "CONTENT_DEPRELS",
+    "FUNCTIONAL_DEPRELS",
+    "UNIVERSAL_FEATURES",
+    "check_tree",
+    "sentence_counts",
     "attachment_stats",
+    "DependencyMetric",
     "dependency_metric",
+    "figures",
+    "score",
+    "score_files",
     "attachment_scores",
 ]
 
 
-@dataclasses.dataclass(frozen=True)
-class DepToken:
-    """A syntactic word of a CoNLL-U sentence.
-
-    Attributes:
-        id: the word index (1-based).
-        form: the word form.
-        upos: the universal part of speech.
-        head: the index of the head word (0 for the root), or ``None`` if unannotated (``_``).
-        deprel: the dependency relation.
-    """
-
-    id: int
-    form: str
-    upos: str
-    head: int | None
-    deprel: str
+# ------------------------------------------------------------------------------------------------ figures
+def _figure(correct: float, predicted: float, reference: float, aligned: float | None) -> dict[str, float | None]:
+    return {
+        "precision": correct / predicted if predicted else 0.0,
+        "recall": correct / reference if reference else 0.0,
+        "f1": 2 * correct / (predicted + reference) if predicted + reference else 0.0,
+        "aligned_accuracy": None if aligned is None else (correct / aligned if aligned else 0.0),
+    }
 
 
-@dataclasses.dataclass(frozen=True)
-class DepSentence:
-    """The words of a sentence and where it was read from (for error messages).
-
-    Attributes:
-        tokens: the syntactic words, in order (no multiword ranges, no empty nodes).
-        source: the file name (or ``"<string>"``).
-        line: the 1-based line of the sentence's first line in ``source``.
-    """
-
-    tokens: tuple[DepToken, ...]
-    source: str = "<string>"
-    line: int | None = None
-
-    def __len__(self) -> int:
-        return len(self.tokens)
-
-
-def _conllu() -> Any:
-    try:
-        import conllu
-    except ImportError:
-        raise ImportError("Reading CoNLL-U needs the `conllu` package: pip install metametric-jax[formats]") from None
-    return conllu
-
-
-def _blocks(text: str) -> list[tuple[int, list[tuple[int, str]]]]:
-    """Sentence blocks: (first line number, [(line number, line), ...]) of maximal runs of non-blank lines."""
-    out: list[tuple[int, list[tuple[int, str]]]] = []
-    current: list[tuple[int, str]] = []
-    for k, line in enumerate(text.splitlines(), start=1):
-        if line.strip():
-            current.append((k, line))
-        elif current:
-            out.append((current[0][0], current))
-            current = []
-    if current:
-        out.append((current[0][0], current))
+def _member_stats(counts: np.ndarray) -> dict[str, np.ndarray]:
+    """Suite member statistics from counts ``(n, len(METRICS), 4)``: ``(C, S, G)`` and ``(C, A, A)`` per figure."""
+    counts = np.asarray(counts, dtype=np.float64)
+    out: dict[str, np.ndarray] = {}
+    for k, m in enumerate(METRICS):
+        out[m] = counts[:, k, :3]
+        if m in ALIGNED_METRICS:
+            c, a = counts[:, k, 0], counts[:, k, 3]
+            out[f"{m}_aligned"] = np.stack([c, a, a], axis=1)
     return out
 
 
-def parse_conllu(text: str, source: str = "<string>") -> list[DepSentence]:
-    """Sentences of a CoNLL-U document (read with the ``conllu`` package).
+def attachment_stats(predictions: Sequence[Any], references: Sequence[Any], **options: Any) -> dict[str, np.ndarray]:
+    """Per-pair statistics of every member of :func:`DependencyMetric` (its batch function).
 
-    Multiword-token ranges (``1-2``) and empty nodes (``1.1``) are skipped; comment-only blocks are ignored.
+    Each pair is a predicted and a reference document (a :class:`DepSentence` or a sequence of them), aligned on
+    its own (see :func:`sentence_counts`).
 
-    Raises:
-        InputFormatError: on a token line without 10 tab-separated fields, an unparsable field (e.g. a non-integer
-            HEAD) or a word id out of sequence, naming ``source`` and the line.
-        ImportError: if ``conllu`` is not installed.
+    Returns:
+        ``{figure: (n, 3) array of (correct, predicted, reference), figure_aligned: (n, 3) array of (correct,
+        aligned, aligned)}`` as float64.
     """
-    conllu = _conllu()
-    sentences: list[DepSentence] = []
-    for start, lines in _blocks(text):
-        token_lines = [(k, line) for k, line in lines if not line.startswith("#")]
-        if not token_lines:
-            continue
-        for k, line in token_lines:
-            n_fields = len(line.split("\t"))
-            if n_fields != 10:
-                raise InputFormatError(
-                    source, k, f"expected a CoNLL-U token line of 10 tab-separated fields; found {n_fields}: {line!r}"
-                )
-        block = "\n".join(line for _, line in lines) + "\n"
-        try:
-            tokens = conllu.parse(block)[0]
-        except Exception as e:  # conllu.exceptions.ParseException and friends
-            bad = start
-            for k, line in token_lines:
-                try:
-                    conllu.parse(line + "\n")
-                except Exception:
-                    bad = k
-                    break
-            raise InputFormatError(source, bad, f"invalid CoNLL-U token line: {e}") from None
-        words: list[DepToken] = []
-        for (k, _), tok in zip(token_lines, tokens):
-            tid = tok["id"]
-            if not isinstance(tid, int):
-                continue  # multiword range (tuple with '-') or empty node (tuple with '.')
-            if tid != len(words) + 1:
-                raise InputFormatError(source, k, f"expected word id {len(words) + 1}; found {tid}")
-            head = tok["head"]
-            words.append(DepToken(tid, str(tok["form"]), str(tok["upos"]), head, str(tok["deprel"])))
-        sentences.append(DepSentence(tuple(words), source, start))
-    return sentences
-
-
-def read_conllu(source: str | os.PathLike[str]) -> list[DepSentence]:
-    """Sentences of a CoNLL-U file, or of CoNLL-U text when ``source`` is a string that is not an existing file."""
-    if isinstance(source, os.PathLike) or ("\n" not in source and os.path.isfile(source)):
-        path = os.fspath(source)
-        with open(path, encoding="utf-8") as f:
-            return parse_conllu(f.read(), path)
-    return parse_conllu(source)
-
-
-def _as_sentence(x: Any, what: str, k: int) -> DepSentence:
-    if isinstance(x, DepSentence):
-        return x
-    if isinstance(x, (list, tuple)) and all(isinstance(t, DepToken) for t in x):
-        return DepSentence(tuple(x))
-    raise TypeError(f"{what} {k}: expected a DepSentence or a list of DepToken; found {type(x).__name__}.")
-
-
-def attachment_stats(
-    predictions: Sequence[Any],
-    references: Sequence[Any],
-    exclude_punct: bool = False,
-    strip_subtypes: bool = False,
-) -> dict[str, np.ndarray]:
-    """Per-sentence ``(correct, scored words, scored words)`` for ``uas``, ``las`` and ``la`` (label accuracy).
-
-    Raises:
-        InputFormatError: if a predicted sentence has a different number of words than its reference (naming the
-            prediction's source, the sentence number and its line).
-    """
-    n = len(predictions)
-    if len(references) != n:
+    if len(predictions) != len(references):
         raise ValueError(
-            f"predictions and references must have the same number of sentences; found {n} and {len(references)}."
+            f"predictions and references must have the same length; found {len(predictions)} and {len(references)}."
         )
-    out = {key: np.zeros((n, 3), dtype=np.float64) for key in ("uas", "las", "la")}
+    rows = np.zeros((len(predictions), len(METRICS), 4), dtype=np.int64)
     for k, (p, r) in enumerate(zip(predictions, references)):
-        p, r = _as_sentence(p, "prediction", k), _as_sentence(r, "reference", k)
-        if len(p) != len(r):
-            where = f" (reference {r.source}:{r.line})" if r.line is not None else ""
-            raise InputFormatError(
-                p.source,
-                p.line,
-                f"sentence {k + 1} has {len(p)} predicted words but {len(r)} reference words{where}; the prediction "
-                "must use the reference tokenization",
-            )
-        u = lab = both = total = 0
-        for tp, tr in zip(p.tokens, r.tokens):
-            if exclude_punct and tr.upos == "PUNCT":
-                continue
-            total += 1
-            head_ok = tp.head == tr.head
-            lp, lr = tp.deprel, tr.deprel
-            if strip_subtypes:
-                lp, lr = lp.split(":", 1)[0], lr.split(":", 1)[0]
-            label_ok = lp == lr
-            u += head_ok
-            lab += label_ok
-            both += head_ok and label_ok
-        out["uas"][k] = (u, total, total)
-        out["las"][k] = (both, total, total)
-        out["la"][k] = (lab, total, total)
-    return out
+        rows[k] = sentence_counts(p, r, **options).sum(axis=0)
+    return _member_stats(rows)
 
 
-_ATTACHMENT_DOC = r"""{what} ({options}): the share of scored words with {correct}.
-
-Per-sentence statistics (correct, scored words, scored words), so ``precision`` = ``recall`` = ``f1`` = the score;
-micro over words by default (as the CoNLL scripts), ``macro_*`` = mean over sentences.
-"""
+_MEMBER_DOC = "{figure}: {what} (per example: {stats}); ``precision``, ``recall``, ``f1`` as the CoNLL 2018 script."
 
 
 @functools.cache
-def _dependency_suite(exclude_punct: bool, strip_subtypes: bool) -> type[Suite]:
-    options = f"exclude_punct={exclude_punct}, strip_subtypes={strip_subtypes}"
-    members = {
-        "uas": stats_metric(
-            name="uas",
-            doc=_ATTACHMENT_DOC.format(what="UAS", options=options, correct="the correct head"),
-        ),
-        "las": stats_metric(
-            name="las",
-            doc=_ATTACHMENT_DOC.format(what="LAS", options=options, correct="the correct head and relation"),
-        ),
-        "la": stats_metric(
-            name="la",
-            doc=_ATTACHMENT_DOC.format(what="Label accuracy", options=options, correct="the correct relation"),
-        ),
-    }
+def _suite(check_trees: bool, exclude_punct: bool, strip_subtypes: bool) -> type[Suite]:
+    options = {"check_trees": check_trees, "exclude_punct": exclude_punct, "strip_subtypes": strip_subtypes}
+    members = {}
+    for m in METRICS:
+        members[m] = stats_metric(
+            name=f"dependency_{m}",
+            doc=_MEMBER_DOC.format(figure=m, what="correct / predicted / reference items", stats="C, S, G"),
+        )
+        if m in ALIGNED_METRICS:
+            members[f"{m}_aligned"] = stats_metric(
+                name=f"dependency_{m}_aligned",
+                doc=_MEMBER_DOC.format(figure=m, what="aligned accuracy as recall", stats="C, A, A"),
+            )
 
     def batch(predictions: Sequence[Any], references: Sequence[Any]) -> dict[str, np.ndarray]:
-        return attachment_stats(predictions, references, exclude_punct, strip_subtypes)
+        return attachment_stats(predictions, references, **options)
 
-    def figures(results: Mapping[str, Any]) -> dict[str, Any]:
-        return {key: results[key]["recall"] for key in ("uas", "las", "la")}
+    def table(results: Mapping[str, Any]) -> dict[str, Any]:
+        out = {}
+        for m in METRICS:
+            r = results[m]
+            out[m] = {"precision": r["precision"], "recall": r["recall"], "f1": r["f1"]}
+            if m in ALIGNED_METRICS:
+                out[m]["aligned_accuracy"] = results[f"{m}_aligned"]["recall"]
+        return out
 
+    flags = "".join(str(int(v)) for v in options.values())
     return make_suite(
-        f"dependency_{int(exclude_punct)}{int(strip_subtypes)}",
+        f"dependency_{flags}",
         members,
-        {"scores": figures},
+        {"scores": table},
         batch_stats=batch,
         doc=(
-            f"Dependency attachment scores ({options}): members ``uas``, ``las``, ``la`` (label accuracy), each with "
-            "micro and ``macro_`` figures; ``compute()['scores']`` holds the three micro scores. Inputs: "
-            ":class:`DepSentence` (or lists of :class:`DepToken`) per example."
+            f"The CoNLL 2018 dependency figures ({', '.join(f'{k}={v}' for k, v in options.items())}): one member "
+            "per figure with statistics (correct, predicted, reference) and one ``<figure>_aligned`` member per "
+            "word-level figure with (correct, aligned, aligned); ``compute()['scores'][figure]`` holds "
+            "``precision``, ``recall``, ``f1`` and (word-level figures) ``aligned_accuracy``. Inputs: a "
+            "DepSentence or a sequence of them per example (see :mod:`metametric_jax.tasks.dependency`)."
         ),
     )
 
 
-def dependency_metric(exclude_punct: bool = False, strip_subtypes: bool = False) -> type[Suite]:
-    """The UAS / LAS / label-accuracy accumulator (a suite; the same options give the same class, so states merge).
+def DependencyMetric(  # noqa: N802 - a cached factory named as the task's metric class
+    *, check_trees: bool = True, exclude_punct: bool = False, strip_subtypes: bool = True
+) -> type[Suite]:
+    """The accumulator of every CoNLL 2018 figure (a suite; the same options give the same class, so states merge).
 
     Args:
-        exclude_punct: leave out words whose reference UPOS is ``PUNCT``.
-        strip_subtypes: compare relations without their subtype (``acl:relcl`` → ``acl``).
+        check_trees: refuse sentences that are not trees (a cycle, no root or several), as the script does.
+        exclude_punct: leave out words whose reference UPOS is ``PUNCT`` from the word-level figures.
+        strip_subtypes: compare relations without subtypes (``acl:relcl`` → ``acl``), as the script does.
+
+    Example:
+        >>> M = DependencyMetric()
+        >>> M is DependencyMetric(check_trees=True) and M is not DependencyMetric(exclude_punct=True)
+        True
     """
-    return _dependency_suite(bool(exclude_punct), bool(strip_subtypes))
+    return _suite(bool(check_trees), bool(exclude_punct), bool(strip_subtypes))
 
 
-def attachment_scores(
-    prediction: str | os.PathLike[str] | Sequence[DepSentence],
-    reference: str | os.PathLike[str] | Sequence[DepSentence],
-    exclude_punct: bool = False,
-    strip_subtypes: bool = False,
-) -> dict[str, float]:
-    """UAS, LAS and label accuracy of a predicted CoNLL-U file (or text, or sentences) against a reference.
+def dependency_metric(**options: Any) -> type[Suite]:
+    """:func:`DependencyMetric` with keyword options (the name :mod:`metametric_jax.tasks.parsing` imports)."""
+    return DependencyMetric(**options)
+
+
+def figures(state: Suite) -> dict[str, dict[str, float | None]]:
+    """The figures of a (reduced) :func:`DependencyMetric` state, from its exact float64 totals.
 
     Returns:
-        ``{"uas", "las", "la"}`` (micro over words) as Python floats.
+        ``{figure: {"precision", "recall", "f1", "aligned_accuracy"}}`` as Python floats (``aligned_accuracy`` is
+        ``None`` for ``tokens``, ``sentences`` and ``words``).
+    """
+    out = {}
+    for m in METRICS:
+        t = state.states[m].totals()
+        aligned = state.states[f"{m}_aligned"].totals()["xx"] if m in ALIGNED_METRICS else None
+        out[m] = _figure(t["xy"], t["xx"], t["yy"], aligned)
+    return out
+
+
+def score(predictions: Sequence[DepSentence], references: Sequence[DepSentence], **options: Any) -> dict[str, Any]:
+    """Every CoNLL 2018 figure of predicted sentences against reference sentences (a corpus aligned at once).
+
+    Args:
+        predictions: the predicted sentences, in order (their tokenization and sentence splits may differ).
+        references: the reference sentences, in order.
+        **options: ``check_trees`` (default True), ``exclude_punct`` (False), ``strip_subtypes`` (True).
+
+    Returns:
+        ``{figure: {"precision", "recall", "f1", "aligned_accuracy"}}`` for each of :data:`METRICS`, Python floats
+        equal to the script's. The headline is ``score(...)["las"]["f1"]``.
 
     Raises:
-        InputFormatError: on malformed CoNLL-U, different numbers of sentences, or different word counts.
+        InputFormatError: a sentence that is not a tree (unless ``check_trees=False``), or texts that differ.
     """
-    pred = read_conllu(prediction) if isinstance(prediction, (str, os.PathLike)) else list(prediction)
-    ref = read_conllu(reference) if isinstance(reference, (str, os.PathLike)) else list(reference)
-    if len(pred) != len(ref):
-        src = pred[0].source if pred else "<prediction>"
-        raise InputFormatError(src, None, f"the prediction has {len(pred)} sentences but the reference has {len(ref)}")
-    stats = attachment_stats(pred, ref, exclude_punct, strip_subtypes)
-    out = {}
-    for key, s in stats.items():
-        total = s[:, 2].sum()
-        out[key] = float(s[:, 0].sum() / total) if total else 0.0
-    return out
+    return _score_counts(sentence_counts(predictions, references, **options), options)
+
+
+def _score_counts(counts: np.ndarray, options: Mapping[str, Any]) -> dict[str, Any]:
+    suite = DependencyMetric(**options)
+    return figures(suite.from_member_stats(_member_stats(counts)))
+
+
+def score_files(*, predictions: str | os.PathLike[str], references: str | os.PathLike[str], **options: Any) -> Report:
+    """Score a predicted CoNLL-U file against a reference file, as ``conll18_ud_eval.py`` does.
+
+    Args:
+        predictions: the system's CoNLL-U file.
+        references: the gold CoNLL-U file.
+        **options: as :func:`score`.
+
+    Returns:
+        A :class:`~metametric_jax.report.Report`: ``scores`` as :func:`score`; ``items`` one per reference sentence
+        (``id``: its sent_id or position, ``line``, ``n_words``, and the F1 of each figure over the items that start
+        in it); ``warnings`` when the reference holds no sentence.
+
+    Raises:
+        InputFormatError: malformed CoNLL-U, a sentence that is not a tree, or files that spell different texts.
+    """
+    parse_options(options)
+    gold = read_conllu(references)
+    system = read_conllu(predictions)
+    counts = sentence_counts(system, gold, **options)
+    items = []
+    for k, (sentence, rows) in enumerate(zip(gold, counts), start=1):
+        item: dict[str, Any] = {"id": sentence.sent_id or str(k), "line": sentence.line, "n_words": len(sentence)}
+        for m, row in zip(METRICS, rows):
+            item[m] = _figure(*(float(v) for v in row[:3]), None)["f1"]
+        items.append(item)
+    warnings = [] if gold else [f"{os.fspath(references)} holds no sentences; every figure is 0"]
+    return Report(_score_counts(counts, options), items, warnings)
+
+
+def attachment_scores(predictions: Sequence[DepSentence], references: Sequence[DepSentence], **options: Any) -> dict:
+    """The attachment F1 scores ``{"uas", "las", "clas", "mlas", "blex"}`` of :func:`score`, as Python floats."""
+    s = score(predictions, references, **options)
+    return {m: s[m]["f1"] for m in ("uas", "las", "clas", "mlas", "blex")}

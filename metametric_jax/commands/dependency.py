@@ -1,0 +1,93 @@
+"""``metametric-jax score dependency``: CoNLL-U files, every figure of the CoNLL 2018 evaluation script."""
+
+from __future__ import annotations
+
+import argparse
+from typing import Any
+
+from metametric_jax.commands import Command, percent
+
+#: The figures as the CoNLL 2018 script names them, in its order (the JSON keys are these in lower case).
+FIGURES = ("Tokens", "Sentences", "Words", "UPOS", "XPOS", "UFeats", "AllTags", "Lemmas", "UAS", "LAS", "CLAS")
+FIGURES = (*FIGURES, "MLAS", "BLEX")
+
+
+def _add_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--gold", metavar="FILE", help="the gold (reference) CoNLL-U file")
+    parser.add_argument("--pred", metavar="FILE", help="the predicted (system) CoNLL-U file")
+    parser.add_argument(
+        "files",
+        nargs="*",
+        metavar="GOLD PRED",
+        help="the gold and predicted files as positional arguments, as conll18_ud_eval.py takes them",
+    )
+    parser.add_argument(
+        "--no-check-trees",
+        dest="check_trees",
+        action="store_false",
+        help="score sentences that are not trees (a cycle, no root or several) instead of refusing them",
+    )
+    parser.add_argument(
+        "--exclude-punct",
+        action="store_true",
+        help="leave out words whose gold UPOS is PUNCT from the word-level figures (not in the CoNLL 2018 script)",
+    )
+    parser.add_argument(
+        "--keep-subtypes",
+        dest="strip_subtypes",
+        action="store_false",
+        help="compare relations with their subtypes (nsubj:pass != nsubj; the script ignores subtypes)",
+    )
+
+
+def _resolve(args: argparse.Namespace, parser: argparse.ArgumentParser) -> None:
+    files = args.files or []
+    if not files:
+        return
+    if args.gold is not None or args.pred is not None:
+        parser.error("give the files as GOLD PRED or as --gold FILE --pred FILE, not both")
+    if len(files) != 2:
+        parser.error(f"expected two files, GOLD PRED; found {len(files)}")
+    args.gold, args.pred = files
+
+
+def _run(args: argparse.Namespace) -> tuple[dict[str, Any], list[str]]:
+    from metametric_jax.tasks import dependency
+
+    report = dependency.score_files(
+        predictions=args.pred,
+        references=args.gold,
+        check_trees=args.check_trees,
+        exclude_punct=args.exclude_punct,
+        strip_subtypes=args.strip_subtypes,
+    )
+    return report.scores, report.warnings
+
+
+def _table(scores: dict[str, Any], args: argparse.Namespace) -> Any:
+    from rich.table import Table
+
+    table = Table(caption="scores in %; LAS F1 is the headline (CoNLL 2018)")
+    for column in ("Metric", "Precision", "Recall", "F1 Score", "AligndAcc"):
+        table.add_column(column, justify="left" if column == "Metric" else "right")
+    for name in FIGURES:
+        s = scores[name.lower()]
+        aligned = "" if s["aligned_accuracy"] is None else percent(s["aligned_accuracy"])
+        table.add_row(name, percent(s["precision"]), percent(s["recall"]), percent(s["f1"]), aligned)
+    return table
+
+
+COMMAND = Command(
+    name="dependency",
+    help="dependency parsing: CoNLL-U files (the CoNLL 2018 figures: tokens, words, tags, UAS, LAS, CLAS, MLAS, BLEX)",
+    description="Score a predicted CoNLL-U file against a gold one as conll18_ud_eval.py v1.2 does: the prediction "
+    "may tokenize and split sentences differently (words are aligned on the characters of the text), every sentence "
+    "must be a tree. JSON: {tokens|sentences|words|upos|xpos|ufeats|alltags|lemmas|uas|las|clas|mlas|blex: "
+    "{precision, recall, f1, aligned_accuracy}} (aligned_accuracy null for tokens, sentences and words).",
+    add_arguments=_add_arguments,
+    inputs=("gold", "pred"),
+    sample={"gold": "parsing/gold.conllu", "pred": "parsing/pred.conllu"},
+    run=_run,
+    table=_table,
+    resolve=_resolve,
+)

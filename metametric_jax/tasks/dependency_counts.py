@@ -1,0 +1,416 @@
+r"""Counting the CoNLL 2018 figures: tree checks, the character-level word alignment, per-sentence counts.
+
+The definitions are those of :mod:`metametric_jax.tasks.dependency` (which documents the figures); this module holds
+the counting, on plain Python and NumPy (no JAX). Two sides of a corpus are flattened into their text (forms without
+space characters, Unicode Zs), tokens (character spans; a multiword token is one token), sentences (spans) and words
+(each with the span of its token). Words are aligned on equal spans, and around multiword tokens by a longest common
+subsequence of lower-cased forms inside the smallest span of text that holds whole multiword tokens of both sides;
+the two sides are walked left to right, the side whose current word starts first moving on when spans differ.
+
+Example:
+    >>> from metametric_jax.tasks.readers.conllu import parse_conllu
+    >>> gold = parse_conllu("1-2\tdon't\t_\t_\t_\t_\t_\t_\t_\t_\n1\tdo\t_\tAUX\t_\t_\t0\troot\t_\t_\n"
+    ...                     "2\tn't\t_\tPART\t_\t_\t1\tadvmod\t_\t_\n")
+    >>> pred = parse_conllu("1\tdon't\t_\tAUX\t_\t_\t0\troot\t_\t_\n")
+    >>> counts = sentence_counts(pred, gold).sum(axis=0)  # (correct, predicted, reference, aligned) per figure
+    >>> counts[METRICS.index("tokens")].tolist(), counts[METRICS.index("words")].tolist()
+    ([1, 1, 1, 0], [0, 1, 2, 0])
+"""
+
+from __future__ import annotations
+
+import bisect
+from collections.abc import Iterable, Mapping, Sequence
+from typing import Any
+
+import numpy as np
+
+from metametric_jax.errors import InputFormatError
+from metametric_jax.tasks.readers.conllu import DepSentence, DepToken, surface
+
+__all__ = [
+    "METRICS",
+    "ALIGNED_METRICS",
+    "CONTENT_DEPRELS",
+    "FUNCTIONAL_DEPRELS",
+    "UNIVERSAL_FEATURES",
+    "OPTIONS",
+    "parse_options",
+    "check_tree",
+    "sentence_counts",
+]
+
+#: The figures, in the order the script prints them (lower-case keys of :func:`score`).
+METRICS = ("tokens", "sentences", "words", "upos", "xpos", "ufeats", "alltags", "lemmas", "uas", "las", "clas")
+METRICS = (*METRICS, "mlas", "blex")
+#: The figures computed on aligned words, which have an aligned accuracy.
+ALIGNED_METRICS = METRICS[3:]
+
+#: Relations of content words (UD v2 guidelines; the CoNLL 2018 evaluation).
+CONTENT_DEPRELS = frozenset(
+    "nsubj obj iobj csubj ccomp xcomp obl vocative expl dislocated advcl advmod discourse nmod appos nummod acl amod "
+    "conj fixed flat compound list parataxis orphan goeswith reparandum root dep".split()
+)
+#: Relations of function words, whose attachment to a content word MLAS checks.
+FUNCTIONAL_DEPRELS = frozenset("aux cop mark det clf case cc".split())
+#: The universal features (UD v2) that UFeats, AllTags and MLAS compare; other features are ignored.
+UNIVERSAL_FEATURES = frozenset(
+    "PronType NumType Poss Reflex Foreign Abbr Gender Animacy Number Case Definite Degree VerbForm Mood Tense Aspect "
+    "Voice Evident Polarity Person Polite".split()
+)
+
+_ROOT, _UNALIGNED = -1, -2
+#: The options of every scoring function: ``check_trees`` (default True), ``exclude_punct`` (False) and
+#: ``strip_subtypes`` (True).
+OPTIONS = frozenset({"check_trees", "exclude_punct", "strip_subtypes"})
+
+
+# ------------------------------------------------------------------------------------------------ trees
+def check_tree(sentence: DepSentence, index: int | None = None) -> None:
+    """Raise unless ``sentence`` is a tree: heads in ``0..n``, no cycle, exactly one root (HEAD 0).
+
+    Args:
+        sentence: the sentence.
+        index: its 1-based position in its file, for the message.
+
+    Raises:
+        InputFormatError: naming the sentence's file, the sentence and the line of an offending word.
+    """
+    _check_heads(sentence, index)
+    words = sentence.words
+    state = [0] * (len(words) + 1)  # 0 unseen, 1 on the current path, 2 done
+    for start in range(1, len(words) + 1):
+        path, node = [], start
+        while node and state[node] == 0:
+            state[node] = 1
+            path.append(node)
+            node = words[node - 1].head
+        if node and state[node] == 1:
+            cycle = path[path.index(node) :]
+            through = " -> ".join(str(w) for w in (*cycle, node))
+            raise InputFormatError(
+                sentence.source,
+                words[cycle[0] - 1].line if words[cycle[0] - 1].line is not None else sentence.line,
+                f"{sentence.describe(index)}: expected a tree; found a cycle through words {through} (pass "
+                "check_trees=False, or --no-check-trees, to score it anyway)",
+            )
+        for w in path:
+            state[w] = 2
+    roots = [w for w in words if w.head == 0]
+    if len(roots) != 1:
+        at = roots[1].line if len(roots) > 1 and roots[1].line is not None else sentence.line
+        which = f": words {', '.join(str(w.id) for w in roots)}" if roots else ""
+        raise InputFormatError(
+            sentence.source,
+            at,
+            f"{sentence.describe(index)}: expected exactly one root (HEAD 0); found {len(roots)}{which} (pass "
+            "check_trees=False, or --no-check-trees, to score it anyway)",
+        )
+
+
+def _check_heads(sentence: DepSentence, index: int | None) -> None:
+    n = len(sentence.words)
+    for k, w in enumerate(sentence.words, start=1):
+        if w.id != k or not isinstance(w.head, int) or isinstance(w.head, bool) or not 0 <= w.head <= n:
+            raise InputFormatError(
+                sentence.source,
+                w.line if w.line is not None else sentence.line,
+                f"{sentence.describe(index)}: expected word {k} with HEAD between 0 and {n}; found word {w.id!r} "
+                f"with HEAD {w.head!r}",
+            )
+
+
+# ------------------------------------------------------------------------------------------------ one side
+def _ufeats(feats: str) -> str:
+    return "|".join(sorted(f for f in feats.split("|") if f.split("=", 1)[0] in UNIVERSAL_FEATURES))
+
+
+class _Side:
+    """One side (reference or prediction) of a corpus, flattened: its text, tokens, sentences and words."""
+
+    def __init__(self, sentences: Sequence[DepSentence], strip_subtypes: bool, check_trees: bool) -> None:
+        self.sentences = sentences
+        chars: list[str] = []
+        self.tokens: list[tuple[int, int]] = []
+        self.token_where: list[tuple[int, int | None]] = []  # (sentence, line)
+        self.spans: list[tuple[int, int]] = []
+        self.start: list[int] = []
+        self.end: list[int] = []
+        self.mwt: list[bool] = []
+        self.form: list[str] = []
+        self.sentence_of: list[int] = []
+        self.head: list[int] = []
+        self.words: list[DepToken] = []
+        pos = 0
+        for s, sentence in enumerate(sentences):
+            if not isinstance(sentence, DepSentence):
+                raise TypeError(f"expected a DepSentence; found {type(sentence).__name__}")
+            if check_trees:
+                check_tree(sentence, s + 1)
+            else:
+                _check_heads(sentence, s + 1)
+            offset, begin = len(self.words), pos
+            ranges = {m.first: m for m in sentence.multiword}
+            last = 0  # the last word id of the current multiword token
+            span = (pos, pos)
+            for w in sentence.words:
+                m = ranges.get(w.id)
+                if m is not None:
+                    text = surface(m.form)
+                    span, last = (pos, pos + len(text)), m.last
+                    chars.append(text)
+                    self.tokens.append(span)
+                    self.token_where.append((s, m.line if m.line is not None else sentence.line))
+                    pos += len(text)
+                inside = w.id <= last
+                if not inside:
+                    text = surface(w.form)
+                    if not text:
+                        raise InputFormatError(
+                            sentence.source, w.line, f"{sentence.describe(s + 1)}: expected a non-empty FORM"
+                        )
+                    span = (pos, pos + len(text))
+                    chars.append(text)
+                    self.tokens.append(span)
+                    self.token_where.append((s, w.line if w.line is not None else sentence.line))
+                    pos += len(text)
+                self.start.append(span[0])
+                self.end.append(span[1])
+                self.mwt.append(inside)
+                self.form.append((w.form if inside else surface(w.form)).lower())
+                self.sentence_of.append(s)
+                self.head.append(offset + w.head - 1 if w.head else _ROOT)
+                self.words.append(w)
+            self.spans.append((begin, pos))
+        self.text = "".join(chars)
+        words = self.words
+        self.base = [w.deprel.split(":", 1)[0] for w in words]
+        self.label = self.base if strip_subtypes else [w.deprel for w in words]
+        self.feats = [_ufeats(w.feats) for w in words]
+        self.content = [b in CONTENT_DEPRELS for b in self.base]
+        self.children: list[list[int]] = [[] for _ in words]
+        for k, h in enumerate(self.head):
+            if h != _ROOT and self.base[k] in FUNCTIONAL_DEPRELS:
+                self.children[h].append(k)
+
+    def locate(self, char: int) -> tuple[str, int | None]:
+        """The file and line of the token holding character ``char`` (the last token at the end of the text)."""
+        if not self.tokens:
+            return ("<empty>", None)
+        k = max(0, min(bisect.bisect_right([a for a, _ in self.tokens], char) - 1, len(self.tokens) - 1))
+        s, line = self.token_where[k]
+        return self.sentences[s].source, line
+
+
+def _check_text(gold: _Side, system: _Side) -> None:
+    if gold.text == system.text:
+        return
+    d = 0
+    limit = min(len(gold.text), len(system.text))
+    while d < limit and gold.text[d] == system.text[d]:
+        d += 1
+    g_file, g_line = gold.locate(d)
+    s_file, s_line = system.locate(d)
+    g_where = f"{g_file}:{g_line}" if g_line is not None else g_file
+    raise InputFormatError(
+        s_file,
+        s_line,
+        f"the predicted words spell a different text than the reference ({g_where}) from character {d}: expected "
+        f"{gold.text[d : d + 20]!r}, found {system.text[d : d + 20]!r} (forms are compared with spaces removed)",
+    )
+
+
+# ------------------------------------------------------------------------------------------------ alignment
+def _beyond(side: _Side, i: int, limit: int) -> bool:
+    """Whether word ``i`` lies past a multiword span ending at character ``limit``."""
+    if i >= len(side.words):
+        return True
+    return side.start[i] >= limit if side.mwt[i] else side.end[i] > limit
+
+
+def _multiword_span(gold: _Side, system: _Side, i: int, j: int) -> tuple[int, int, int, int]:
+    """The words ``gold[i0:i1]``, ``system[j0:j1]`` of the multiword span starting at words ``i``, ``j``."""
+    if gold.mwt[i]:
+        limit = gold.end[i]
+        if not system.mwt[j] and system.start[j] < gold.start[i]:
+            j += 1
+    else:
+        limit = system.end[j]
+        if not gold.mwt[i] and gold.start[i] < system.start[j]:
+            i += 1
+    i0, j0 = i, j
+    ng, ns = len(gold.words), len(system.words)
+    while not (_beyond(gold, i, limit) and _beyond(system, j, limit)):
+        if i < ng and (j >= ns or gold.start[i] <= system.start[j]):
+            if gold.mwt[i]:
+                limit = max(limit, gold.end[i])
+            i += 1
+        else:
+            if system.mwt[j]:
+                limit = max(limit, system.end[j])
+            j += 1
+    return i0, i, j0, j
+
+
+def _lcs_pairs(a: Sequence[str], b: Sequence[str]) -> list[tuple[int, int]]:
+    """Index pairs of a longest common subsequence of ``a`` and ``b``, skipping in ``a`` first on ties."""
+    n, m = len(a), len(b)
+    table = [[0] * (m + 1) for _ in range(n + 1)]  # table[x][y]: LCS length of a[x:], b[y:]
+    for x in range(n - 1, -1, -1):
+        row, below = table[x], table[x + 1]
+        for y in range(m - 1, -1, -1):
+            row[y] = below[y + 1] + 1 if a[x] == b[y] else max(below[y], row[y + 1])
+    pairs, x, y = [], 0, 0
+    while x < n and y < m:
+        if a[x] == b[y]:
+            pairs.append((x, y))
+            x, y = x + 1, y + 1
+        elif table[x + 1][y] == table[x][y]:
+            x += 1
+        else:
+            y += 1
+    return pairs
+
+
+def _align(gold: _Side, system: _Side) -> list[tuple[int, int]]:
+    """Aligned word pairs ``(reference word, predicted word)`` (global indices), in order."""
+    pairs: list[tuple[int, int]] = []
+    i = j = 0
+    ng, ns = len(gold.words), len(system.words)
+    while i < ng and j < ns:
+        if gold.mwt[i] or system.mwt[j]:
+            i0, i, j0, j = _multiword_span(gold, system, i, j)
+            if i > i0 and j > j0:
+                pairs += [(i0 + x, j0 + y) for x, y in _lcs_pairs(gold.form[i0:i], system.form[j0:j])]
+        elif gold.start[i] == system.start[j] and gold.end[i] == system.end[j]:
+            pairs.append((i, j))
+            i, j = i + 1, j + 1
+        elif gold.start[i] <= system.start[j]:
+            i += 1
+        else:
+            j += 1
+    return pairs
+
+
+# ------------------------------------------------------------------------------------------------ counts
+def _documents(x: Any, what: str) -> list[DepSentence]:
+    if isinstance(x, DepSentence):
+        return [x]
+    if isinstance(x, (str, bytes)) or not isinstance(x, Iterable):
+        raise TypeError(f"{what}: expected DepSentence objects (or sequences of them); found {type(x).__name__}")
+    out = list(x)
+    for s in out:
+        if not isinstance(s, DepSentence):
+            raise TypeError(f"{what}: expected DepSentence objects; found {type(s).__name__}")
+    return out
+
+
+def parse_options(options: Mapping[str, Any]) -> tuple[bool, bool, bool]:
+    """``(check_trees, exclude_punct, strip_subtypes)`` from keyword options (see :data:`OPTIONS`).
+
+    Raises:
+        TypeError: an unknown option.
+    """
+    unknown = sorted(set(options) - OPTIONS)
+    if unknown:
+        raise TypeError(f"unknown option(s) {unknown}; expected some of {sorted(OPTIONS)}")
+    return (
+        bool(options.get("check_trees", True)),
+        bool(options.get("exclude_punct", False)),
+        bool(options.get("strip_subtypes", True)),
+    )
+
+
+def sentence_counts(predictions: Any, references: Any, **options: Any) -> np.ndarray:
+    """The counts of every figure per reference sentence, the whole corpus aligned at once (as the script does).
+
+    Args:
+        predictions: the predicted sentences (:class:`DepSentence`), in order.
+        references: the reference sentences, in order; both must spell the same text.
+        **options: ``check_trees`` (default True), ``exclude_punct`` (False), ``strip_subtypes`` (True).
+
+    Returns:
+        An ``int64`` array of shape ``(len(references), len(METRICS), 4)``: per reference sentence and figure,
+        ``(correct, predicted, reference, aligned)``. Predicted items count in the reference sentence where they
+        start; ``aligned`` is 0 for ``tokens`` and ``sentences`` and equals ``correct`` for ``words``.
+
+    Raises:
+        InputFormatError: a sentence that is not a tree (unless ``check_trees=False``), or texts that differ.
+        TypeError: inputs that are not sentences, or an unknown option.
+    """
+    check_trees, exclude_punct, strip_subtypes = parse_options(options)
+    gold = _Side(_documents(references, "references"), strip_subtypes, check_trees)
+    system = _Side(_documents(predictions, "predictions"), strip_subtypes, check_trees)
+    _check_text(gold, system)
+    out = np.zeros((len(gold.sentences), len(METRICS), 4), dtype=np.int64)
+    if not gold.sentences:
+        return out
+    starts = np.asarray([a for a, _ in gold.spans], dtype=np.int64)
+    col = {m: k for k, m in enumerate(METRICS)}
+    # tokens and sentences: equal character spans
+    for key, g_spans, g_sent, s_spans in (
+        ("tokens", gold.tokens, [s for s, _ in gold.token_where], system.tokens),
+        ("sentences", gold.spans, list(range(len(gold.spans))), system.spans),
+    ):
+        s_set = set(s_spans)
+        np.add.at(out, (g_sent, col[key], 2), 1)
+        np.add.at(out, (g_sent, col[key], 0), [span in s_set for span in g_spans])
+        np.add.at(out, (np.searchsorted(starts, [a for a, _ in s_spans], side="right") - 1, col[key], 1), 1)
+
+    pairs = _align(gold, system)
+    to_gold = [_UNALIGNED] * len(system.words)
+    for g, s in pairs:
+        to_gold[s] = g
+    g_words, s_words = gold.words, system.words
+    g_scored = [not (exclude_punct and w.upos == "PUNCT") for w in g_words]
+    s_scored = [not (exclude_punct and w.upos == "PUNCT") for w in s_words]
+    for g, s in pairs:
+        s_scored[s] = g_scored[g]
+    plain = [col[m] for m in METRICS[2:] if m not in ("clas", "mlas", "blex")]
+    content = [col[m] for m in ("clas", "mlas", "blex")]
+    for side, scored, where, field in (
+        (gold, g_scored, gold.sentence_of, 2),
+        (system, s_scored, np.searchsorted(starts, system.start, side="right") - 1, 1),
+    ):
+        mask = np.asarray(scored, dtype=bool)
+        rows = np.asarray(where, dtype=np.int64)[mask]
+        for c in plain:
+            np.add.at(out, (rows, c, field), 1)
+        rows = np.asarray(where, dtype=np.int64)[mask & np.asarray(side.content, dtype=bool)]
+        for c in content:
+            np.add.at(out, (rows, c, field), 1)
+
+    def child_keys(side: _Side, k: int, mapping: Sequence[int] | None) -> list[tuple[Any, ...]]:
+        return [
+            (c if mapping is None else mapping[c], side.label[c], side.words[c].upos, side.feats[c])
+            for c in side.children[k]
+        ]
+
+    # one row per scored aligned pair: its reference sentence and, per word-level figure, whether it is correct
+    sent, flags = [], []
+    for g, s in pairs:
+        if not g_scored[g]:
+            continue
+        gw, sw = g_words[g], s_words[s]
+        upos, xpos = gw.upos == sw.upos, gw.xpos == sw.xpos
+        feats = gold.feats[g] == system.feats[s]
+        lemma = gw.lemma == "_" or gw.lemma == sw.lemma
+        h = system.head[s]
+        head = gold.head[g] == (h if h == _ROOT else to_gold[h])
+        labelled = head and gold.label[g] == system.label[s]
+        if gold.content[g]:
+            mlas = labelled and upos and feats and child_keys(gold, g, None) == child_keys(system, s, to_gold)
+            tail = (labelled, mlas, labelled and lemma)
+        else:
+            tail = (None, None, None)
+        sent.append(gold.sentence_of[g])
+        flags.append((True, upos, xpos, feats, upos and xpos and feats, lemma, head, labelled, *tail))
+    if flags:
+        table = np.asarray(flags, dtype=object)
+        rows = np.asarray(sent, dtype=np.int64)
+        for k, m in enumerate(METRICS[2:]):
+            counted = table[:, k] != None  # noqa: E711 - None marks a pair a content-word figure leaves out
+            np.add.at(out, (rows[counted], col[m], 3), 1)
+            np.add.at(out, (rows[counted], col[m], 0), table[counted, k].astype(bool))
+    out[:, col["words"], 3] = out[:, col["words"], 0]
+    return out

@@ -1,0 +1,293 @@
+"""CoNLL-U files: sentences of syntactic words, multiword tokens and comments.
+
+The reader follows the CoNLL-U format of Universal Dependencies (https://universaldependencies.org/format.html) as
+the CoNLL 2018 shared task's evaluation reads it: a sentence is a run of lines of exactly 10 tab-separated fields,
+``#`` comment lines come before the first word line of a sentence, and a blank line ends it. Word ids count from 1 in
+order; a multiword-token range ``3-4`` precedes its words; empty nodes (``5.1``) are skipped (their fields are still
+checked). HEAD is an integer between 0 and the number of words of the sentence. A UTF-8 byte-order mark at the start
+and CRLF line endings are accepted; runs of blank lines count as one and the last blank line may be missing.
+Anything else is an :class:`~metametric_jax.errors.InputFormatError` naming the file, the line, what was expected
+and what was found.
+
+Whether each sentence is a tree (one root, no cycle) is checked where the sentences are scored
+(:func:`metametric_jax.tasks.dependency.check_tree`), not here.
+
+Example:
+    >>> rows = ["# sent_id = s1", "1 Hi hi INTJ UH _ 0 root _ _", "2 ! ! PUNCT . _ 1 punct _ _"]
+    >>> [s] = parse_conllu("".join(row.replace(" ", chr(9)) + chr(10) for row in rows))
+    >>> s.sent_id, [w.form for w in s.words], [w.head for w in s.words], s.line
+    ('s1', ['Hi', '!'], [0, 1], 1)
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import os
+import re
+import unicodedata
+
+from metametric_jax.errors import InputFormatError
+
+__all__ = ["DepToken", "MultiwordToken", "DepSentence", "parse_conllu", "read_conllu", "surface"]
+
+_WORD_ID = re.compile(r"[1-9][0-9]*\Z")
+_RANGE_ID = re.compile(r"([1-9][0-9]*)-([1-9][0-9]*)\Z")
+_EMPTY_ID = re.compile(r"(0|[1-9][0-9]*)\.[1-9][0-9]*\Z")
+_HEAD = re.compile(r"(0|[1-9][0-9]*)\Z")
+_SENT_ID = re.compile(r"#\s*sent_id\s*=\s*(.*?)\s*\Z")
+# the space separators (Unicode category Zs; all of them lie in the Basic Multilingual Plane)
+_ZS = re.compile("[" + "".join(re.escape(chr(c)) for c in range(0x10000) if unicodedata.category(chr(c)) == "Zs") + "]")
+
+
+@dataclasses.dataclass(frozen=True)
+class DepToken:
+    """A syntactic word of a CoNLL-U sentence (the ten columns).
+
+    Attributes:
+        id: the word index in its sentence (1-based).
+        form: the word form.
+        lemma: the lemma (``_`` when not given).
+        upos: the universal part of speech.
+        xpos: the language-specific part of speech.
+        feats: the morphological features, ``Name=Value`` joined by ``|`` (``_`` for none).
+        head: the index of the head word, 0 for the root.
+        deprel: the dependency relation, possibly with a subtype (``nsubj:pass``).
+        deps: the enhanced dependencies (not scored).
+        misc: the MISC column (not scored).
+        line: the 1-based line the word was read from, if read from a file.
+    """
+
+    id: int
+    form: str
+    lemma: str = "_"
+    upos: str = "_"
+    xpos: str = "_"
+    feats: str = "_"
+    head: int = 0
+    deprel: str = "_"
+    deps: str = "_"
+    misc: str = "_"
+    line: int | None = dataclasses.field(default=None, compare=False)
+
+
+@dataclasses.dataclass(frozen=True)
+class MultiwordToken:
+    """A multiword token: one surface token (``don't``) spanning the words ``first`` to ``last`` (``do``, ``n't``).
+
+    Attributes:
+        first: the id of its first word.
+        last: the id of its last word.
+        form: the surface form.
+        misc: the MISC column.
+        line: the 1-based line of the range line, if read from a file.
+    """
+
+    first: int
+    last: int
+    form: str
+    misc: str = "_"
+    line: int | None = dataclasses.field(default=None, compare=False)
+
+
+@dataclasses.dataclass(frozen=True)
+class DepSentence:
+    """The words of a sentence, its multiword tokens, comments, and where it was read from (for messages).
+
+    Attributes:
+        words: the syntactic words in order (ids 1, 2, ...; no empty nodes).
+        multiword: the multiword tokens, in order.
+        comments: the ``#`` comment lines before the sentence, as read.
+        source: the file name (or ``"<string>"``).
+        line: the 1-based line of the sentence's first line (its first comment, else its first word) in ``source``.
+    """
+
+    words: tuple[DepToken, ...]
+    multiword: tuple[MultiwordToken, ...] = ()
+    comments: tuple[str, ...] = ()
+    source: str = "<string>"
+    line: int | None = None
+
+    def __len__(self) -> int:
+        return len(self.words)
+
+    @property
+    def sent_id(self) -> str | None:
+        """The value of the ``# sent_id = ...`` comment, if there is one."""
+        for comment in self.comments:
+            m = _SENT_ID.match(comment)
+            if m:
+                return m.group(1)
+        return None
+
+    def describe(self, index: int | None = None) -> str:
+        """``sentence 3 (sent_id s-3)``: how messages name this sentence (``index`` is its 1-based position)."""
+        name = f"sentence {index}" if index is not None else "sentence"
+        sid = self.sent_id
+        return f"{name} (sent_id {sid})" if sid is not None else name
+
+
+def _check_columns(columns: list[str], source: str, k: int, line: str) -> None:
+    if len(columns) != 10:
+        hint = " (the fields must be separated by tabs, not spaces)" if len(columns) < 10 and " " in line else ""
+        raise InputFormatError(
+            source, k, f"expected a CoNLL-U word line of 10 tab-separated fields; found {len(columns)}{hint}: {line!r}"
+        )
+
+
+class _Builder:
+    """The sentence being read: words, multiword tokens, comments, the pending multiword range."""
+
+    def __init__(self, source: str) -> None:
+        self.source = source
+        self.sentences: list[DepSentence] = []
+        self.reset()
+
+    def reset(self) -> None:
+        self.words: list[DepToken] = []
+        self.multiword: list[MultiwordToken] = []
+        self.comments: list[str] = []
+        self.first_line: int | None = None
+        self.started = False
+        self.range_end = 0  # the last word id of the multiword token being read (0: none)
+
+    def comment(self, k: int, line: str) -> None:
+        if self.started:
+            raise InputFormatError(
+                self.source,
+                k,
+                f"expected a word line or a blank line inside a sentence; found a comment line: {line!r} (comments "
+                "come before the first word of a sentence)",
+            )
+        if self.first_line is None:
+            self.first_line = k
+        self.comments.append(line)
+
+    def token_line(self, k: int, line: str) -> None:
+        columns = line.split("\t")
+        _check_columns(columns, self.source, k, line)
+        if self.first_line is None:
+            self.first_line = k
+        self.started = True
+        ident = columns[0]
+        expected = len(self.words) + 1
+        if _WORD_ID.match(ident):
+            self.word(k, columns, expected)
+        elif m := _RANGE_ID.match(ident):
+            first, last = int(m.group(1)), int(m.group(2))
+            if self.range_end:
+                raise InputFormatError(
+                    self.source,
+                    k,
+                    f"expected word {expected} of the multiword token before it; found the range {ident}",
+                )
+            if first != expected or last <= first:
+                raise InputFormatError(
+                    self.source, k, f"expected a multiword range {expected}-N with N > {expected}; found {ident!r}"
+                )
+            form = surface(columns[1])
+            if not form:
+                raise InputFormatError(self.source, k, f"expected a non-empty FORM; found {columns[1]!r}")
+            self.multiword.append(MultiwordToken(first, last, columns[1], columns[9], k))
+            self.range_end = last
+        elif _EMPTY_ID.match(ident):
+            return  # empty nodes are not scored
+        else:
+            raise InputFormatError(
+                self.source,
+                k,
+                f"expected a word id ({expected}), a range ({expected}-N) or an empty node; found {ident!r}",
+            )
+
+    def word(self, k: int, columns: list[str], expected: int) -> None:
+        ident = int(columns[0])
+        if ident != expected:
+            raise InputFormatError(self.source, k, f"expected word id {expected}; found {columns[0]!r}")
+        if not _HEAD.match(columns[6]):
+            raise InputFormatError(self.source, k, f"expected HEAD to be a word id or 0; found {columns[6]!r}")
+        if not self.range_end and not surface(columns[1]):
+            raise InputFormatError(self.source, k, f"expected a non-empty FORM; found {columns[1]!r}")
+        c = columns
+        self.words.append(DepToken(ident, c[1], c[2], c[3], c[4], c[5], int(c[6]), c[7], c[8], c[9], k))
+        if self.range_end == ident:
+            self.range_end = 0
+
+    def end(self, k: int) -> None:
+        """Close the sentence (``k``: the line that ended it, for messages)."""
+        if not self.started:
+            self.reset()  # comments without words: nothing to score
+            return
+        if self.range_end:
+            raise InputFormatError(
+                self.source,
+                k,
+                f"expected word {len(self.words) + 1} of the multiword token {self.multiword[-1].first}-"
+                f"{self.multiword[-1].last}; found the end of the sentence",
+            )
+        if not self.words:
+            raise InputFormatError(
+                self.source, self.first_line, "expected at least one word in the sentence; found none"
+            )
+        n = len(self.words)
+        for w in self.words:
+            if w.head > n:
+                raise InputFormatError(
+                    self.source, w.line, f"expected HEAD between 0 and {n} (the sentence has {n} words); found {w.head}"
+                )
+        self.sentences.append(
+            DepSentence(tuple(self.words), tuple(self.multiword), tuple(self.comments), self.source, self.first_line)
+        )
+        self.reset()
+
+
+def surface(form: str) -> str:
+    """The form without space characters (Unicode category Zs), as the text concatenation uses it."""
+    return _ZS.sub("", form)
+
+
+def parse_conllu(text: str, source: str = "<string>") -> list[DepSentence]:
+    """The sentences of CoNLL-U text (see the module docstring for what is accepted).
+
+    Args:
+        text: the document.
+        source: the file name used in messages and kept in each sentence.
+
+    Raises:
+        InputFormatError: a line that is not a CoNLL-U word line of 10 tab-separated fields, a word id out of order,
+            a HEAD that is not an integer in ``0..n``, an empty FORM, a comment inside a sentence, or a multiword range
+            that does not match the words after it; the message names ``source`` and the line.
+    """
+    if text.startswith("\ufeff"):
+        text = text[1:]
+    builder = _Builder(source)
+    lines = text.replace("\r\n", "\n").replace("\r", "\n").split("\n")
+    if lines and lines[-1] == "":
+        lines.pop()
+    for k, line in enumerate(lines, start=1):
+        if not line.strip():
+            builder.end(k)
+        elif line.startswith("#"):
+            builder.comment(k, line)
+        else:
+            builder.token_line(k, line)
+    builder.end(len(lines) + 1)
+    return builder.sentences
+
+
+def read_conllu(path: str | os.PathLike[str]) -> list[DepSentence]:
+    """The sentences of a CoNLL-U file (UTF-8; see :func:`parse_conllu`).
+
+    Raises:
+        InputFormatError: as :func:`parse_conllu`, or bytes that are not UTF-8 (naming their line).
+        OSError: the file cannot be read.
+    """
+    name = os.fspath(path)
+    with open(name, "rb") as handle:
+        data = handle.read()
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError as err:
+        line = data.count(b"\n", 0, err.start) + 1
+        raise InputFormatError(
+            name, line, f"expected UTF-8 text; found the byte 0x{data[err.start]:02x}, which is not valid UTF-8"
+        ) from None
+    return parse_conllu(text, name)

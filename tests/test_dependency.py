@@ -1,0 +1,440 @@
+"""Dependency parsing: every figure of conll18_ud_eval.py v1.2 on UD English-EWT, the accumulator, the reader, the CLI.
+
+The figures of the official script are stored in ``tests/data/dependency/`` (see its README): each test compares
+ours with them exactly (full float precision, and the underlying counts).
+"""
+
+from __future__ import annotations
+
+import json
+import random
+import re
+from importlib import resources
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pytest
+
+from metametric_jax.cli import main
+from metametric_jax.errors import InputFormatError
+from metametric_jax.tasks import dependency as dep
+from metametric_jax.tasks.readers.conllu import DepSentence, DepToken, MultiwordToken, parse_conllu, read_conllu
+
+DATA = Path(__file__).parent / "data" / "dependency"
+SAMPLE = resources.files("metametric_jax") / "data" / "parsing"
+EXPECTED = json.loads((DATA / "expected.json").read_text(encoding="utf-8"))
+CASES = sorted(EXPECTED["figures"])
+NAMES = {name.lower(): name for name in EXPECTED["figures"][CASES[0]]}
+FIELDS = ("precision", "recall", "f1", "aligned_accuracy")
+GOLD = str(DATA / "gold.conllu")
+
+
+def _pred(case: str) -> str:
+    return str(DATA / f"{case}.conllu")
+
+
+# ============================================================================================ the official figures
+@pytest.mark.parametrize("case", CASES)
+def test_every_figure_equals_the_official_script(case: str) -> None:
+    report = dep.score_files(predictions=_pred(case), references=GOLD)
+    assert list(report.scores) == list(dep.METRICS) == list(NAMES)
+    for metric, ours in report.scores.items():
+        theirs = EXPECTED["figures"][case][NAMES[metric]]
+        for field in FIELDS:
+            assert ours[field] == theirs[field], (case, metric, field)  # exact, not approximate
+
+
+@pytest.mark.parametrize("case", CASES)
+def test_counts_equal_the_official_script(case: str) -> None:
+    counts = dep.sentence_counts(read_conllu(_pred(case)), read_conllu(GOLD)).sum(axis=0)
+    for k, metric in enumerate(dep.METRICS):
+        theirs = EXPECTED["figures"][case][NAMES[metric]]
+        correct, predicted, reference, aligned = (int(v) for v in counts[k])
+        assert (correct, predicted, reference) == (theirs["correct"], theirs["system"], theirs["gold"]), metric
+        if metric in dep.ALIGNED_METRICS:
+            assert aligned == theirs["aligned"], metric
+
+
+def test_alignment_cases_equal_the_official_script() -> None:
+    """Random texts, tokenized, split into sentences and into multiword tokens independently on both sides."""
+    cases = json.loads((DATA / "alignment_cases.json").read_text(encoding="utf-8"))
+    assert len(cases) == 80
+    retokenized = 0
+    for case in cases:
+        gold, system = parse_conllu(case["gold"]), parse_conllu(case["system"])
+        counts = dep.sentence_counts(system, gold).sum(axis=0)
+        for k, metric in enumerate(dep.METRICS):
+            c, s, g, a = case["counts"][NAMES[metric]]
+            assert [int(v) for v in counts[k, :3]] == [c, s, g], (case, metric)
+            if a is not None:
+                assert int(counts[k, 3]) == a, (case, metric)
+        retokenized += case["counts"]["Tokens"][0] < case["counts"]["Tokens"][2]
+    assert retokenized > 40  # most cases tokenize differently
+
+
+@pytest.mark.parametrize("case", CASES)
+def test_table_prints_the_scripts_two_decimals(case: str) -> None:
+    rows = {}
+    for line in EXPECTED["text"][case]["verbose"].splitlines()[2:]:
+        cells = [c.strip() for c in line.split("|")]
+        rows[cells[0]] = cells[1:]
+    scores = dep.score_files(predictions=_pred(case), references=GOLD).scores
+    from metametric_jax.commands.dependency import _table
+
+    table = _table(scores, None)
+    columns = [list(col.cells) for col in table.columns]
+    for r, name in enumerate(columns[0]):
+        assert [columns[c][r] for c in range(1, 5)] == rows[name], name
+    default = EXPECTED["text"][case]["default"]
+    assert f"LAS F1 Score: {100 * scores['las']['f1']:.2f}" in default
+    assert f"MLAS Score: {100 * scores['mlas']['f1']:.2f}" in default
+
+
+# ============================================================================================ tree validation
+def _edited(tmp_path: Path, case: str) -> Path:
+    e = EXPECTED["errors"][case]
+    lines = Path(GOLD).read_text(encoding="utf-8").split("\n")
+    k = e["line"] - 1
+    assert lines[k].startswith(e["prefix"])
+    lines[k] = lines[k].replace(e["old"], e["new"], 1)
+    path = tmp_path / f"{case}.conllu"
+    path.write_text("\n".join(lines), encoding="utf-8")
+    return path
+
+
+def test_cycle_is_an_error_naming_the_sentence_and_can_be_scored(tmp_path: Path) -> None:
+    assert "cycle" in EXPECTED["errors"]["pred-cycle"]["script_error"]
+    path = _edited(tmp_path, "pred-cycle")
+    with pytest.raises(InputFormatError) as err:
+        dep.score_files(predictions=path, references=GOLD)
+    assert err.value.path == str(path) and err.value.line == 5
+    assert "sentence 1 (sent_id weblog-" in str(err.value) and "cycle through words 1 -> 4 -> 1" in str(err.value)
+    assert "check_trees=False" in str(err.value) and "\n" not in str(err.value)
+    scores = dep.score_files(predictions=path, references=GOLD, check_trees=False).scores
+    words = sum(len(s) for s in read_conllu(GOLD))
+    # only the head of word 1 changed: one attachment wrong, every tag right
+    assert scores["uas"]["f1"] == scores["las"]["f1"] == (words - 1) / words
+    assert scores["upos"]["f1"] == 1.0
+
+
+def test_several_roots_is_an_error_and_can_be_scored(tmp_path: Path) -> None:
+    assert "roots" in EXPECTED["errors"]["pred-roots"]["script_error"]
+    path = _edited(tmp_path, "pred-roots")
+    with pytest.raises(InputFormatError, match=r"expected exactly one root \(HEAD 0\); found 2: words 1, 3") as err:
+        dep.score_files(predictions=path, references=GOLD)
+    assert err.value.line == 7
+    scores = dep.score_files(predictions=path, references=GOLD, check_trees=False).scores
+    words = sum(len(s) for s in read_conllu(GOLD))
+    assert scores["las"]["f1"] == (words - 1) / words
+    # the reference is checked too
+    with pytest.raises(InputFormatError, match="one root") as err:
+        dep.score_files(predictions=GOLD, references=path)
+    assert err.value.path == str(path)
+
+
+def test_no_root_and_heads_out_of_range() -> None:
+    row = "{}\tw\tw\tX\t_\t_\t{}\tdep\t_\t_"
+    text = "\n".join(row.format(i, h) for i, h in ((1, 2), (2, 1))) + "\n"
+    with pytest.raises(InputFormatError, match="cycle through words 1 -> 2 -> 1"):
+        dep.score(parse_conllu(text), parse_conllu(text))
+    with pytest.raises(InputFormatError, match="expected HEAD between 0 and 2"):
+        parse_conllu("\n".join(row.format(i, h) for i, h in ((1, 0), (2, 3))) + "\n")
+    words = (DepToken(1, "a", head=0), DepToken(2, "b", head=5))
+    with pytest.raises(InputFormatError, match="HEAD between 0 and 2; found word 2 with HEAD 5"):
+        dep.score([DepSentence(words)], [DepSentence(words)], check_trees=False)
+
+
+def test_different_text_names_both_files_and_lines(tmp_path: Path) -> None:
+    path = _edited(tmp_path, "pred-text")
+    with pytest.raises(InputFormatError) as err:
+        dep.score_files(predictions=path, references=GOLD)
+    assert err.value.path == str(path) and err.value.line == 6
+    assert f"({GOLD}:6)" in str(err.value) and "expected 'ifGoogleMorphedIntoG', found 'ofGoogleMorphedIntoG'" in str(
+        err.value
+    )
+
+
+# ============================================================================================ hand-worked
+def test_bundled_sample_hand_worked() -> None:
+    gold, pred = str(SAMPLE / "gold.conllu"), str(SAMPLE / "pred.conllu")
+    # 9 words (the multiword token "al" = a + el counts as one token, the empty node 4.1 is skipped); the prediction
+    # attaches the first "." to the wrong head and labels "el" nmod instead of det, "mar" obl instead of obl:arg
+    # (a subtype only: the same relation for the script).
+    s = dep.score_files(predictions=pred, references=gold).scores
+    assert s["tokens"]["f1"] == 1.0 and s["words"]["f1"] == 1.0
+    assert s["uas"]["f1"] == pytest.approx(8 / 9) and s["las"]["f1"] == pytest.approx(7 / 9)
+    # content words: gold 4 (cat, sat, Vamos, mar); predicted 5 ("el" is nmod); all 4 gold ones correct
+    assert s["clas"] == pytest.approx({"precision": 4 / 5, "recall": 1.0, "f1": 8 / 9, "aligned_accuracy": 1.0})
+    # MLAS: "mar" loses its functional child "el" (det in gold, nmod predicted); "sat" has a wrong punct child,
+    # which is not functional, so it stays correct
+    assert s["mlas"] == pytest.approx({"precision": 3 / 5, "recall": 3 / 4, "f1": 2 / 3, "aligned_accuracy": 3 / 4})
+    keep = dep.score_files(predictions=pred, references=gold, strip_subtypes=False).scores
+    assert keep["las"]["f1"] == pytest.approx(6 / 9)
+    nopunct = dep.score_files(predictions=pred, references=gold, exclude_punct=True).scores
+    assert nopunct["uas"]["f1"] == 1.0 and nopunct["las"]["f1"] == pytest.approx(6 / 7)
+    assert nopunct["words"]["f1"] == 1.0 and nopunct["tokens"]["f1"] == 1.0
+    sentences = read_conllu(gold)
+    assert [len(s) for s in sentences] == [4, 5]
+    assert [w.form for w in sentences[1].words] == ["Vamos", "a", "el", "mar", "."]
+    assert sentences[1].multiword == (MultiwordToken(2, 3, "al"),)
+    assert sentences[1].line == 8 and sentences[0].source == gold and sentences[1].sent_id == "2"
+
+
+def test_multiword_tokens_and_retokenization_hand_worked() -> None:
+    def doc(*tokens: str) -> list[DepSentence]:
+        """Tokens ``form`` or ``form=word+word`` (a multiword token); a chain of heads."""
+        lines, n = [], 0
+        for t in tokens:
+            form, _, parts = t.partition("=")
+            words = parts.split("+") if parts else [form]
+            if parts:
+                lines.append(f"{n + 1}-{n + len(words)}\t{form}\t_\t_\t_\t_\t_\t_\t_\t_")
+            for w in words:
+                n += 1
+                lines.append(f"{n}\t{w}\t_\tX\t_\t_\t{n - 1}\tdep\t_\t_")
+        return parse_conllu("\n".join(lines) + "\n")
+
+    def words(gold: list[DepSentence], system: list[DepSentence]) -> tuple[int, int, int]:
+        c = dep.sentence_counts(system, gold).sum(axis=0)[dep.METRICS.index("words")]
+        return int(c[0]), int(c[1]), int(c[2])
+
+    assert words(doc("abc=a+b+c"), doc("a", "b", "c")) == (3, 3, 3)  # words aligned inside the multiword span
+    assert words(doc("abcd=a+b+c+d"), doc("ab=a+b", "cd=c+d")) == (4, 4, 4)
+    assert words(doc("abcd"), doc("a", "b", "c", "d")) == (0, 4, 1)  # spans differ: nothing aligned
+    assert words(doc("a", "bc", "d"), doc("a", "b", "c", "d")) == (2, 4, 3)
+    assert words(doc("abc=a+BX+c", "def=d+EX+f"), doc("ab=a+b", "cd=c+d", "ef=e+f")) == (4, 6, 6)  # case-blind LCS
+    s = dep.score(doc("a", "bc=b+c"), doc("a", "bc=b+c"))
+    assert s["tokens"]["f1"] == s["words"]["f1"] == s["uas"]["f1"] == 1.0
+
+
+def test_independent_count_when_tokenization_is_equal() -> None:
+    """UAS/LAS/UPOS/Lemmas counted by hand from the columns, with and without options, on same-tokenized files."""
+    gold, pred = read_conllu(GOLD), read_conllu(_pred("pred-heads"))
+    tags = read_conllu(_pred("pred-tags"))
+    for exclude_punct in (False, True):
+        for strip in (False, True):
+            n = uas = las = upos = lemma = 0
+            for gs, ps, ts in zip(gold, pred, tags):
+                for g, p, t in zip(gs.words, ps.words, ts.words):
+                    if exclude_punct and g.upos == "PUNCT":
+                        continue
+                    n += 1
+                    rel = (lambda r: r.split(":")[0]) if strip else (lambda r: r)
+                    uas += g.head == p.head
+                    las += g.head == p.head and rel(g.deprel) == rel(p.deprel)
+                    upos += g.upos == t.upos
+                    lemma += g.lemma in ("_", t.lemma)
+            options = {"exclude_punct": exclude_punct, "strip_subtypes": strip}
+            s = dep.score(pred, gold, **options)
+            assert (s["uas"]["f1"], s["las"]["f1"]) == (uas / n, las / n)
+            t = dep.score(tags, gold, **options)
+            assert (t["upos"]["aligned_accuracy"], t["lemmas"]["f1"]) == (upos / n, lemma / n)
+
+
+# ============================================================================================ accumulator
+def test_suite_equals_score_and_batches_merge() -> None:
+    gold, pred = read_conllu(GOLD), read_conllu(_pred("pred-all"))
+    metric = dep.DependencyMetric()
+    # one example: the whole corpus, aligned at once as the script does
+    state = metric.from_model_output([pred], [gold])
+    assert dep.figures(state) == dep.score(pred, gold)
+    out = state.compute()["scores"]
+    for m in dep.METRICS:
+        for f in FIELDS:
+            expected = EXPECTED["figures"]["pred-all"][NAMES[m]][f]
+            if expected is None:
+                assert f not in out[m]
+            else:
+                assert float(out[m][f]) == pytest.approx(expected, abs=1e-6)
+    # sentence pairs (same sentence boundaries): batches merge to the totals of the corpus
+    gold, pred = read_conllu(GOLD), read_conllu(_pred("pred-tokenization"))
+    whole = metric.from_model_output(pred, gold)
+    merged = metric.empty()
+    for lo in range(0, len(gold), 7):
+        merged = merged.merge(metric.from_model_output(pred[lo : lo + 7], gold[lo : lo + 7]))
+    assert dep.figures(merged) == dep.figures(whole) == dep.score(pred, gold)
+
+
+def test_options_make_distinct_classes_and_unknown_options_raise() -> None:
+    assert dep.DependencyMetric() is dep.DependencyMetric(check_trees=True, strip_subtypes=True)
+    assert dep.DependencyMetric(exclude_punct=True) is not dep.DependencyMetric()
+    assert dep.dependency_metric(exclude_punct=True) is dep.DependencyMetric(exclude_punct=True)
+    gold = read_conllu(GOLD)
+    with pytest.raises(TypeError, match="unknown option"):
+        dep.score(gold, gold, check_tree=False)
+    with pytest.raises(TypeError, match="unknown option"):
+        dep.score_files(predictions=GOLD, references=GOLD, exclude_punctuation=True)
+    with pytest.raises(TypeError):
+        dep.score_files(GOLD, GOLD)  # type: ignore[misc]
+    with pytest.raises(TypeError, match="DepSentence"):
+        dep.score(["1\ta\t_"], gold)
+
+
+def test_accumulator_laws() -> None:
+    from metametric_jax.testing import check_accumulator_laws
+
+    gold, pred = read_conllu(GOLD)[:12], read_conllu(_pred("pred-tokenization"))[:12]
+    check_accumulator_laws(dep.DependencyMetric(exclude_punct=True), pred, gold, batch_size=5)
+
+
+def test_report_items_per_reference_sentence() -> None:
+    report = dep.score_files(predictions=_pred("pred-sentences"), references=GOLD)
+    gold = read_conllu(GOLD)
+    assert [item["id"] for item in report.items] == [s.sent_id for s in gold]
+    assert [item["line"] for item in report.items] == [s.line for s in gold]
+    counts = dep.sentence_counts(read_conllu(_pred("pred-sentences")), gold)
+    k = dep.METRICS.index("las")
+    for item, row in zip(report.items, counts[:, k]):
+        c, s, g = (int(v) for v in row[:3])
+        assert item["las"] == (2 * c / (s + g) if s + g else 0.0)
+    assert report.warnings == []
+
+
+def test_empty_reference_warns(tmp_path: Path) -> None:
+    empty = tmp_path / "empty.conllu"
+    empty.write_text("# nothing\n\n", encoding="utf-8")
+    report = dep.score_files(predictions=empty, references=empty)
+    assert report.scores["las"]["f1"] == 0.0 and "holds no sentences" in report.warnings[0]
+
+
+# ============================================================================================ reader
+def test_malformed_conllu_is_reported_with_its_line() -> None:
+    row = "{}\tw\tw\tX\t_\t_\t{}\tdep\t_\t_"
+    bad = "# c\n1\tThe\tthe\tDET\t_\t_\t2\tdet\n2\tcat\tcat\tNOUN\t_\t_\t0\troot\t_\t_\n"
+    with pytest.raises(InputFormatError, match="10 tab-separated fields; found 8") as err:
+        parse_conllu(bad, "x.conllu")
+    assert (err.value.path, err.value.line) == ("x.conllu", 2)
+    with pytest.raises(InputFormatError, match="HEAD to be a word id or 0; found 'zero'") as err:
+        parse_conllu(row.format(1, 0) + "\n" + row.format(2, "zero") + "\n")
+    assert err.value.line == 2
+    with pytest.raises(InputFormatError, match="expected word id 2; found '3'"):
+        parse_conllu(row.format(1, 0) + "\n" + row.format(3, 1) + "\n")
+    with pytest.raises(InputFormatError, match="not spaces"):
+        parse_conllu(row.format(1, 0).replace("\t", " ") + "\n")
+    with pytest.raises(InputFormatError, match="comments come before") as err:
+        parse_conllu(row.format(1, 0) + "\n# c\n" + row.format(2, 1) + "\n")
+    assert err.value.line == 2
+    with pytest.raises(InputFormatError, match="multiword range 1-N"):
+        parse_conllu("1-1\tab\t_\t_\t_\t_\t_\t_\t_\t_\n" + row.format(1, 0) + "\n")
+    with pytest.raises(InputFormatError, match="word 2 of the multiword token 1-2; found the end") as err:
+        parse_conllu("1-2\tab\t_\t_\t_\t_\t_\t_\t_\t_\n" + row.format(1, 0) + "\n\n")
+    assert err.value.line == 3
+    with pytest.raises(InputFormatError, match="non-empty FORM"):
+        parse_conllu("1\t \t_\tX\t_\t_\t0\troot\t_\t_\n")
+    with pytest.raises(InputFormatError, match="expected a word id"):
+        parse_conllu("x\tw\tw\tX\t_\t_\t0\troot\t_\t_\n")
+
+
+def test_bom_crlf_blank_runs_and_missing_final_blank_line_are_accepted(tmp_path: Path) -> None:
+    text = Path(GOLD).read_text(encoding="utf-8")
+    reference = dep.score_files(predictions=_pred("pred-all"), references=GOLD).scores
+    variants = {
+        "bom": "\ufeff" + text,
+        "crlf": text.replace("\n", "\r\n"),
+        "blank-runs": text.replace("\n\n", "\n\n\n"),
+        "no-final-blank": text.rstrip("\n"),
+        "whitespace-blank": text.replace("\n\n", "\n \n"),
+    }
+    for name, variant in variants.items():
+        path = tmp_path / f"{name}.conllu"
+        path.write_bytes(variant.encode("utf-8"))
+        assert dep.score_files(predictions=_pred("pred-all"), references=path).scores == reference, name
+        assert dep.score_files(predictions=path, references=GOLD).scores["las"]["f1"] == 1.0, name
+
+
+def test_invalid_utf8_names_its_line(tmp_path: Path) -> None:
+    path = tmp_path / "latin1.conllu"
+    path.write_bytes(b"1\tw\tw\tX\t_\t_\t0\troot\t_\t_\n\n1\tcaf\xe9\tw\tX\t_\t_\t0\troot\t_\t_\n")
+    with pytest.raises(InputFormatError, match="expected UTF-8 text; found the byte 0xe9") as err:
+        read_conllu(path)
+    assert err.value.line == 3
+
+
+def _outcome(pred: Path, gold: str | Path) -> Any:
+    try:
+        return dep.score_files(predictions=pred, references=gold).scores
+    except InputFormatError as err:
+        message = str(err)
+        assert "\n" not in message and re.match(r"[^:]+:(\d+: )?", message), message
+        return "error"
+
+
+@pytest.mark.slow
+def test_reader_fuzz_same_score_or_one_line_error(tmp_path: Path) -> None:
+    """Corrupted predictions (and references): the clean score or a one-line error with file and line, never else.
+
+    Dropping a multiword range line leaves the same text with other tokens (a different tokenization, scored as
+    such), and a flipped byte may change a tag: those two must only not raise anything but InputFormatError.
+    """
+    rng = random.Random(7)
+    clean = dep.score_files(predictions=_pred("pred-all"), references=GOLD).scores
+    seen = {"same": 0, "error": 0}
+    path = tmp_path / "corrupt.conllu"
+    for trial in range(160):
+        side = _pred("pred-all") if trial % 2 else GOLD
+        lines = Path(side).read_text(encoding="utf-8").split("\n")
+        kind = (trial // 2) % 5
+        k = rng.randrange(len(lines))
+        if kind == 0:  # truncated
+            data = "\n".join(lines).encode("utf-8")[: rng.randrange(1, len(lines) * 40)]
+        elif kind == 1:  # a line dropped
+            if re.match(r"\d+-\d+\t", lines[k]):
+                continue
+            data = "\n".join(lines[:k] + lines[k + 1 :]).encode("utf-8")
+        elif kind == 2:  # a line duplicated
+            data = "\n".join(lines[: k + 1] + lines[k:]).encode("utf-8")
+        elif kind == 3:  # tabs to spaces on a word line
+            while not lines[k] or lines[k].startswith("#"):
+                k = rng.randrange(len(lines))
+            data = "\n".join(lines[:k] + [lines[k].replace("\t", " ")] + lines[k + 1 :]).encode("utf-8")
+        else:  # bytes flipped
+            raw = bytearray("\n".join(lines).encode("utf-8"))
+            for _ in range(3):
+                raw[rng.randrange(len(raw))] ^= 1 << rng.randrange(8)
+            data = bytes(raw)
+        path.write_bytes(data)
+        pred, gold = (path, GOLD) if side != GOLD else (Path(_pred("pred-all")), path)
+        result = _outcome(pred, gold)
+        if kind == 4:
+            continue  # a score or a one-line error (checked in _outcome)
+        assert result == "error" or result == clean, (trial, kind, k, side)
+        seen["same" if result == clean else "error"] += 1
+    assert seen["same"] >= 3 and seen["error"] > 100, seen
+
+
+# ============================================================================================ command line
+def test_cli_json_equals_score_files(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["score", "dependency", "--gold", GOLD, "--pred", _pred("pred-all"), "--format", "json"]) == 0
+    out = json.loads(capsys.readouterr().out)
+    assert out == dep.score_files(predictions=_pred("pred-all"), references=GOLD).scores
+    assert set(out["las"]) == set(FIELDS) and out["tokens"]["aligned_accuracy"] is None
+    assert main(["score", "dependency", GOLD, _pred("pred-all"), "--format", "json"]) == 0
+    assert json.loads(capsys.readouterr().out) == out
+
+
+def test_cli_sample_table_and_errors(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["score", "dependency"]) == 0
+    captured = capsys.readouterr()
+    assert "bundled dependency sample" in captured.err and "LAS" in captured.out and "77.78" in captured.out
+    path = _edited(tmp_path, "pred-cycle")
+    assert main(["score", "dependency", "--gold", GOLD, "--pred", str(path)]) == 1
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and f"{path}:5: sentence 1" in err and "Traceback" not in err
+    assert main(["score", "dependency", "--gold", GOLD, "--pred", str(path), "--no-check-trees"]) == 0
+    capsys.readouterr()
+    assert main(["score", "dependency", GOLD]) == 2
+    assert "expected two files" in capsys.readouterr().err
+    bad = tmp_path / "bad.conllu"
+    bad.write_text("1 w w X _ _ 0 root _ _\n", encoding="utf-8")
+    assert main(["score", "dependency", "--gold", GOLD, "--pred", str(bad)]) == 1
+    assert f"{bad}:1: expected a CoNLL-U word line" in capsys.readouterr().err
+
+
+def test_sentence_counts_shape_and_attribution() -> None:
+    gold, pred = read_conllu(GOLD), read_conllu(_pred("pred-sentences"))
+    counts = dep.sentence_counts(pred, gold)
+    assert counts.shape == (len(gold), len(dep.METRICS), 4) and counts.dtype == np.int64
+    k = dep.METRICS.index("sentences")
+    assert counts[:, k, 2].tolist() == [1] * len(gold)  # each reference sentence counts itself
+    assert counts[:, k, 1].sum() == len(pred)
