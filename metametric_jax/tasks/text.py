@@ -1,229 +1,233 @@
-r"""Text overlap metrics: ROUGE-N, ROUGE-L and the multiset F-score, as JAX accumulators.
+r"""Text overlap metrics: ROUGE (equal to Google's rouge-score 0.1.2) and the multiset F-score, as JAX accumulators.
 
-Every metric compares a predicted token sequence :math:`P` with a reference token sequence :math:`R` through one
-raw similarity :math:`\phi(P, R)` and the self-similarities :math:`\phi(P, P) = |P|`, :math:`\phi(R, R) = |R|`
-(Chen et al., "A Unified View of Evaluation Metrics for Structured Prediction", EMNLP 2023):
+ROUGE (Lin, "ROUGE: A Package for Automatic Evaluation of Summaries", Text Summarization Branches Out, ACL 2004)
+compares a predicted summary :math:`P` with a reference :math:`R` through an overlap :math:`h` and the sizes
+:math:`|P|, |R|` of one ROUGE type:
 
-* the **multiset F-score** — :math:`\phi` is the size of the multiset intersection of the tokens (a one-to-one
-  matching of tokens under a discrete similarity: ``dsl.set_matching(dsl.discrete())``);
-* **ROUGE-N** (Lin, "ROUGE: A Package for Automatic Evaluation of Summaries", 2004) — the same intersection over the
-  multisets of n-grams, :math:`\phi = \sum_g \min(c_P(g), c_R(g))`;
-* **ROUGE-L** (Lin 2004) — :math:`\phi` is the length of the longest common subsequence, the best monotone alignment
-  of the tokens (``dsl.sequence_matching(dsl.discrete())``).
+* ``rougeN``: :math:`h = \sum_g \min(c_P(g), c_R(g))` over the n-grams :math:`g` (any :math:`N \ge 1`);
+* ``rougeL``: :math:`h = \mathrm{LCS}(P, R)`, the longest common subsequence of the tokens;
+* ``rougeLsum``: the summary-level union LCS over newline-separated sentences (Lin 2004 §3.2);
 
-Then :math:`P = \phi(P, R) / |P|`, :math:`R = \phi(P, R) / |R|` and :math:`F_1 = 2PR / (P + R)`. ``compute()``
-reports the per-example (macro) averages as ``macro_precision``, ``macro_recall``, ``macro_f1`` — the figures of
-Google's ``rouge-score`` package averaged over examples, which is what metrax's ``RougeL`` / ``RougeN`` report — and
-the micro figures from corpus totals as ``precision``, ``recall``, ``f1``.
+.. math::
 
-Inputs are token sequences (lists or tuples of hashable tokens); a ``str`` is split on whitespace. No lower-casing,
-stemming or punctuation removal is done: tokenize beforehand. An empty prediction or reference scores 0 (also when
-both are empty), as in ``rouge-score``.
+    \mathrm{P} = \frac{h}{|P|}, \qquad \mathrm{R} = \frac{h}{|R|}, \qquad F_1 = \frac{2\,\mathrm{P}\,\mathrm{R}}
+    {\mathrm{P} + \mathrm{R}}.
 
-The statistics are computed with :class:`collections.Counter` intersections of n-grams and a bit-parallel LCS
-(Allison and Dix, "A bit-string longest-common-subsequence algorithm", IPL 1986; Hyyrö, "Bit-parallel LCS-length
-computation revisited", 2004): one pass over the reference, a few big-integer operations per token.
+In the unified view of Chen et al. (EMNLP 2023), :math:`h` of ROUGE-N is a one-to-one matching of n-grams under a
+discrete similarity and :math:`h` of ROUGE-L the best monotone alignment of tokens (``dsl.sequence_matching``); the
+statistics here are computed by a Counter intersection and a bit-parallel LCS, tested equal to those similarities.
+
+Strings are tokenized as rouge-score does (lower-cased, runs of ``[a-z0-9]`` kept, everything else a separator;
+``use_stemmer=True`` Porter-stems tokens longer than 3 characters); token lists are taken as given. See
+:mod:`metametric_jax.tasks.rouge` for the details of each figure, which are re-exported here.
+
+The task's surface:
+
+* :func:`score` ``(predictions, references, types=..., use_stemmer=..., multi_reference=...)`` — the means over
+  examples of precision, recall and F1 per type, ``{"rouge1": {"precision", "recall", "f1"}, ...}``, the figures
+  rouge-score users report (the headline keys are ``["rouge1"]["f1"]``, ``["rouge2"]["f1"]``, ``["rougeL"]["f1"]``);
+* :func:`score_files` ``(*, predictions=..., references=..., ...)`` — the same from ``.txt`` / ``.jsonl`` files, as a
+  :class:`~metametric_jax.report.Report` with per-example figures;
+* :func:`RougeMetric` ``(types, use_stemmer=..., multi_reference=...)`` — the accumulator (a suite with one member
+  per type) for evaluation loops; ``compute()[type]["macro_f1"]`` equals ``score(...)[type]["f1"]``;
+* :data:`Rouge1`, :data:`Rouge2`, :data:`RougeL`, :data:`RougeLsum`, :func:`rouge_metric`, :func:`rouge_n` — one
+  accumulator per type; :data:`MultisetF1` — the multiset F-score of token bags.
+
+A metric state keeps per type the micro totals :math:`\sum h, \sum |P|, \sum |R|` (``precision``, ``recall``, ``f1``
+of ``compute()`` are micro: corpus totals) and the sums of per-example figures (``macro_precision``, ``macro_recall``,
+``macro_f1``: the means over examples that rouge-score reports).
+
+>>> s = score(["The cat sat on the mat."], ["the cat was on the mat"])
+>>> round(s["rouge1"]["f1"], 4), round(s["rouge2"]["f1"], 4)
+(0.8333, 0.6)
+>>> result = RougeMetric(("rouge1", "rougeL")).from_model_output(["The cat sat."], ["A cat sat."]).compute()
+>>> round(float(result["rougeL"]["macro_f1"]), 4)
+0.6667
 """
 
 from __future__ import annotations
 
 import functools
-from collections import Counter
-from collections.abc import Hashable, Sequence
+from collections.abc import Iterable, Sequence
 from typing import Any
 
 import numpy as np
 
-from metametric_jax.accumulate import Metric, make_metric
-from metametric_jax.matching import SequenceMatching, SetMatching
-from metametric_jax.similarity import Discrete, Mode, Preprocess
+from metametric_jax import Discrete, Metric, SetMatching, Suite, make_metric, make_suite, stats_metric
+from metametric_jax.tasks.rouge import (
+    DEFAULT_TYPES,
+    figures,
+    lcs_indices,
+    lcs_length,
+    ngrams,
+    parse_types,
+    read_texts,
+    rouge_stats,
+    score,
+    score_files,
+    sentences,
+    summary_lcs_hits,
+    tokenize,
+)
+from metametric_jax.tasks.stem import porter_stem
 
 __all__ = [
-    "tokens",
-    "ngrams",
-    "lcs_length",
-    "rouge_n_stats",
-    "rouge_l_stats",
-    "multiset_stats",
-    "RougeN",
-    "RougeL",
+    "DEFAULT_TYPES",
+    "score",
+    "score_files",
+    "RougeMetric",
+    "rouge_metric",
     "rouge_n",
     "Rouge1",
     "Rouge2",
-    "RougeLMetric",
+    "RougeL",
+    "RougeLsum",
     "MultisetF1",
+    "tokenize",
+    "sentences",
+    "porter_stem",
+    "parse_types",
+    "ngrams",
+    "lcs_length",
+    "lcs_indices",
+    "summary_lcs_hits",
+    "rouge_stats",
+    "figures",
+    "read_texts",
 ]
 
-
-def tokens(x: Any) -> list[Any]:
-    """A token sequence as a list: a ``str`` is split on whitespace, any other sequence is taken as tokens.
-
-    Raises:
-        TypeError: if ``x`` is neither a string nor a sequence.
-    """
-    if isinstance(x, str):
-        return x.split()
-    if isinstance(x, (bytes, bytearray)) or not isinstance(x, Sequence):
-        raise TypeError(
-            f"expected a token sequence (a list or tuple of tokens) or a whitespace-separated str; found "
-            f"{type(x).__name__}: {x!r:.80}."
-        )
-    return list(x)
+_FORMULAS = {
+    "n": r"h = \sum_{g \in \text{%d-grams}} \min(c_P(g), c_R(g)), \quad |P|, |R| \text{ the numbers of %d-grams}",
+    "rougeL": r"h = \mathrm{LCS}(P, R), \quad |P|, |R| \text{ the numbers of tokens}",
+    "rougeLsum": r"h = \sum_i \big|\textstyle\bigcup_j \mathrm{LCS}(r_i, p_j)\big|_{\text{unused tokens}}, \quad "
+    r"|P|, |R| \text{ the numbers of tokens}",
+}
 
 
-def ngrams(toks: Sequence[Hashable], n: int) -> list[tuple[Hashable, ...]]:
-    """The n-grams of a token sequence, in order (with repetitions).
-
-    >>> ngrams(["a", "b", "a", "b"], 2)
-    [('a', 'b'), ('b', 'a'), ('a', 'b')]
-    """
-    toks = list(toks)
-    return list(zip(*(toks[i:] for i in range(n))))
-
-
-def lcs_length(a: Sequence[Hashable], b: Sequence[Hashable]) -> int:
-    r"""Length of the longest common subsequence of ``a`` and ``b`` (bit-parallel, exact).
-
-    Bit ``i`` of the row vector :math:`V` is 1 while position ``i`` of ``a`` is still unused; for each token ``c`` of
-    ``b``, :math:`U = V \wedge M_c` and :math:`V \leftarrow (V + U) \vee (V - U)`. The LCS length is the number of
-    zero bits of :math:`V` at the end.
-
-    >>> lcs_length("ABCBDAB", "BDCABA")
-    4
-    """
-    m = len(a)
-    if m == 0 or len(b) == 0:
-        return 0
-    masks: dict[Hashable, int] = {}
-    for i, x in enumerate(a):
-        masks[x] = masks.get(x, 0) | (1 << i)
-    full = (1 << m) - 1
-    v = full
-    get = masks.get
-    for y in b:
-        u = v & get(y, 0)
-        if u:
-            v = ((v + u) | (v - u)) & full
-    return m - v.bit_count()
-
-
-def rouge_n_stats(predictions: Sequence[Any], references: Sequence[Any], n: int) -> np.ndarray:
-    """Per-example (matching n-grams, predicted n-grams, reference n-grams), an ``(len, 3)`` float64 array."""
-    if not isinstance(n, int) or isinstance(n, bool) or n < 1:
-        raise ValueError(f"ROUGE-N needs a positive integer n; found {n!r}.")
-    out = np.empty((len(predictions), 3), dtype=np.float64)
-    for i, (p, r) in enumerate(zip(predictions, references)):
-        tp, tr = tokens(p), tokens(r)
-        if n == 1:
-            cp, cr = Counter(tp), Counter(tr)
-        else:
-            cp, cr = Counter(zip(*(tp[k:] for k in range(n)))), Counter(zip(*(tr[k:] for k in range(n))))
-        small, big = (cp, cr) if len(cp) <= len(cr) else (cr, cp)
-        hit = sum(min(c, big[g]) for g, c in small.items() if g in big)
-        out[i] = (hit, max(len(tp) - n + 1, 0), max(len(tr) - n + 1, 0))
-    return out
-
-
-def rouge_l_stats(predictions: Sequence[Any], references: Sequence[Any]) -> np.ndarray:
-    """Per-example (LCS length, predicted length, reference length), an ``(len, 3)`` float64 array."""
-    out = np.empty((len(predictions), 3), dtype=np.float64)
-    for i, (p, r) in enumerate(zip(predictions, references)):
-        tp, tr = tokens(p), tokens(r)
-        short, long_ = (tp, tr) if len(tp) <= len(tr) else (tr, tp)
-        out[i] = (lcs_length(short, long_), len(tp), len(tr))
-    return out
-
-
-def multiset_stats(predictions: Sequence[Any], references: Sequence[Any]) -> np.ndarray:
-    """Per-example (multiset intersection size, predicted size, reference size) of token multisets."""
-    return rouge_n_stats(predictions, references, 1)
-
-
-class _NGramMatching(Preprocess):
-    """ROUGE-N's similarity: a one-to-one matching of n-grams under a discrete similarity, with a Counter fast path."""
-
-    def __init__(self, n: int) -> None:
-        if not isinstance(n, int) or isinstance(n, bool) or n < 1:
-            raise ValueError(f"ROUGE-N needs a positive integer n; found {n!r}.")
-        self.n = n
-        super().__init__(SetMatching(Discrete(), "<->"), functools.partial(_ngrams_of, n=n))
-        self.name = f"rouge_{n}"
-
-    def batch_stats(self, predictions: Sequence[Any], references: Sequence[Any]) -> np.ndarray:
-        return rouge_n_stats(predictions, references, self.n)
-
-
-def _ngrams_of(x: Any, n: int) -> list[tuple[Hashable, ...]]:
-    return ngrams(tokens(x), n)
-
-
-class _LCS(SequenceMatching):
-    """ROUGE-L's similarity: the best monotone alignment of tokens under a discrete similarity (the LCS)."""
-
-    def __init__(self) -> None:
-        super().__init__(Discrete())
-        self.name = "rouge_l"
-
-    def score(self, x: Any, y: Any, mode: Mode = "pr") -> float:
-        return float(lcs_length(tokens(x), tokens(y)))
-
-    def self_score(self, x: Any, side: str = "p") -> float:
-        return float(len(tokens(x)))
-
-    def explain_matches(self, x: Any, y: Any, px: str, py: str, mode: Mode = "pr") -> list:
-        return super().explain_matches(tokens(x), tokens(y), px, py, mode)
-
-    def batch_stats(self, predictions: Sequence[Any], references: Sequence[Any]) -> np.ndarray:
-        return rouge_l_stats(predictions, references)
-
-
-_ROUGE_N_DOC = r"""ROUGE-{n} (Lin 2004): n-gram overlap of a predicted and a reference token sequence.
-
-Per example, with n-gram counts :math:`c_P, c_R`,
-
-.. math::
-
-    \mathrm{{hit}} = \sum_g \min(c_P(g), c_R(g)), \quad P = \frac{{\mathrm{{hit}}}}{{\sum_g c_P(g)}}, \quad
-    R = \frac{{\mathrm{{hit}}}}{{\sum_g c_R(g)}}, \quad F_1 = \frac{{2PR}}{{P + R}}.
-
-``compute()``: ``macro_precision`` / ``macro_recall`` / ``macro_f1`` are the means over examples (rouge-score's
-per-example figures, averaged); ``precision`` / ``recall`` / ``f1`` are micro (corpus totals).
-"""
-
-
-@functools.lru_cache(maxsize=None, typed=True)
-def rouge_n(n: int) -> type[Metric]:
-    """The ROUGE-N accumulator class (one class per ``n``, so states of it merge).
-
-    >>> state = rouge_n(2).from_model_output([["the", "cat", "sat"]], [["the", "cat", "ran"]])
-    >>> float(state.compute()["macro_f1"])
-    0.5
-    """
-    cls = make_metric(_NGramMatching(n), "f1", name=f"rouge_{n}", empty_score=0.0)
-    cls.__doc__ = _ROUGE_N_DOC.format(n=n)
-    return cls
-
-
-RougeN = rouge_n
-Rouge1: type[Metric] = rouge_n(1)
-Rouge2: type[Metric] = rouge_n(2)
-
-RougeL: type[Metric] = make_metric(_LCS(), "f1", name="rouge_l", empty_score=0.0)
-RougeL.__doc__ = r"""ROUGE-L (Lin 2004): longest-common-subsequence overlap of a predicted and a reference sequence.
+def _doc(kind: str, use_stemmer: bool, multi_reference: bool) -> str:
+    formula = _FORMULAS["n"] % (int(kind[5:]), int(kind[5:])) if kind[5:].isdigit() else _FORMULAS[kind]
+    options = []
+    if use_stemmer:
+        options.append("tokens longer than 3 characters Porter-stemmed")
+    if multi_reference:
+        options.append("several references per example, the one of highest F1 kept")
+    extra = f" ({'; '.join(options)})" if options else ""
+    return rf"""{kind} (Lin 2004) as rouge-score 0.1.2 computes it{extra}, as a JAX accumulator.
 
 Per example,
 
 .. math::
 
-    P = \frac{\mathrm{LCS}(P, R)}{|P|}, \quad R = \frac{\mathrm{LCS}(P, R)}{|R|}, \quad F_1 = \frac{2PR}{P + R}
+    {formula}, \qquad \mathrm{{P}} = \frac{{h}}{{|P|}}, \quad \mathrm{{R}} = \frac{{h}}{{|R|}}, \quad
+    F_1 = \frac{{2\,\mathrm{{P}}\,\mathrm{{R}}}}{{\mathrm{{P}} + \mathrm{{R}}}}.
 
-(rouge-score's ``rougeL``, :math:`\beta = 1`). ``compute()``: ``macro_*`` are the means over examples, the plain
-names are micro (corpus totals). ``RougeL.explain(p, r)`` lists the aligned tokens.
+``compute()``: ``macro_precision``, ``macro_recall``, ``macro_f1`` are the means over examples (rouge-score's
+figures averaged, as :func:`metametric_jax.tasks.text.score` reports them); ``precision``, ``recall``, ``f1`` are
+micro (from the corpus totals of :math:`h, |P|, |R|`).
 
->>> round(RougeL.score("a b c d", "a c b d"), 4)
-0.75
+Attributes:
+    micro: ``{{"xy", "xx", "yy"}}``: the totals of :math:`h`, :math:`|P|`, :math:`|R|`.
+    macro: the sums of the per-example figures.
+    count: the number of examples.
+
+Source: Chin-Yew Lin, "ROUGE: A Package for Automatic Evaluation of Summaries", ACL 2004 workshop.
 """
-RougeLMetric = RougeL
+
+
+@functools.cache
+def _metric(kind: str, use_stemmer: bool, multi_reference: bool) -> type[Metric]:
+    def batch_stats(predictions: Sequence[Any], references: Sequence[Any]) -> np.ndarray:
+        return rouge_stats(predictions, references, (kind,), use_stemmer=use_stemmer, multi_reference=multi_reference)[
+            kind
+        ]
+
+    name = "rouge_" + kind[5:].lower() + ("_stemmed" if use_stemmer else "") + ("_multi" if multi_reference else "")
+    return stats_metric(
+        batch_stats=batch_stats,
+        normalizer="f1",
+        name=name,
+        empty_score=0.0,
+        doc=_doc(kind, use_stemmer, multi_reference),
+    )
+
+
+def rouge_metric(kind: str = "rougeL", *, use_stemmer: bool = False, multi_reference: bool = False) -> type[Metric]:
+    """The accumulator class of one ROUGE type (one class per configuration, so its states merge).
+
+    Args:
+        kind: ``rougeN`` (any N >= 1), ``rougeL`` or ``rougeLsum``.
+        use_stemmer: Porter-stem tokens longer than 3 characters (rouge-score's ``use_stemmer=True``).
+        multi_reference: each reference is a list of references; the one of highest F1 counts (``score_multi``).
+
+    >>> state = rouge_metric("rouge2").from_model_output(["the cat sat"], ["the cat ran"])
+    >>> float(state.compute()["macro_f1"])
+    0.5
+
+    Raises:
+        ValueError: on an unknown type.
+    """
+    (kind,) = parse_types([kind])
+    return _metric(kind, bool(use_stemmer), bool(multi_reference))
+
+
+def rouge_n(n: int, *, use_stemmer: bool = False, multi_reference: bool = False) -> type[Metric]:
+    """The ROUGE-N accumulator class, ``rouge_metric(f"rouge{n}", ...)``.
+
+    >>> rouge_n(3) is rouge_metric("rouge3")
+    True
+
+    Raises:
+        ValueError: unless ``n`` is a positive integer.
+    """
+    if not isinstance(n, int) or isinstance(n, bool) or n < 1:
+        raise ValueError(f"ROUGE-N needs a positive integer n; found {n!r}.")
+    return rouge_metric(f"rouge{n}", use_stemmer=use_stemmer, multi_reference=multi_reference)
+
+
+Rouge1: type[Metric] = rouge_n(1)
+Rouge2: type[Metric] = rouge_n(2)
+RougeL: type[Metric] = rouge_metric("rougeL")
+RougeLsum: type[Metric] = rouge_metric("rougeLsum")
+
+
+@functools.cache
+def _suite(kinds: tuple[str, ...], use_stemmer: bool, multi_reference: bool) -> type[Suite]:
+    def batch_stats(predictions: Sequence[Any], references: Sequence[Any]) -> dict[str, np.ndarray]:
+        return rouge_stats(predictions, references, kinds, use_stemmer=use_stemmer, multi_reference=multi_reference)
+
+    members = {k: _metric(k, use_stemmer, multi_reference) for k in kinds}
+    doc = (
+        f"ROUGE types {', '.join(kinds)} as one accumulator (Lin 2004; rouge-score 0.1.2): one tokenization per "
+        f"text{', stemmed' if use_stemmer else ''}{', several references per example' if multi_reference else ''}. "
+        "``compute()[type]`` holds each member's figures; ``macro_f1`` is the mean F1 over examples.\n\n"
+        "Attributes:\n    states: one ROUGE accumulator per type (see :func:`metametric_jax.tasks.text.rouge_metric`)."
+    )
+    return make_suite("rouge", members, batch_stats=batch_stats, doc=doc)
+
+
+def RougeMetric(  # noqa: N802 - the task's accumulator, named as every task's ``<Task>Metric``
+    types: str | Iterable[str] = DEFAULT_TYPES, *, use_stemmer: bool = False, multi_reference: bool = False
+) -> type[Suite]:
+    r"""The ROUGE accumulator: a suite of one member per ROUGE type, fed by one pass over each batch.
+
+    Each member keeps, per type, the totals of :math:`h, |P|, |R|` and the sums of the per-example precision, recall
+    and :math:`F_1 = 2PR / (P + R)` (Lin 2004); ``compute()[type]["macro_f1"]`` is the mean F1 over examples that
+    :func:`score` returns, ``compute()[type]["f1"]`` the micro F1 of the corpus totals. Classes are cached: the same
+    configuration gives the same class, so states of it merge (and restore from checkpoints).
+
+    Args:
+        types: ROUGE types, a list or a comma-separated string (default rouge1, rouge2, rougeL, rougeLsum).
+        use_stemmer: Porter-stem tokens longer than 3 characters.
+        multi_reference: each reference is a list of references; per type the one of highest F1 counts.
+
+    >>> Rouge = RougeMetric("rouge1,rouge2")
+    >>> state = Rouge.from_model_output(["a b c", "a"], ["a b", "b"])
+    >>> state = state.merge(Rouge.from_model_output(["c d"], ["c d"]))
+    >>> round(float(state.compute()["rouge1"]["macro_f1"]), 4)
+    0.6
+    """
+    return _suite(parse_types(types), bool(use_stemmer), bool(multi_reference))
+
 
 MultisetF1: type[Metric] = make_metric(SetMatching(Discrete(), "<->"), "f1", name="multiset_f1")
 MultisetF1.__doc__ = r"""Multiset F-score of token bags, micro-averaged over a corpus by default.

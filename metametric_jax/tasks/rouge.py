@@ -1,0 +1,542 @@
+r"""ROUGE as Google's ``rouge-score`` 0.1.2 computes it: tokenizer, statistics, per-example figures, files.
+
+This module is the host side of :mod:`metametric_jax.tasks.text` (which builds the JAX accumulators on it) and needs
+only NumPy. Users import :mod:`metametric_jax.tasks.text`; everything here is re-exported there.
+
+**Tokens.** A string is lower-cased, every run of characters outside ``[a-z0-9]`` becomes a separator, and the
+remaining runs are the tokens (rouge-score's ``DefaultTokenizer``: non-ASCII letters, punctuation and underscores
+separate tokens and are dropped). With ``use_stemmer=True`` tokens longer than 3 characters are replaced by their
+Porter stem (:func:`metametric_jax.tasks.stem.porter_stem`, equal to NLTK's default stemmer that rouge-score uses).
+A list or tuple of tokens is taken as given (with ``use_stemmer``, its string tokens longer than 3 characters are
+stemmed).
+
+**Figures** (Lin, "ROUGE: A Package for Automatic Evaluation of Summaries", ACL workshop 2004). For a prediction
+:math:`P` and a reference :math:`R`, each ROUGE type has an overlap :math:`h` and sizes :math:`|P|, |R|`:
+
+* ``rougeN`` (any :math:`N \ge 1`): :math:`h = \sum_g \min(c_P(g), c_R(g))` over n-grams :math:`g`, sizes the
+  numbers of n-grams;
+* ``rougeL``: :math:`h = \mathrm{LCS}(P, R)`, the longest common subsequence of the tokens, sizes the token counts;
+* ``rougeLsum`` (summary level, Lin 2004 §3.2): both texts are split into sentences at ``"\n"`` (empty lines
+  dropped); for each reference sentence :math:`r_i` the *union LCS* :math:`\bigcup_j \mathrm{LCS}(r_i, p_j)` over
+  the predicted sentences is taken (one LCS per pair, chosen as rouge-score's back-tracking chooses it), and each of
+  its tokens is a hit while that token is still unused in both summaries; sizes the token counts of the summaries.
+
+Then
+
+.. math::
+
+    P = \frac{h}{|P|}, \qquad R = \frac{h}{|R|}, \qquad F_1 = \frac{2PR}{P + R}
+
+with 0 for any 0/0 (an empty prediction or reference scores 0). With several references per example, each type keeps
+the reference of highest :math:`F_1` (the first on ties), as rouge-score's ``score_multi``. :func:`score` reports the
+means over examples of :math:`P, R, F_1` per type — the figures rouge-score users average and report.
+
+**Speed.** One tokenization per text for all types; n-gram overlaps by :class:`collections.Counter`; LCS lengths and
+the back-tracked LCS of ``rougeLsum`` by bit-parallel rows (Allison and Dix 1986; Hyyrö 2004) instead of a
+quadratic table; stems cached per word.
+
+>>> s = score(["the cat sat on the mat"], ["The cat was on the mat."], types=["rouge1", "rougeL"])
+>>> round(s["rouge1"]["f1"], 4), round(s["rougeL"]["f1"], 4)
+(0.8333, 0.8333)
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+from collections import Counter
+from collections.abc import Hashable, Iterable, Sequence
+from typing import Any
+
+import numpy as np
+
+from metametric_jax.errors import InputFormatError
+from metametric_jax.report import Report
+from metametric_jax.tasks.stem import porter_stem
+
+__all__ = [
+    "DEFAULT_TYPES",
+    "tokenize",
+    "sentences",
+    "parse_types",
+    "ngrams",
+    "lcs_length",
+    "lcs_indices",
+    "summary_lcs_hits",
+    "rouge_stats",
+    "figures",
+    "mean_figures",
+    "score",
+    "read_texts",
+    "read_pairs",
+    "score_files",
+]
+
+#: The ROUGE types :func:`score` and ``metametric-jax score rouge`` report by default.
+DEFAULT_TYPES = ("rouge1", "rouge2", "rougeL", "rougeLsum")
+
+_TOKEN = re.compile(r"[a-z0-9]+")
+_TYPE = re.compile(r"rouge(?:[1-9][0-9]*|L|Lsum)")
+
+
+# ---------------------------------------------------------------------------------------------------------- tokens
+def tokenize(text: Any, *, use_stemmer: bool = False) -> list[Any]:
+    """The tokens of one text, as rouge-score's default tokenizer gives them (a token list is taken as given).
+
+    >>> tokenize("Hello, World! It's 2004.")
+    ['hello', 'world', 'it', 's', '2004']
+    >>> tokenize("The runners were running", use_stemmer=True)
+    ['the', 'runner', 'were', 'run']
+
+    Raises:
+        TypeError: if ``text`` is neither a string nor a sequence of tokens.
+    """
+    if isinstance(text, str):
+        tokens = _TOKEN.findall(text.lower())
+        if use_stemmer:
+            return [porter_stem(t) if len(t) > 3 else t for t in tokens]
+        return tokens
+    if isinstance(text, (bytes, bytearray)) or not isinstance(text, Sequence):
+        raise TypeError(
+            f"expected a text (str) or a token sequence (a list or tuple of tokens); found {type(text).__name__}: "
+            f"{text!r:.80}."
+        )
+    if use_stemmer:
+        return [porter_stem(t) if isinstance(t, str) and len(t) > 3 else t for t in text]
+    return list(text)
+
+
+def sentences(text: Any, *, use_stemmer: bool = False) -> list[list[Any]]:
+    r"""The tokenized sentences of a summary for ``rougeLsum``: lines split at ``"\n"``, empty lines dropped.
+
+    A token list is one sentence.
+
+    >>> sentences("First one.\n\nSecond, here.")
+    [['first', 'one'], ['second', 'here']]
+    """
+    if isinstance(text, str):
+        return [tokenize(line, use_stemmer=use_stemmer) for line in text.split("\n") if line]
+    tokens = tokenize(text, use_stemmer=use_stemmer)
+    return [tokens] if tokens else []
+
+
+def parse_types(types: str | Iterable[str]) -> tuple[str, ...]:
+    """ROUGE type names as a tuple, in the order given, without repeats.
+
+    Accepts an iterable of names or one comma-separated string: ``rougeN`` for any N >= 1, ``rougeL``, ``rougeLsum``.
+
+    >>> parse_types("rouge1, rougeL,rouge1")
+    ('rouge1', 'rougeL')
+
+    Raises:
+        ValueError: on an unknown name (the message lists the valid forms) or an empty list.
+    """
+    names = [t.strip() for t in types.split(",")] if isinstance(types, str) else list(types)
+    out: list[str] = []
+    for name in names:
+        if not isinstance(name, str) or not _TYPE.fullmatch(name):
+            raise ValueError(
+                f"unknown ROUGE type {name!r}: expected rougeN (N = 1, 2, 3, ...), rougeL or rougeLsum, e.g. "
+                f"{','.join(DEFAULT_TYPES)}."
+            )
+        if name not in out:
+            out.append(name)
+    if not out:
+        raise ValueError(
+            f"no ROUGE type given: expected one or more of rougeN, rougeL, rougeLsum (e.g. {DEFAULT_TYPES})."
+        )
+    return tuple(out)
+
+
+# ------------------------------------------------------------------------------------------------------ statistics
+def ngrams(tokens: Sequence[Hashable], n: int) -> list[tuple[Hashable, ...]]:
+    """The n-grams of a token sequence, in order (with repetitions).
+
+    >>> ngrams(["a", "b", "a", "b"], 2)
+    [('a', 'b'), ('b', 'a'), ('a', 'b')]
+    """
+    tokens = list(tokens)
+    return list(zip(*(tokens[i:] for i in range(n))))
+
+
+def _masks(tokens: Sequence[Hashable]) -> dict[Hashable, int]:
+    masks: dict[Hashable, int] = {}
+    for i, x in enumerate(tokens):
+        masks[x] = masks.get(x, 0) | (1 << i)
+    return masks
+
+
+def lcs_length(a: Sequence[Hashable], b: Sequence[Hashable]) -> int:
+    r"""Length of the longest common subsequence of ``a`` and ``b`` (bit-parallel, exact).
+
+    Bit ``j`` of the row vector :math:`V` stands for position ``j`` of ``a``; for each token ``c`` of ``b``,
+    :math:`U = V \wedge M_c` and :math:`V \leftarrow (V + U) \vee (V - U)`. After ``k`` tokens of ``b``, the number
+    of zero bits among the lowest ``j`` bits of :math:`V` is :math:`\mathrm{LCS}(a_{<j}, b_{<k})`.
+
+    >>> lcs_length("ABCBDAB", "BDCABA")
+    4
+    """
+    m = len(a)
+    if m == 0 or len(b) == 0:
+        return 0
+    get = _masks(a).get
+    full = (1 << m) - 1
+    v = full
+    for y in b:
+        u = v & get(y, 0)
+        if u:
+            v = ((v + u) | (v - u)) & full
+    return m - v.bit_count()
+
+
+def lcs_indices(ref: Sequence[Hashable], can: Sequence[Hashable], can_masks: dict | None = None) -> list[int]:
+    r"""The positions in ``ref`` of the longest common subsequence with ``can`` that rouge-score's ``lcs_ind`` gives.
+
+    rouge-score back-tracks its table :math:`t_{ij} = \mathrm{LCS}(ref_{<i}, can_{<j})` from the end: on equal tokens
+    it takes the pair, else it drops the last candidate token if :math:`t_{i,j-1} > t_{i-1,j}` and the last reference
+    token otherwise. The same walk here reads :math:`t` from bit-parallel rows (one per reference token).
+
+    >>> lcs_indices(["a", "b", "a"], ["a", "b"])
+    [0, 1]
+    """
+    n = len(can)
+    if not ref or n == 0:
+        return []
+    masks = can_masks if can_masks is not None else _masks(can)
+    # A reference token absent from ``can`` leaves its row equal to the previous one, and the walk always steps over
+    # it: only the other tokens need rows (``keep`` maps them back to their positions in ``ref``).
+    keep = [k for k, x in enumerate(ref) if x in masks]
+    if not keep:
+        return []
+    tokens = [ref[k] for k in keep]
+    full = (1 << n) - 1
+    rows = [full]
+    v = full
+    for x in tokens:
+        u = v & masks[x]
+        if u:
+            v = ((v + u) | (v - u)) & full
+        rows.append(v)
+
+    # Walk from (i, j) = (len(tokens), n) keeping a = t(i, j) and b = t(i - 1, j): one bit test per step, one
+    # popcount per reference token left behind.
+    out: list[int] = []
+    i, j = len(tokens), n
+    a = j - v.bit_count()
+    b = j - rows[i - 1].bit_count()
+    while i > 0 and j > 0:
+        if tokens[i - 1] == can[j - 1]:
+            out.append(keep[i - 1])
+            i -= 1
+            j -= 1
+            a = b - 1 + ((rows[i] >> j) & 1)
+            b = j - (rows[i - 1] & ((1 << j) - 1)).bit_count() if i > 0 else 0
+        else:
+            left = a - 1 + ((rows[i] >> (j - 1)) & 1)  # t(i, j - 1)
+            if left > b:
+                j -= 1
+                a = left
+                b = b - 1 + ((rows[i - 1] >> j) & 1)
+            else:
+                i -= 1
+                a = b
+                b = j - (rows[i - 1] & ((1 << j) - 1)).bit_count() if i > 0 else 0
+    out.reverse()
+    return out
+
+
+def summary_lcs_hits(ref_sentences: Sequence[Sequence[Hashable]], can_sentences: Sequence[Sequence[Hashable]]) -> int:
+    """The ``rougeLsum`` overlap: union-LCS hits of reference sentences against candidate sentences (Lin 2004 §3.2).
+
+    >>> summary_lcs_hits([["a", "b", "c"], ["d", "e"]], [["a", "c"], ["b", "d", "e"]])
+    5
+    """
+    if not ref_sentences or not can_sentences:
+        return 0
+    ref_count: Counter = Counter()
+    can_count: Counter = Counter()
+    for s in ref_sentences:
+        ref_count.update(s)
+    for s in can_sentences:
+        can_count.update(s)
+    if not ref_count or not can_count:
+        return 0
+    prepared = [(c, _masks(c)) for c in can_sentences if c]
+    hits = 0
+    for r in ref_sentences:
+        union: set[int] = set()
+        for c, masks in prepared:
+            union.update(lcs_indices(r, c, masks))
+        for i in sorted(union):
+            token = r[i]
+            if can_count[token] > 0 and ref_count[token] > 0:
+                hits += 1
+                can_count[token] -= 1
+                ref_count[token] -= 1
+    return hits
+
+
+class _Text:
+    """One text, tokenized once for every ROUGE type (n-gram counts and sentences computed when first needed)."""
+
+    __slots__ = ("raw", "tokens", "use_stemmer", "_grams", "_sentences")
+
+    def __init__(self, raw: Any, use_stemmer: bool) -> None:
+        self.raw = raw
+        self.use_stemmer = use_stemmer
+        self.tokens = tokenize(raw, use_stemmer=use_stemmer)
+        self._grams: dict[int, Counter] = {}
+        self._sentences: list[list[Any]] | None = None
+
+    def grams(self, n: int) -> Counter:
+        got = self._grams.get(n)
+        if got is None:
+            t = self.tokens
+            got = Counter(t) if n == 1 else Counter(zip(*(t[k:] for k in range(n))))
+            self._grams[n] = got
+        return got
+
+    def sentences(self) -> list[list[Any]]:
+        if self._sentences is None:
+            self._sentences = sentences(self.raw, use_stemmer=self.use_stemmer)
+        return self._sentences
+
+
+def _type_stats(kind: str, p: _Text, r: _Text) -> tuple[int, int, int]:
+    """(overlap, predicted size, reference size) of one ROUGE type for one pair."""
+    if kind == "rougeL":
+        tp, tr = p.tokens, r.tokens
+        short, long_ = (tp, tr) if len(tp) <= len(tr) else (tr, tp)
+        return lcs_length(short, long_), len(tp), len(tr)
+    if kind == "rougeLsum":
+        ps, rs = p.sentences(), r.sentences()
+        return summary_lcs_hits(rs, ps), sum(map(len, ps)), sum(map(len, rs))
+    n = int(kind[5:])
+    cp, cr = p.grams(n), r.grams(n)
+    small, big = (cp, cr) if len(cp) <= len(cr) else (cr, cp)
+    hit = 0
+    for g, c in small.items():
+        other = big.get(g)
+        if other is not None:
+            hit += c if c < other else other
+    return hit, max(len(p.tokens) - n + 1, 0), max(len(r.tokens) - n + 1, 0)
+
+
+def _f1(hit: float, n_pred: float, n_ref: float) -> float:
+    precision = hit / n_pred if n_pred else 0.0
+    recall = hit / n_ref if n_ref else 0.0
+    return 2 * precision * recall / (precision + recall) if precision + recall > 0 else 0.0
+
+
+def rouge_stats(
+    predictions: Sequence[Any],
+    references: Sequence[Any],
+    types: str | Iterable[str] = DEFAULT_TYPES,
+    *,
+    use_stemmer: bool = False,
+    multi_reference: bool = False,
+) -> dict[str, np.ndarray]:
+    """Per-example statistics ``(overlap, predicted size, reference size)`` of each ROUGE type, ``{type: (n, 3)}``.
+
+    With ``multi_reference=True`` each element of ``references`` is a non-empty sequence of references, and each type
+    keeps the statistics of the reference with the highest F1 (the first on ties), as rouge-score's ``score_multi``.
+
+    >>> rouge_stats(["a b c"], ["a c"], ["rouge1", "rougeL"])["rougeL"].tolist()
+    [[2.0, 3.0, 2.0]]
+
+    Raises:
+        ValueError: on lists of different lengths, an unknown type, or an empty reference set.
+        TypeError: on an input that is neither a text nor a token sequence.
+    """
+    kinds = parse_types(types)
+    if len(predictions) != len(references):
+        raise ValueError(
+            f"ROUGE: predictions and references must have the same length; found {len(predictions)} predictions "
+            f"and {len(references)} references."
+        )
+    out = {k: np.zeros((len(predictions), 3), dtype=np.float64) for k in kinds}
+    for i, (p_raw, r_raw) in enumerate(zip(predictions, references)):
+        p = _Text(p_raw, use_stemmer)
+        if not multi_reference:
+            r = _Text(r_raw, use_stemmer)
+            for k in kinds:
+                out[k][i] = _type_stats(k, p, r)
+            continue
+        if isinstance(r_raw, str) or not isinstance(r_raw, Sequence) or len(r_raw) == 0:
+            raise ValueError(
+                f"ROUGE with multi_reference=True: example {i} needs a non-empty list of references; found "
+                f"{type(r_raw).__name__}: {r_raw!r:.80}."
+            )
+        refs = [_Text(x, use_stemmer) for x in r_raw]
+        for k in kinds:
+            best, best_f = None, -1.0
+            for r in refs:
+                stats = _type_stats(k, p, r)
+                f = _f1(*stats)
+                if f > best_f:
+                    best, best_f = stats, f
+            out[k][i] = best
+    return out
+
+
+def figures(stats: np.ndarray) -> np.ndarray:
+    """Per-example ``(precision, recall, f1)`` from ``(n, 3)`` statistics, as rouge-score computes them (0 for 0/0).
+
+    >>> figures(np.array([[2.0, 3.0, 2.0], [0.0, 0.0, 4.0]])).round(4).tolist()
+    [[0.6667, 1.0, 0.8], [0.0, 0.0, 0.0]]
+    """
+    stats = np.asarray(stats, dtype=np.float64).reshape(-1, 3)
+    hit, n_pred, n_ref = stats[:, 0], stats[:, 1], stats[:, 2]
+    with np.errstate(divide="ignore", invalid="ignore"):
+        precision = np.where(n_pred > 0, hit / np.where(n_pred > 0, n_pred, 1.0), 0.0)
+        recall = np.where(n_ref > 0, hit / np.where(n_ref > 0, n_ref, 1.0), 0.0)
+        total = precision + recall
+        f1 = np.where(total > 0, 2 * precision * recall / np.where(total > 0, total, 1.0), 0.0)
+    return np.stack([precision, recall, f1], axis=1)
+
+
+def mean_figures(per_type: dict[str, np.ndarray]) -> dict[str, dict[str, float]]:
+    """``{type: {"precision", "recall", "f1"}}``: the means over examples of the figures of ``{type: (n, 3) stats}``.
+
+    >>> mean_figures({"rougeL": np.array([[2.0, 4.0, 2.0], [0.0, 1.0, 1.0]])})
+    {'rougeL': {'precision': 0.25, 'recall': 0.5, 'f1': 0.3333333333333333}}
+    """
+    out: dict[str, dict[str, float]] = {}
+    for kind, stats in per_type.items():
+        fig = figures(stats)
+        mean = fig.mean(axis=0) if len(fig) else np.zeros(3)
+        out[kind] = {"precision": float(mean[0]), "recall": float(mean[1]), "f1": float(mean[2])}
+    return out
+
+
+def score(
+    predictions: Sequence[Any],
+    references: Sequence[Any],
+    *,
+    types: str | Iterable[str] = DEFAULT_TYPES,
+    use_stemmer: bool = False,
+    multi_reference: bool = False,
+) -> dict[str, dict[str, float]]:
+    """ROUGE of a corpus: per type, the means over examples of precision, recall and F1 (rouge-score's figures).
+
+    Args:
+        predictions: one text (or token list) per example.
+        references: one reference per example, or with ``multi_reference=True`` a list of references per example.
+        types: ROUGE types (``rougeN`` for any N, ``rougeL``, ``rougeLsum``), a list or a comma-separated string.
+        use_stemmer: Porter-stem tokens longer than 3 characters, as rouge-score's ``use_stemmer=True``.
+        multi_reference: each example has several references; each type keeps the one of highest F1.
+
+    Returns:
+        ``{type: {"precision", "recall", "f1"}}`` in the order of ``types`` (floats; 0.0 for an empty corpus). The
+        stable headline keys are ``score(...)["rouge1"]["f1"]``, ``["rouge2"]["f1"]``, ``["rougeL"]["f1"]`` and
+        ``["rougeLsum"]["f1"]``.
+
+    >>> score(["a b c d"], [["a b", "a c d"]], types="rouge1,rougeL", multi_reference=True)["rougeL"]["f1"]
+    0.8571428571428571
+    """
+    return mean_figures(
+        rouge_stats(predictions, references, types, use_stemmer=use_stemmer, multi_reference=multi_reference)
+    )
+
+
+# ----------------------------------------------------------------------------------------------------------- files
+def read_texts(path: str | os.PathLike[str]) -> list[str]:
+    r"""The examples of a ROUGE input file, one per line.
+
+    ``.jsonl``: each line one JSON string (a summary, its sentences separated by ``"\n"``). Any other name: plain text,
+    each line one example (an empty line is an empty summary). A UTF-8 byte order mark and CRLF line ends are accepted.
+
+    Raises:
+        InputFormatError: on a line that is not a JSON string (``.jsonl``) or bytes that are not UTF-8.
+        OSError: if the file cannot be read.
+    """
+    name = os.fspath(path)
+    with open(name, "rb") as handle:
+        data = handle.read()
+    try:
+        text = data.decode("utf-8-sig")
+    except UnicodeDecodeError as err:
+        line = data.count(b"\n", 0, err.start) + 1
+        raise InputFormatError(
+            name, line, f"expected UTF-8 text; found the byte 0x{data[err.start]:02x}, which is not valid UTF-8"
+        ) from None
+    lines = text.split("\n")
+    if lines[-1] == "":
+        lines.pop()
+    lines = [x[:-1] if x.endswith("\r") else x for x in lines]
+    if not name.lower().endswith(".jsonl"):
+        return lines
+    out: list[str] = []
+    for number, line in enumerate(lines, start=1):
+        if not line.strip():
+            raise InputFormatError(name, number, "expected a JSON string (one example per line); found an empty line")
+        try:
+            value = json.loads(line)
+        except json.JSONDecodeError as err:
+            raise InputFormatError(
+                name,
+                number,
+                f"expected a JSON string (one example per line); found invalid JSON ({err.msg}): {line:.60}",
+            ) from None
+        if not isinstance(value, str):
+            raise InputFormatError(
+                name, number, f"expected a JSON string (one example per line); found a JSON {type(value).__name__}"
+            )
+        out.append(value)
+    return out
+
+
+def read_pairs(
+    predictions: str | os.PathLike[str], references: str | os.PathLike[str] | Sequence[str | os.PathLike[str]]
+) -> tuple[list[str], list[list[str]]]:
+    """The predictions and, per example, its references (one per reference file), checked to have equal lengths.
+
+    Raises:
+        InputFormatError: when the files hold different numbers of examples (naming the first line one lacks), or as
+            :func:`read_texts`.
+    """
+    ref_paths = [references] if isinstance(references, (str, os.PathLike)) else list(references)
+    if not ref_paths:
+        raise ValueError("ROUGE: no reference file given.")
+    preds = read_texts(predictions)
+    columns = [read_texts(p) for p in ref_paths]
+    for path, refs in zip(ref_paths, columns):
+        if len(refs) != len(preds):
+            shorter, longer = (path, predictions) if len(refs) < len(preds) else (predictions, path)
+            line = min(len(refs), len(preds)) + 1
+            raise InputFormatError(
+                os.fspath(shorter),
+                line,
+                f"expected {max(len(refs), len(preds))} examples, one per line, as in {os.fspath(longer)}; found "
+                f"{min(len(refs), len(preds))} (the file ends before line {line})",
+            )
+    return preds, [list(x) for x in zip(*columns)] if columns else []
+
+
+def score_files(
+    *,
+    predictions: str | os.PathLike[str],
+    references: str | os.PathLike[str] | Sequence[str | os.PathLike[str]],
+    types: str | Iterable[str] = DEFAULT_TYPES,
+    use_stemmer: bool = False,
+) -> Report:
+    """ROUGE of a prediction file against one or several reference files (see :func:`read_texts` for the formats).
+
+    With several reference files, example ``i`` has the ``i``-th line of each as its references and each type keeps
+    the reference of highest F1 (rouge-score's ``score_multi``).
+
+    Returns:
+        A :class:`~metametric_jax.report.Report`: ``scores`` as :func:`score`; ``items`` one per example, ``{"id":
+        line number, type: {"precision", "recall", "f1"}, ...}``; a warning when the files hold no example.
+    """
+    kinds = parse_types(types)
+    preds, refs = read_pairs(predictions, references)
+    stats = rouge_stats(preds, refs, kinds, use_stemmer=use_stemmer, multi_reference=True)
+    per = {k: figures(v) for k, v in stats.items()}
+    items = [
+        {"id": i + 1, **{k: dict(zip(("precision", "recall", "f1"), map(float, per[k][i]))) for k in kinds}}
+        for i in range(len(preds))
+    ]
+    warnings = [] if preds else [f"{os.fspath(predictions)} holds no examples; every figure is 0"]
+    return Report(mean_figures(stats), items, warnings)
