@@ -36,8 +36,8 @@ _HOMES = {
     "fbeta": "normalizer",
     "Similarity": "similarity",
     "Discrete": "similarity",
-    "Product": "similarity",
-    "UnionSim": "similarity",
+    "Product": "composite",
+    "UnionSim": "composite",
     "FromFunction": "similarity",
     "Preprocess": "similarity",
     "Normalized": "similarity",
@@ -52,7 +52,42 @@ _HOMES = {
     "Report": "report",
 }
 
-__all__ = ["__version__", *_HOMES]
+__all__ = [
+    "__version__",
+    "dsl",
+    "significance",
+    "metametric",
+    "metric_of",
+    "make_metric",
+    "stats_metric",
+    "derive",
+    "Variable",
+    "Metric",
+    "MetricConfig",
+    "Suite",
+    "make_suite",
+    "Constraint",
+    "parse_constraint",
+    "Normalizer",
+    "parse_normalizer",
+    "fbeta",
+    "Similarity",
+    "Discrete",
+    "Product",
+    "UnionSim",
+    "FromFunction",
+    "Preprocess",
+    "Normalized",
+    "SetMatching",
+    "SequenceMatching",
+    "GraphMatching",
+    "LatentSetMatching",
+    "MaxPair",
+    "Explanation",
+    "Match",
+    "InputFormatError",
+    "Report",
+]
 
 
 def __getattr__(name: str) -> Any:
@@ -73,6 +108,7 @@ if TYPE_CHECKING:  # pragma: no cover - for type checkers and IDEs
     from metametric_jax import dsl, significance
     from metametric_jax.accumulate import Metric, MetricConfig
     from metametric_jax.build import make_metric, metametric, metric_of, stats_metric
+    from metametric_jax.composite import Product, UnionSim
     from metametric_jax.constraint import Constraint, parse_constraint
     from metametric_jax.derive import derive
     from metametric_jax.errors import InputFormatError
@@ -80,14 +116,6 @@ if TYPE_CHECKING:  # pragma: no cover - for type checkers and IDEs
     from metametric_jax.matching import GraphMatching, LatentSetMatching, MaxPair, SequenceMatching, SetMatching
     from metametric_jax.normalizer import Normalizer, fbeta, parse_normalizer
     from metametric_jax.report import Report
-    from metametric_jax.similarity import (
-        Discrete,
-        FromFunction,
-        Normalized,
-        Preprocess,
-        Product,
-        Similarity,
-        UnionSim,
-    )
+    from metametric_jax.similarity import Discrete, FromFunction, Normalized, Preprocess, Similarity
     from metametric_jax.suite import Suite, make_suite
     from metametric_jax.variable import Variable

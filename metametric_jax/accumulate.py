@@ -182,11 +182,11 @@ def _tree_sum(pairs: jax.Array) -> jax.Array:
 
 
 class Metric(struct.PyTreeNode):
-    """Base class of accumulators built from a similarity or a statistics function (see module docstring).
+    r"""Base class of accumulators built from a similarity or a statistics function (see module docstring).
 
     Attributes:
-        micro: ``{"xy", "xx", "yy"}``: the weighted totals of :math:`\\phi(P,R)`, :math:`\\phi(P,P)`,
-            :math:`\\phi(R,R)`.
+        micro: ``{"xy", "xx", "yy"}``: the weighted totals of :math:`\phi(P,R)`, :math:`\phi(P,P)`,
+            :math:`\phi(R,R)`.
         macro: ``{figure: sum}``: the weighted sum of per-example normalized scores, one per reported normalizer
             (``overlap`` for ``none``).
         count: the weighted number of examples.
@@ -208,7 +208,9 @@ class Metric(struct.PyTreeNode):
 
     # ------------------------------------------------------------------ classes
     @classmethod
-    def subclass(cls: type[M], config: MetricConfig, doc: str | None = None, *, class_name: str | None = None) -> type[M]:
+    def subclass(
+        cls: type[M], config: MetricConfig, doc: str | None = None, *, class_name: str | None = None
+    ) -> type[M]:
         """A new metric class with this static configuration (one class per configuration)."""
         name = class_name or "".join(p[:1].upper() + p[1:] for p in config.name.replace("-", "_").split("_"))
         name = name or "Metric"
@@ -535,7 +537,8 @@ def _from_state_dict(target: Metric, state: Mapping[str, Any]) -> Metric:
         name = name.decode("utf-8", "replace")
     keys = sorted(state.get("macro", {}))
     sig = state.get("signature")
-    if name != cfg.name or keys != sorted(cfg.macro_names) or (sig is not None and int(np.asarray(sig)) != cfg.signature):
+    other_signature = sig is not None and int(np.asarray(sig)) != cfg.signature
+    if name != cfg.name or keys != sorted(cfg.macro_names) or other_signature:
         raise ValueError(
             f"Cannot restore a state of metric {name!r} (macro figures {keys}) into metric {cfg.name!r} (macro "
             f"figures {sorted(cfg.macro_names)}): the checkpoint belongs to a different metric or configuration."

@@ -52,8 +52,7 @@ def make_metric(
     report: Sequence[str | Normalizer] = (),
     doc: str | None = None,
 ) -> type[Metric]:
-    """The accumulator class of a similarity (a :class:`~metametric_jax.similarity.Similarity`, a metric class, or a
-    function ``(x, y) -> float``).
+    """The accumulator class of a similarity, a metric class, or a function ``(x, y) -> float``.
 
     Args:
         similarity: what to compare structures with.

@@ -28,9 +28,10 @@ import types
 import typing
 from typing import Annotated, Any, Literal, TypeVar, Union, get_args, get_origin, get_type_hints
 
+from metametric_jax.composite import Product, UnionSim
 from metametric_jax.constraint import Constraint, parse_constraint
 from metametric_jax.matching import LatentSetMatching, SetMatching
-from metametric_jax.similarity import Discrete, FromFunction, Normalized, Product, Similarity, UnionSim
+from metametric_jax.similarity import Discrete, FromFunction, Similarity
 from metametric_jax.variable import Variable, VariableSim
 
 __all__ = ["derive", "derive_dataclass", "is_metric_class", "metric_similarity", "as_similarity", "field_types"]

@@ -49,12 +49,12 @@ from typing import Any, Literal, NamedTuple, get_args, get_origin, get_type_hint
 import jax
 import jax.numpy as jnp
 import numpy as np
-
 from flax import struct
 
+from metametric_jax.composite import Product
 from metametric_jax.constraint import Constraint, parse_constraint
 from metametric_jax.matching import SetMatching
-from metametric_jax.similarity import Discrete, Normalized, Product
+from metametric_jax.similarity import Discrete, Normalized
 
 __all__ = [
     "RecordSpec",
@@ -65,7 +65,6 @@ __all__ = [
     "encode_records",
     "record_stats",
     "device_stats",
-    "bio_span_records",
     "vocab_from_labels",
 ]
 
@@ -304,8 +303,8 @@ def _encode(
             cols, values = _record_values(x)
             if cols != spec.columns:
                 raise TypeError(
-                    f"{what}: document {k}, record {j} is {type(x).__name__} {x!r}; expected a {_kind_name(spec.record_type)}"
-                    f" record with fields {spec.columns}."
+                    f"{what}: document {k}, record {j} is {type(x).__name__} {x!r}; expected a "
+                    f"{_kind_name(spec.record_type)} record with fields {spec.columns}."
                 )
             where = f"{what}: document {k}, record {j}"
             records[k, j] = [_code(v, c, t, vocab, fixed, where) for v, c, t in zip(values, cols, spec.kinds)]
@@ -480,46 +479,6 @@ def device_stats(metric_cls: Any, pair: RecordPair) -> jax.Array:
             f"records {tuple(p.shape)} and reference records {tuple(r.shape)}."
         )
     return record_stats(p, pm, r, rm, spec.constraint)
-
-
-# ------------------------------------------------------------------------------------------------ tag decoding
-def bio_span_records(tags: Any, mask: Any = None, max_spans: int | None = None) -> tuple[jax.Array, jax.Array]:
-    """Typed spans of BIO (IOB2) tag ids as records ``(start, end, type)`` (end exclusive), in jnp.
-
-    Tag ids: ``0`` is ``O``, ``1 + 2t`` is ``B-<type t>`` and ``2 + 2t`` is ``I-<type t>``. Chunking follows
-    ``conlleval`` (and seqeval's default mode): a chunk starts at ``B``, or at an ``I`` after ``O`` or after a tag of
-    another type, and ends before ``O``, before a chunk start, or at the end of the sentence.
-
-    Args:
-        tags: int ``(n, L)``.
-        mask: bool ``(n, L)``, True on real tokens (a prefix of each row); default all True.
-        max_spans: the records' padded length (default ``L``, which always suffices; spans beyond it are dropped).
-
-    Returns:
-        ``(records int32 (n, max_spans, 3), mask bool (n, max_spans))``; encode the references' ``Span`` labels
-        with the same type ids (``vocab={"label": {name: t}}``).
-    """
-    tags = jnp.asarray(tags, jnp.int32)
-    n, length = tags.shape
-    valid = jnp.ones_like(tags, bool) if mask is None else jnp.asarray(mask, bool)
-    size = length if max_spans is None else int(max_spans)
-    inside = valid & (tags > 0)
-    typ = jnp.where(inside, (tags - 1) // 2, -1)
-    is_b = inside & ((tags - 1) % 2 == 0)
-    prev_inside = jnp.pad(inside[:, :-1], ((0, 0), (1, 0)))
-    prev_typ = jnp.pad(typ[:, :-1], ((0, 0), (1, 0)), constant_values=-1)
-    start = is_b | (inside & (~prev_inside | (prev_typ != typ)))
-    next_inside = jnp.pad(inside[:, 1:], ((0, 0), (0, 1)))
-    next_start = jnp.pad(start[:, 1:], ((0, 0), (0, 1)))
-    end_at = inside & ~(next_inside & ~next_start)
-    idx = jnp.broadcast_to(jnp.arange(length, dtype=jnp.int32), (n, length))
-    next_end = jax.lax.cummin(jnp.where(end_at, idx, length), axis=1, reverse=True)
-    slot = jnp.where(start, jnp.cumsum(start, axis=1) - 1, size)
-    rec = jnp.stack([idx, next_end + 1, typ], axis=-1).astype(jnp.int32)
-    rows = jnp.broadcast_to(jnp.arange(n)[:, None], (n, length))
-    records = jnp.zeros((n, size, 3), jnp.int32).at[rows, slot].set(rec, mode="drop")
-    count = jnp.minimum(start.sum(axis=1), size)
-    return records, jnp.arange(size)[None, :] < count[:, None]
 
 
 def vocab_from_labels(labels: Sequence[str], column: str = "label") -> dict[str, dict[Any, int]]:

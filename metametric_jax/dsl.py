@@ -26,11 +26,12 @@ import sys
 from collections.abc import Callable, Mapping
 from typing import Any
 
+from metametric_jax.composite import Product, UnionSim
 from metametric_jax.constraint import Constraint, parse_constraint
 from metametric_jax.derive import as_similarity, derive, field_types
 from metametric_jax.matching import GraphMatching, LatentSetMatching, MaxPair, SequenceMatching, SetMatching
 from metametric_jax.normalizer import Normalizer
-from metametric_jax.similarity import Discrete, FromFunction, Normalized, Preprocess, Product, Similarity, UnionSim
+from metametric_jax.similarity import Discrete, FromFunction, Normalized, Preprocess, Similarity
 
 __all__ = [
     "auto",

@@ -38,7 +38,7 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
-from metametric_jax.similarity import Product
+from metametric_jax.composite import Product
 
 __all__ = ["callback_state", "host_state_sums", "expected_type"]
 

@@ -23,9 +23,10 @@ from typing import Any
 import numpy as np
 
 from metametric_jax._solvers import discrete_stats, lcs_dp, solve_binary_program, solve_gram
+from metametric_jax.composite import Product
 from metametric_jax.constraint import Constraint, parse_constraint
 from metametric_jax.explain import Match
-from metametric_jax.similarity import IDENTITY, Discrete, Mode, Product, Similarity
+from metametric_jax.similarity import IDENTITY, Mode, Similarity
 
 __all__ = ["SetMatching", "SequenceMatching", "GraphMatching", "LatentSetMatching", "MaxPair", "as_list"]
 
@@ -66,15 +67,11 @@ class SetMatching(Similarity):
         key = self.inner.discrete_key
         if key is None:
             return None
+        for xs in sides:
+            self.inner.check(xs)
         if isinstance(self.inner, Product):
-            for xs in sides:
-                for x in xs:
-                    self.inner._check(x)
             if key is IDENTITY and any(type(x) is not self.inner.cls for xs in sides for x in xs):
                 key = self.inner.field_key  # subclass instances: dataclass equality would demand the exact class
-        elif isinstance(self.inner, Discrete):
-            for xs in sides:
-                self.inner.check(xs)
         out = [xs if key is IDENTITY else [key(x) for x in xs] for xs in sides]
         try:
             for keys in out:
@@ -115,6 +112,9 @@ class SetMatching(Similarity):
     def self_score(self, x: Any, side: str = "p") -> float:
         return self._self(as_list(x, self.name), side)
 
+    def check(self, values: Sequence[Any]) -> None:
+        self.inner.check([item for v in values for item in as_list(v, self.name)])
+
     @property
     def self_bounded(self) -> bool:
         # under 1:1 a matching of X with Y is at most the identity self-matching of either side
@@ -136,16 +136,11 @@ class SetMatching(Similarity):
         try:
             if any(isinstance(c, (str, bytes, Mapping)) for c in (*predictions, *references)):
                 return None
-            if cls is not None:  # one C-level pass over the batch's items to check their exact types
-                types = set(map(type, itertools.chain.from_iterable(predictions)))
-                types.update(map(type, itertools.chain.from_iterable(references)))
-                if not types <= {cls}:
-                    return None
-            elif isinstance(self.inner, Discrete) and self.inner._accept is not None:
-                types = set(map(type, itertools.chain.from_iterable(predictions)))
-                types.update(map(type, itertools.chain.from_iterable(references)))
-                if not all(issubclass(t, self.inner._accept) for t in types):
-                    return None
+            items = list(itertools.chain.from_iterable(predictions))
+            items.extend(itertools.chain.from_iterable(references))
+            self.inner.check(items)  # leaf types, as every other path checks them
+            if cls is not None and not set(map(type, items)) <= {cls}:
+                return None  # subclass instances: compared field by field on the general path
             rows: list[tuple[float, float, float]] = []
             for p, r in zip(predictions, references):
                 sp, sr = set(p), set(r)
@@ -189,6 +184,7 @@ class SequenceMatching(Similarity):
     def self_score(self, x: Any, side: str = "p") -> float:
         xs = as_list(x, self.name)
         if self.inner.discrete_key is not None:
+            self.inner.check(xs)
             return float(len(xs))
         if self.inner.self_bounded:
             return float(self.inner.self_scores(xs, side).sum())

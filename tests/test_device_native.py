@@ -16,11 +16,9 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from seqeval.metrics import f1_score, precision_score, recall_score
 
-from metametric_jax import make_metric
-from metametric_jax import dsl, metametric
+from metametric_jax import dsl, make_metric, metametric
 from metametric_jax.device import (
     RecordPair,
-    bio_span_records,
     encode_pairs,
     encode_records,
     record_spec,
@@ -28,6 +26,7 @@ from metametric_jax.device import (
     vocab_from_labels,
 )
 from metametric_jax.tasks.ner import Span, extract_spans
+from metametric_jax.tasks.tagging import bio_span_records
 
 CONSTRAINTS = ("<->", "->", "<-", "~")
 

@@ -64,7 +64,12 @@ class Progress:
 
     @staticmethod
     def wanted(option: bool | None, units: int) -> bool:
-        """Whether to show progress: ``--progress`` / ``--no-progress``, else for inputs of LARGE_INPUT units or more."""
+        """Whether to show progress: ``--progress`` / ``--no-progress``, else for inputs of LARGE_INPUT units or more.
+
+        Args:
+            option: the ``--progress`` option (``None`` when not given).
+            units: the number of documents, sentences or graphs of the input.
+        """
         return units >= LARGE_INPUT if option is None else bool(option)
 
 
