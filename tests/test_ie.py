@@ -226,7 +226,7 @@ def test_bad_arguments_raise() -> None:
         score([doc], [doc, doc])
     with pytest.raises(TypeError, match="Relation.head must be a Span"):
         Relation("r", (0, 1), Span(0, 1, "X"))
-    with pytest.raises(TypeError, match="Document.entities items must be a Span"):
+    with pytest.raises(TypeError, match="Document.entities items must be Span objects"):
         Document(entities=[(0, 1, "PER")])
     assert Document(entities=[Span(0, 1, "X")]).entities == (Span(0, 1, "X"),)
 

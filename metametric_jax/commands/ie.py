@@ -33,8 +33,8 @@ def _add_arguments(parser: argparse.ArgumentParser) -> None:
         "--mode",
         choices=("strict", "boundaries"),
         default="strict",
-        help="strict: offsets and types must match (trigger and argument classification); boundaries: offsets only "
-        "(trigger and argument identification; relation and entity types ignored) (default: strict)",
+        help="strict: offsets and types must match (entity types too; trigger and argument classification); "
+        "boundaries: entity types and argument roles ignored (trigger and argument identification) (default: strict)",
     )
     parser.add_argument(
         "--undirected", action="store_true", help="count a relation whose head and tail are swapped as correct"
