@@ -42,7 +42,8 @@ The accumulator :func:`DependencyMetric` is a suite of one member per figure (st
 :math:`(C, S, G)`, so ``precision``, ``recall`` and ``f1`` are the figure's) and one ``<figure>_aligned`` member per
 word-level figure (statistics :math:`(C, A, A)`); each example is a pair of documents (a
 :class:`~metametric_jax.tasks.readers.conllu.DepSentence` or a sequence of them) aligned on their own.
-:func:`score` and :func:`score_files` align whole corpora at once, as the script does, and read the exact totals.
+:func:`score` and :func:`score_files` align whole corpora at once, as the script does, and compute the figures from
+the integer totals on the host (no JAX); :func:`figures` reads the same figures from an accumulator state.
 
 State: ``states`` (one :class:`~metametric_jax.Metric` state per member, each with the exact totals of its
 statistics, the example count and per-example normalized sums for ``macro_`` figures).
@@ -66,11 +67,10 @@ from __future__ import annotations
 import functools
 import os
 from collections.abc import Mapping, Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from metametric_jax import Suite, make_suite, stats_metric
 from metametric_jax.report import Report
 from metametric_jax.tasks.dependency_counts import (
     ALIGNED_METRICS,
@@ -83,6 +83,9 @@ from metametric_jax.tasks.dependency_counts import (
     sentence_counts,
 )
 from metametric_jax.tasks.readers.conllu import DepSentence, DepToken, parse_conllu, read_conllu
+
+if TYPE_CHECKING:
+    from metametric_jax import Suite
 
 __all__ = [
     "DepToken",
@@ -153,6 +156,8 @@ _MEMBER_DOC = "{figure}: {what} (per example: {stats}); ``precision``, ``recall`
 
 @functools.cache
 def _suite(check_trees: bool, exclude_punct: bool, strip_subtypes: bool) -> type[Suite]:
+    from metametric_jax import make_suite, stats_metric  # JAX only for the accumulator: files score without it
+
     options = {"check_trees": check_trees, "exclude_punct": exclude_punct, "strip_subtypes": strip_subtypes}
     members = {}
     for m in METRICS:
@@ -247,12 +252,16 @@ def score(predictions: Sequence[DepSentence], references: Sequence[DepSentence],
     Raises:
         InputFormatError: a sentence that is not a tree (unless ``check_trees=False``), or texts that differ.
     """
-    return _score_counts(sentence_counts(predictions, references, **options), options)
+    return _score_counts(sentence_counts(predictions, references, **options))
 
 
-def _score_counts(counts: np.ndarray, options: Mapping[str, Any]) -> dict[str, Any]:
-    suite = DependencyMetric(**options)
-    return figures(suite.from_member_stats(_member_stats(counts)))
+def _score_counts(counts: np.ndarray) -> dict[str, Any]:
+    """The figures of corpus totals: integer counts, so every ratio is exact as the script computes it."""
+    totals = np.asarray(counts, dtype=np.int64).reshape(-1, len(METRICS), 4).sum(axis=0)
+    out = {}
+    for m, (c, s, g, a) in zip(METRICS, totals.tolist()):
+        out[m] = _figure(c, s, g, a if m in ALIGNED_METRICS else None)
+    return out
 
 
 def score_files(*, predictions: str | os.PathLike[str], references: str | os.PathLike[str], **options: Any) -> Report:
@@ -282,7 +291,7 @@ def score_files(*, predictions: str | os.PathLike[str], references: str | os.Pat
             item[m] = _figure(*(float(v) for v in row[:3]), None)["f1"]
         items.append(item)
     warnings = [] if gold else [f"{os.fspath(references)} holds no sentences; every figure is 0"]
-    return Report(_score_counts(counts, options), items, warnings)
+    return Report(_score_counts(counts), items, warnings)
 
 
 def attachment_scores(predictions: Sequence[DepSentence], references: Sequence[DepSentence], **options: Any) -> dict:
