@@ -284,7 +284,7 @@ def test_reader(tmp_path) -> None:
     doc = read_conll(path, "IOB2")
     assert doc.tags == [["B-ORG", "O", "B-MISC"], ["B-PER", "I-PER"], ["B-LOC"]]
     assert doc.tokens == [["EU", "rejects", "German"], ["Peter", "Blackburn"], ["BRUSSELS"]]
-    assert doc.lines == [[3, 4, 5], [7, 8], [11]]
+    assert [list(x) for x in doc.lines] == [[3, 4, 5], [7, 8], [11]]
     tags_only = read_conll(write(tmp_path, "p.txt", "B-PER\nO\n\nO\n"))
     assert tags_only.tokens is None and tags_only.tags == [["B-PER", "O"], ["O"]]
     # a byte-order mark and CRLF line endings read as the plain file

@@ -22,15 +22,16 @@ token per chunk (``-r``).
 >>> _ = open(path, "w").write("-DOCSTART- -X- O O\n\nEU B-ORG B-ORG\nrejects O B-MISC\n")
 >>> gold, pred = read_conlleval(path)
 >>> gold.tags, pred.tags, gold.tokens, gold.lines
-([['B-ORG', 'O']], [['B-ORG', 'B-MISC']], [['EU', 'rejects']], [[3, 4]])
+([['B-ORG', 'O']], [['B-ORG', 'B-MISC']], [['EU', 'rejects']], [range(3, 5)])
 """
 
 from __future__ import annotations
 
 import dataclasses
+import itertools
 import os
 import re
-from collections.abc import Iterator
+from collections.abc import Callable
 
 from metametric_jax.errors import InputFormatError
 from metametric_jax.tasks.tagging import normalize_scheme, recode_tags, tag_problem
@@ -50,7 +51,7 @@ class ConllSentences:
         path: the file read.
         tags: the tags of each sentence (recoded as the reader's ``outside`` and ``raw`` say).
         tokens: the tokens of each sentence (first column), or None when the lines hold tags only.
-        lines: the 1-based line number of each token.
+        lines: the 1-based line numbers of each sentence's tokens (a ``range``: a sentence is a run of lines).
         n_columns: the number of columns of the file (0 if it has no token line).
         docstart_tagged: the number of ``-DOCSTART-`` lines with a tag other than ``O`` (left out all the same).
     """
@@ -58,7 +59,7 @@ class ConllSentences:
     path: str
     tags: list[list[str]]
     tokens: list[list[str]] | None
-    lines: list[list[int]]
+    lines: list[range]
     n_columns: int
     docstart_tagged: int = 0
 
@@ -84,85 +85,83 @@ def split_fields(delimiter: str | None) -> re.Pattern[str] | None:
     return pattern
 
 
-def _lines(path: str) -> Iterator[tuple[int, str]]:
-    """(1-based number, text) of each line, BOM and line endings removed; undecodable bytes raise with the line."""
+def _text(path: str) -> str:
+    """The file's text, a byte-order mark removed; undecodable bytes raise with their line."""
     with open(path, "rb") as handle:
         data = handle.read()
     try:
-        text = data.decode("utf-8-sig")
+        return data.decode("utf-8-sig")
     except UnicodeDecodeError as err:
         line = data.count(b"\n", 0, err.start) + 1
         raise InputFormatError(
             path, line, f"expected UTF-8 text; found the byte 0x{data[err.start]:02x}, which is not valid UTF-8"
         ) from None
-    rows = text.split("\n")
-    if rows and rows[-1] == "":
-        rows.pop()
-    for number, row in enumerate(rows, start=1):
-        yield number, row[:-1] if row.endswith("\r") else row
+
+
+def _splitter(pattern: re.Pattern[str] | None) -> Callable[[str], list[str]]:
+    if pattern is None:
+        return str.split  # any whitespace, a trailing CR included
+
+    def split(line: str) -> list[str]:
+        line = line[:-1] if line.endswith("\r") else line
+        if not line.strip():
+            return []
+        fields = pattern.split(line)
+        while fields and fields[-1] == "":
+            fields.pop()
+        return fields
+
+    return split
 
 
 def _read(
     path: str | os.PathLike[str], n_tags: int, delimiter: str | None, boundary: bool
-) -> tuple[str, list[list[list[str]]], list[list[str]], list[list[int]], int, int]:
+) -> tuple[str, list[list[list[str]]], list[list[str]], list[range], int, int]:
     """Sentences of a file: per side the tags, then tokens, lines, the column count and tagged DOCSTART lines."""
     path = os.fspath(path)
     pattern = split_fields(delimiter)
-    sides: list[list[list[str]]] = [[] for _ in range(n_tags)]
-    cur_sides: list[list[str]] = [[] for _ in range(n_tags)]
-    tokens: list[list[str]] = []
-    lines: list[list[int]] = []
-    cur_tokens: list[str] = []
-    cur_lines: list[int] = []
-    n_columns = 0
-    first_line = 0
+    split = _splitter(pattern)
+    blocks: list[tuple[int, list[list[str]]]] = []
+    cur: list[list[str]] = []
+    start = 0
     docstart_tagged = 0
-
-    def flush() -> None:
-        nonlocal cur_sides, cur_tokens, cur_lines
-        if cur_lines:
-            for side, cur in zip(sides, cur_sides):
-                side.append(cur)
-            tokens.append(cur_tokens)
-            lines.append(cur_lines)
-            cur_sides, cur_tokens, cur_lines = [[] for _ in range(n_tags)], [], []
-
-    for number, line in _lines(path):
-        if not line.strip():
-            flush()
+    for number, line in enumerate(_text(path).split("\n"), start=1):
+        fields = split(line)
+        if fields and fields[0] != DOCSTART and not (boundary and fields[0] == BOUNDARY):
+            if not cur:
+                start = number
+            cur.append(fields)
             continue
-        if pattern is None:
-            fields = line.split()
-        else:
-            fields = pattern.split(line)
-            while fields and fields[-1] == "":
-                fields.pop()
-        if fields[0] == DOCSTART or (boundary and fields[0] == BOUNDARY):
-            if fields[0] == DOCSTART and any(t != "O" for t in fields[max(1, len(fields) - n_tags) :]):
-                docstart_tagged += 1
-            flush()
-            continue
-        if not n_columns:
-            if len(fields) < n_tags:
-                what = "the reference and the predicted tag" if n_tags > 1 else "the tag"
-                raise InputFormatError(
-                    path,
-                    number,
-                    f"expected at least {n_tags} columns (the last: {what}), found {len(fields)}: {line!r}",
-                )
-            n_columns, first_line = len(fields), number
-        elif len(fields) != n_columns:
+        if fields and fields[0] == DOCSTART and any(t != "O" for t in fields[max(1, len(fields) - n_tags) :]):
+            docstart_tagged += 1
+        if cur:
+            blocks.append((start, cur))
+            cur = []
+    if cur:
+        blocks.append((start, cur))
+    n_columns = len(blocks[0][1][0]) if blocks else 0
+    if blocks and n_columns < n_tags:
+        what = "the reference and the predicted tag" if n_tags > 1 else "the tag"
+        found = f"found {n_columns}: {' '.join(blocks[0][1][0])!r}"
+        raise InputFormatError(path, blocks[0][0], f"expected at least {n_tags} columns (the last: {what}), {found}")
+    sides: list[list[list[str]]] = [[] for _ in range(n_tags)]
+    tokens: list[list[str]] = []
+    lines: list[range] = []
+    for first, block in blocks:
+        if any(len(fields) != n_columns for fields in block):
+            j = next(j for j, fields in enumerate(block) if len(fields) != n_columns)
             separator = "whitespace-separated" if pattern is None else f"{delimiter!r}-separated"
             raise InputFormatError(
                 path,
-                number,
-                f"expected {n_columns} {separator} columns (as on line {first_line}), found {len(fields)}: {line!r}",
+                first + j,
+                f"expected {n_columns} {separator} columns (as on line {blocks[0][0]}), found {len(block[j])}: "
+                f"{(chr(9) if pattern is not None else ' ').join(block[j])!r}",
             )
-        for cur, tag in zip(cur_sides, fields[len(fields) - n_tags :]):
-            cur.append(tag)
-        cur_tokens.append(fields[0])
-        cur_lines.append(number)
-    flush()
+        for k, side in enumerate(sides):
+            column = k - n_tags
+            side.append([fields[column] for fields in block])
+        tokens.append([fields[0] for fields in block])
+        lines.append(range(first, first + len(block)))
     return path, sides, tokens, lines, n_columns, docstart_tagged
 
 
@@ -170,7 +169,7 @@ def _finish(
     path: str,
     tags: list[list[str]],
     tokens: list[list[str]] | None,
-    lines: list[list[int]],
+    lines: list[range],
     n_columns: int,
     docstart_tagged: int,
     scheme: str | None,
@@ -243,15 +242,11 @@ def read_conlleval(
 
 
 def _check_tags(doc: ConllSentences, scheme: str) -> None:
-    seen: set[str] = set()
-    for sent_tags, sent_lines in zip(doc.tags, doc.lines):
-        for tag, number in zip(sent_tags, sent_lines):
-            if tag in seen:
-                continue
-            problem = tag_problem(tag, scheme)
-            if problem is not None:
-                raise InputFormatError(doc.path, number, problem)
-            seen.add(tag)
+    unique = set(itertools.chain.from_iterable(doc.tags))
+    bad = {tag: problem for tag in unique if (problem := tag_problem(tag, scheme)) is not None}
+    if bad:
+        k, j = next((k, j) for k, sent in enumerate(doc.tags) for j, tag in enumerate(sent) if tag in bad)
+        raise InputFormatError(doc.path, doc.lines[k][j], bad[doc.tags[k][j]])
 
 
 def check_aligned(gold: ConllSentences, pred: ConllSentences) -> None:
