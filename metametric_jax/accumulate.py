@@ -241,6 +241,24 @@ class Metric(struct.PyTreeNode):
         return cls.from_sums(_named(cfg, np.zeros((3 + len(cfg.reported) + 1, 2), np.float32)))
 
     @classmethod
+    def example_rows(cls, stats: Any) -> np.ndarray:
+        """Each example's contribution to every sum, float64 ``(n, 3 + K + 1)``: (xy, xx, yy), K scores, 1.
+
+        A state's sums are the (weighted) sum of these rows over the examples; :meth:`from_totals` builds a state from
+        such a sum. The bootstrap (:mod:`metametric_jax.significance`) sums the same rows under many weightings.
+        """
+        cfg = cls.metric_config
+        return _rows(cfg, validate_stats(stats, cfg.name))
+
+    @classmethod
+    def from_totals(cls: type[M], totals: Any) -> M:
+        """A state from summed :meth:`example_rows`, float64 ``(..., 3 + K + 1)`` (leading axes stay stacked)."""
+        cfg = cls.metric_config
+        totals = np.asarray(totals, np.float64)
+        state = cls.from_sums(_named(cfg, comp.split(totals)))
+        return state.replace(signature=jnp.full(totals.shape[:-1], cfg.signature, jnp.int32))
+
+    @classmethod
     def host_sums(cls, stats: Any, weights: Any = None) -> dict[str, Any]:
         """The state's sums (named float32 pairs, NumPy) from per-example statistics ``(n, 3)``, on the host."""
         cfg = cls.metric_config

@@ -100,10 +100,11 @@ class Suite(struct.PyTreeNode):
 
             return callback_state(cls, predictions, references, weights, decode, decode_references)
         check_batch(predictions, references, cfg.name)
-        return cls.from_member_stats(cls._member_stats(predictions, references), weights)
+        return cls.from_member_stats(cls.member_stats(predictions, references), weights)
 
     @classmethod
-    def _member_stats(cls, predictions: Sequence[Any], references: Sequence[Any]) -> Mapping[str, Any]:
+    def member_stats(cls, predictions: Sequence[Any], references: Sequence[Any]) -> Mapping[str, Any]:
+        """Per-member statistics ``{member: (n, 3)}`` of a batch (one pass of the suite's function if it has one)."""
         cfg = cls.metric_config
         if cfg.batch_stats is not None:
             return cfg.batch_stats(predictions, references)
@@ -113,7 +114,7 @@ class Suite(struct.PyTreeNode):
     def host_batch_sums(cls, predictions: Sequence[Any], references: Sequence[Any], weights: Any = None) -> Any:
         """Every member's sums of a batch, by member (what the callback path computes)."""
         check_batch(predictions, references, cls.metric_config.name)
-        stats = cls._member_stats(predictions, references)
+        stats = cls.member_stats(predictions, references)
         return {k: m.host_sums(stats[k], weights) for k, m in cls.metric_config.members}
 
     @classmethod

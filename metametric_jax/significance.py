@@ -1,0 +1,515 @@
+r"""How sure are we: bootstrap confidence intervals and paired significance tests, as mergeable accumulators.
+
+A metric's state is a sum of per-example rows (:meth:`metametric_jax.Metric.example_rows`), so ``B`` bootstrap
+replicates are ``B`` weighted sums of the same rows: matching, the expensive part, runs once per example.
+
+* :func:`bootstrap` ``(M, replicates=1000, seed=0, level=0.95)`` — an accumulator class for any metric or suite ``M``.
+  Its state holds ``M``'s plain sums and ``B`` replicate sums; replicate :math:`b` weights example :math:`i` by a
+  Poisson(1) draw :math:`w_{bi}` (the Poisson bootstrap: Hanley and MacGibbon 2006; Chamandy et al. 2012), a pure
+  function of ``(seed, example id, b)`` (:func:`poisson_weights`). So the state does not depend on batch sizes, order,
+  devices or hosts, and replicate :math:`b` equals ``M`` computed with ``weights=poisson_weights(ids, B, seed)[b]``.
+  ``compute()`` gives ``{"estimate", "low", "high", "stderr"}``, each with the structure of ``M.compute()``: the
+  percentile interval at ``level`` and the standard deviation of the replicates (Efron and Tibshirani 1993).
+  Figures derived from several sums (F1, the CoNLL average) are computed per replicate, not averaged.
+* :func:`paired_bootstrap` ``(state_a, state_b)`` — the paired bootstrap test (Koehn 2004; Berg-Kirkpatrick et al.
+  2012) of two systems scored on the same examples with the same seed: per figure ``{"delta", "low", "high",
+  "p_value"}`` with :math:`\delta = a - b` and the two-sided
+
+  .. math::
+
+      p = \frac{1 + \#\{b : |\delta_b - \delta| \ge |\delta|\}}{B + 1}.
+
+* :func:`randomization` ``(M, permutations=10000, seed=0)`` — approximate randomization (Riezler and Maxwell 2005): an
+  accumulator fed with both systems, ``from_model_output(predictions_a, predictions_b, references)``; permutation
+  :math:`r` swaps example :math:`i`'s rows between the systems where ``swap_masks(ids, R, seed)[r, i]`` is 1, and
+  :math:`p = (1 + \#\{r : |\delta_r| \ge |\delta|\}) / (R + 1)`.
+
+The unit of resampling is the example given to ``from_model_output``: the document for coreference, the sentence for
+NER, the graph pair for AMR. ``example_ids`` are integers (document or sentence indices); when omitted they are the
+running position of the examples given to the class's ``from_model_output`` since it was made (or since
+``reset_positions()``). The state carries an order-independent fingerprint of the ids it has seen (it merges by
+addition), so comparing two systems scored on different examples is refused.
+
+Example:
+    >>> from metametric_jax import dsl, make_metric
+    >>> Spans = make_metric(dsl.set_matching(dsl.discrete()), "f1", name="spans")
+    >>> Boot = bootstrap(Spans, replicates=200, seed=1)
+    >>> state = Boot.from_model_output([["a", "b"], ["c"], []], [["a"], ["c", "d"], ["e"]], example_ids=[0, 1, 2])
+    >>> out = state.compute()
+    >>> round(float(out["estimate"]["f1"]), 4), bool(out["low"]["f1"] <= out["estimate"]["f1"] <= out["high"]["f1"])
+    (0.5714, True)
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import math
+from collections.abc import Sequence
+from typing import Any, ClassVar, TypeVar
+
+import jax
+import jax.numpy as jnp
+import numpy as np
+from flax import struct
+
+from metametric_jax import _compensated as comp
+from metametric_jax.accumulate import Metric, check_batch, validate_weights
+from metametric_jax.suite import Suite
+
+__all__ = [
+    "poisson_weights",
+    "swap_masks",
+    "bootstrap",
+    "paired_bootstrap",
+    "randomization",
+    "BootstrapState",
+    "RandomizationState",
+]
+
+B = TypeVar("B", bound="BootstrapState")
+
+_POISSON_STREAM = 0x5BD1E995
+_SWAP_STREAM = 0x27D4EB2F
+_FINGERPRINT_STREAM = 0x165667B1
+
+
+def _mix(x: Any) -> Any:
+    """A 32-bit integer hash (Wellons' lowbias32), on NumPy or jnp uint32 arrays alike."""
+    x = x ^ (x >> 16)
+    x = x * np.uint32(0x7FEB352D)
+    x = x ^ (x >> 15)
+    x = x * np.uint32(0x846CA68B)
+    return x ^ (x >> 16)
+
+
+def _ids32(example_ids: Any) -> np.ndarray:
+    ids = np.asarray(example_ids)
+    if ids.ndim != 1 or not (np.issubdtype(ids.dtype, np.integer) or ids.size == 0):
+        raise TypeError(f"example_ids must be a 1-d sequence of integers; found {ids.dtype} of shape {ids.shape}.")
+    ids = ids.astype(np.int64)
+    return ((ids & 0xFFFFFFFF) ^ ((ids >> 32) & 0xFFFFFFFF)).astype(np.uint32)
+
+
+def _hashes(example_ids: Any, rows: int, seed: int, stream: int) -> np.ndarray:
+    """``(rows, n)`` uint32 hashes of ``(seed, id, row)``: a pure function of its arguments."""
+    ids = _ids32(example_ids)
+    with np.errstate(over="ignore"):
+        key = _mix(np.uint32(seed & 0xFFFFFFFF) ^ np.uint32(stream))
+        per_id = _mix(ids ^ key)
+        r = np.arange(rows, dtype=np.uint32)[:, None]
+        return _mix(_mix(per_id[None, :] ^ (r * np.uint32(0x9E3779B9))) + np.uint32(stream))
+
+
+# Poisson(1) quantile thresholds on 32-bit integers: weight = #{k : h >= T_k}, P(weight = k) = e^-1 / k!
+_THRESHOLDS = np.array(
+    [
+        min(2**32 - 1, math.floor(sum(math.exp(-1) / math.factorial(j) for j in range(k + 1)) * 2**32))
+        for k in range(16)
+    ],
+    dtype=np.uint64,
+)
+
+
+def poisson_weights(example_ids: Sequence[int], replicates: int, seed: int = 0) -> np.ndarray:
+    """Poisson(1) bootstrap weights, ``(replicates, n)`` float64: a pure function of ``(seed, example id, replicate)``.
+
+    >>> poisson_weights([0, 1, 2], 2, seed=0).shape
+    (2, 3)
+    """
+    h = _hashes(example_ids, int(replicates), int(seed), _POISSON_STREAM).astype(np.uint64)
+    return (h[..., None] >= _THRESHOLDS).sum(-1).astype(np.float64)
+
+
+def swap_masks(example_ids: Sequence[int], permutations: int, seed: int = 0) -> np.ndarray:
+    """Approximate-randomization swaps, ``(permutations, n)`` of 0/1: a pure function of ``(seed, id, permutation)``.
+
+    >>> swap_masks([0, 1, 2], 4, seed=0).shape
+    (4, 3)
+    """
+    return (_hashes(example_ids, int(permutations), int(seed), _SWAP_STREAM) >> np.uint32(31)).astype(np.float64)
+
+
+def _fingerprint(example_ids: Any) -> np.ndarray:
+    """An order-independent fingerprint of the ids: the sum of 24-bit hashes (exact as a compensated pair)."""
+    h = _hashes(example_ids, 1, 0, _FINGERPRINT_STREAM)[0] >> np.uint32(8)
+    return comp.split(np.asarray(h, np.float64).sum())
+
+
+# ---------------------------------------------------------------------------------------------------- the metric
+def _rows(metric: Any, predictions: Sequence[Any], references: Sequence[Any]) -> Any:
+    """Per-example rows of ``metric`` (a dict by member for a suite)."""
+    if isinstance(metric, type) and issubclass(metric, Suite):
+        stats = metric.member_stats(predictions, references)
+        return {k: m.example_rows(stats[k]) for k, m in metric.metric_config.members}
+    return metric.example_rows(metric.batch_stats(predictions, references))
+
+
+def _from_totals(metric: Any, totals: Any) -> Any:
+    if isinstance(metric, type) and issubclass(metric, Suite):
+        cfg = metric.metric_config
+        return metric(states={k: m.from_totals(totals[k]) for k, m in cfg.members}, config=cfg)
+    return metric.from_totals(totals)
+
+
+def _weighted(rows: Any, weights: np.ndarray) -> Any:
+    """``weights @ rows`` for every member: ``(R, n) @ (n, D) -> (R, D)`` (float64)."""
+    return jax.tree.map(lambda r: weights @ r, rows)
+
+
+def _reduce_leading(tree: Any) -> Any:
+    """Merge a pytree of states stacked along axis 0, in order (signatures: the first)."""
+
+    def body(carry: Any, x: Any) -> tuple[Any, None]:
+        return jax.tree.map(lambda a, b: a if a.dtype == jnp.int32 else comp.add(a, b), carry, x), None
+
+    first = jax.tree.map(lambda x: x[0], tree)
+    total, _ = jax.lax.scan(body, first, jax.tree.map(lambda x: x[1:], tree))
+    return total
+
+
+@jax.jit
+def _vmapped_compute(state: Any) -> Any:
+    return jax.vmap(lambda s: s.compute_traced())(state)
+
+
+def _check_metric(metric: Any, what: str) -> None:
+    ok = isinstance(metric, type) and issubclass(metric, (Metric, Suite)) and hasattr(metric, "metric_config")
+    if not ok:
+        raise TypeError(f"{what} expects a metric or suite class (such as metric_of(D)); found {metric!r}.")
+
+
+@dataclasses.dataclass(frozen=True, eq=False)
+class ResamplingConfig:
+    """Static configuration of a bootstrap or randomization accumulator class.
+
+    Attributes:
+        metric: the metric or suite class resampled.
+        samples: the number of replicates (bootstrap) or permutations (randomization).
+        seed: the seed of the weights or swaps.
+        level: the confidence level of the bootstrap interval.
+    """
+
+    metric: Any
+    samples: int
+    seed: int
+    level: float
+
+    @property
+    def name(self) -> str:
+        """The resampled metric's name."""
+        return self.metric.metric_config.name
+
+
+class _Positions:
+    """The running position of examples given to a class's ``from_model_output`` without ids."""
+
+    def __init__(self) -> None:
+        self.next = 0
+
+    def take(self, n: int) -> np.ndarray:
+        ids = np.arange(self.next, self.next + n, dtype=np.int64)
+        self.next += n
+        return ids
+
+
+def _example_ids(cls: Any, example_ids: Any, n: int) -> np.ndarray:
+    if example_ids is None:
+        return cls.positions.take(n)
+    ids = np.asarray(example_ids)
+    if ids.shape != (n,):
+        raise ValueError(
+            f"{cls.resampling.name}: example_ids must have one integer per example, shape ({n},); found {ids.shape}."
+        )
+    _ids32(ids)
+    return ids.astype(np.int64)
+
+
+class BootstrapState(struct.PyTreeNode):
+    """The state of a :func:`bootstrap` accumulator.
+
+    Attributes:
+        plain: the resampled metric's state over the examples (its ``compute()`` is the estimate).
+        replicas: the same metric's states of the ``B`` replicates, stacked along a leading axis.
+        fingerprint: the sum of the example ids' hashes (a compensated pair): equal fingerprints, same examples.
+    """
+
+    plain: Any
+    replicas: Any
+    fingerprint: jax.Array
+
+    resampling: ClassVar[ResamplingConfig]
+    positions: ClassVar[_Positions]
+
+    @classmethod
+    def empty(cls: type[B]) -> B:
+        """The identity of ``merge``."""
+        cfg = cls.resampling
+        m = cfg.metric
+        reps = jax.tree.map(lambda x: np.zeros((cfg.samples, x.shape[-1]), np.float64), _zero_rows(m))
+        return cls(plain=m.empty(), replicas=_from_totals(m, reps), fingerprint=jnp.zeros((2,), jnp.float32))
+
+    @classmethod
+    def reset_positions(cls) -> None:
+        """Restart the running example position used when ``example_ids`` are omitted."""
+        cls.positions.next = 0
+
+    @classmethod
+    def from_model_output(
+        cls: type[B],
+        predictions: Sequence[Any],
+        references: Sequence[Any],
+        weights: Any = None,
+        *,
+        example_ids: Sequence[int] | None = None,
+    ) -> B:
+        """The state of one batch: the metric's per-example rows under the plain and the ``B`` replicate weightings.
+
+        Args:
+            predictions: predicted structures, one per example.
+            references: reference structures, same length.
+            weights: optional non-negative per-example weights (multiplied into every replicate's weights).
+            example_ids: one integer per example (default: the running position, see the module docstring).
+        """
+        cfg = cls.resampling
+        check_batch(predictions, references, cfg.name)
+        n = len(predictions)
+        ids = _example_ids(cls, example_ids, n)
+        w = validate_weights(weights, n, cfg.name)
+        rows = _rows(cfg.metric, predictions, references)
+        reps = poisson_weights(ids, cfg.samples, cfg.seed)
+        base = np.ones(n) if w is None else w
+        plain = _weighted(rows, base[None, :])
+        replicas = _weighted(rows, reps * base[None, :])
+        return cls(
+            plain=_from_totals(cfg.metric, jax.tree.map(lambda x: x[0], plain)),
+            replicas=_from_totals(cfg.metric, replicas),
+            fingerprint=jnp.asarray(_fingerprint(ids)),
+        )
+
+    def merge(self: B, other: B) -> B:
+        """Leafwise addition (the plain state, every replicate, the fingerprint)."""
+        if not isinstance(other, BootstrapState) or other.resampling is not self.resampling:
+            raise TypeError(f"Cannot merge {type(other).__name__} into a bootstrap state of {self.resampling.name}.")
+        return self.replace(
+            plain=self.plain.merge(other.plain),
+            replicas=self.replicas.merge(other.replicas),
+            fingerprint=comp.add(self.fingerprint, other.fingerprint),
+        )
+
+    def reduce(self: B) -> B:
+        """Merge states stacked along the leading axis (``all_gather(state).reduce()``)."""
+        if self.fingerprint.ndim == 1:
+            return self
+        tree = {"plain": self.plain, "replicas": self.replicas, "fingerprint": self.fingerprint}
+        return self.replace(**_reduce_leading(tree))
+
+    def replicates(self) -> Any:
+        """Each figure's ``B`` replicate values, with the structure of the metric's ``compute()``."""
+        return jax.tree.map(np.asarray, _vmapped_compute(self.replicas))
+
+    def compute(self) -> dict[str, Any]:
+        """``{"estimate", "low", "high", "stderr"}``, each with the structure of the metric's ``compute()``."""
+        cfg = self.resampling
+        estimate = self.plain.compute()
+        reps = self.replicates()
+        alpha = (1.0 - cfg.level) / 2.0
+        return {
+            "estimate": estimate,
+            "low": jax.tree.map(lambda r: np.float64(np.quantile(r, alpha)), reps),
+            "high": jax.tree.map(lambda r: np.float64(np.quantile(r, 1.0 - alpha)), reps),
+            "stderr": jax.tree.map(lambda r: np.float64(np.std(r, ddof=1)) if r.size > 1 else np.float64(0.0), reps),
+        }
+
+
+def _zero_rows(metric: Any) -> Any:
+    """An empty ``(0, D)`` block of rows per member (for shapes)."""
+    if isinstance(metric, type) and issubclass(metric, Suite):
+        return {k: m.example_rows(np.zeros((0, 3))) for k, m in metric.metric_config.members}
+    return metric.example_rows(np.zeros((0, 3)))
+
+
+def bootstrap(metric: Any, replicates: int = 1000, seed: int = 0, level: float = 0.95) -> type[BootstrapState]:
+    """A bootstrap accumulator class for a metric or suite class (see the module docstring).
+
+    Raises:
+        TypeError: if ``metric`` is not a metric or suite class.
+        ValueError: if ``replicates`` < 2 or ``level`` is not in (0, 1).
+    """
+    _check_metric(metric, "bootstrap")
+    if not isinstance(replicates, int) or replicates < 2:
+        raise ValueError(f"bootstrap needs an integer number of replicates >= 2; found {replicates!r}.")
+    if not 0.0 < float(level) < 1.0:
+        raise ValueError(f"bootstrap needs a confidence level in (0, 1); found {level!r}.")
+    cfg = ResamplingConfig(metric, replicates, int(seed), float(level))
+    name = f"Bootstrap{metric.__name__}"
+    return type(name, (BootstrapState,), {"resampling": cfg, "positions": _Positions(), "__module__": __name__})
+
+
+def _check_pair(a: Any, b: Any, cls: type, what: str) -> None:
+    for s in (a, b):
+        if not isinstance(s, cls):
+            raise TypeError(f"{what} expects two {cls.__name__} states; found {type(s).__name__}.")
+    ca, cb = a.resampling, b.resampling
+    if ca.metric is not cb.metric or ca.samples != cb.samples or ca.seed != cb.seed:
+        raise ValueError(
+            f"{what}: the states resample different metrics or settings ({ca.name}, B={ca.samples}, seed={ca.seed} "
+            f"vs {cb.name}, B={cb.samples}, seed={cb.seed}); build both with one bootstrap(...) class."
+        )
+    fa, fb = np.asarray(a.fingerprint, np.float64).sum(), np.asarray(b.fingerprint, np.float64).sum()
+    na = _count(a.plain)
+    nb = _count(b.plain)
+    if fa != fb or na != nb:
+        raise ValueError(
+            f"{what}: the two systems were scored on different examples (example-id fingerprints {fa:.0f} vs {fb:.0f},"
+            f" {na:g} vs {nb:g} examples); score both on the same examples with the same example_ids."
+        )
+
+
+def _count(state: Any) -> float:
+    if isinstance(state, Suite):
+        return _count(next(iter(state.states.values())))
+    return state.totals()["count"]
+
+
+def paired_bootstrap(state_a: BootstrapState, state_b: BootstrapState) -> Any:
+    """The paired bootstrap test of system A against system B (see the module docstring).
+
+    Returns:
+        per figure ``{"delta", "low", "high", "p_value"}`` (the structure of the metric's ``compute()``).
+
+    Raises:
+        ValueError: if the states differ in metric, replicates or seed, or were scored on different examples.
+    """
+    _check_pair(state_a, state_b, BootstrapState, "paired_bootstrap")
+    cfg = state_a.resampling
+    alpha = (1.0 - cfg.level) / 2.0
+    est_a, est_b = state_a.plain.compute(), state_b.plain.compute()
+    reps_a, reps_b = state_a.replicates(), state_b.replicates()
+
+    def one(ea: Any, eb: Any, ra: Any, rb: Any) -> dict[str, float]:
+        delta = float(ea) - float(eb)
+        d = np.asarray(ra, np.float64) - np.asarray(rb, np.float64)
+        extreme = np.abs(d - delta) >= abs(delta)
+        return {
+            "delta": delta,
+            "low": float(np.quantile(d, alpha)),
+            "high": float(np.quantile(d, 1.0 - alpha)),
+            "p_value": float((1 + extreme.sum()) / (d.size + 1)),
+        }
+
+    return jax.tree.map(one, est_a, est_b, reps_a, reps_b)
+
+
+class RandomizationState(struct.PyTreeNode):
+    """The state of a :func:`randomization` accumulator.
+
+    Attributes:
+        a: system A's state of the metric.
+        b: system B's state.
+        swapped_a: per permutation, A's state after swapping the marked examples' rows with B's (stacked).
+        swapped_b: per permutation, B's state after the swaps (stacked).
+        fingerprint: the sum of the example ids' hashes (a compensated pair).
+    """
+
+    a: Any
+    b: Any
+    swapped_a: Any
+    swapped_b: Any
+    fingerprint: jax.Array
+
+    resampling: ClassVar[ResamplingConfig]
+    positions: ClassVar[_Positions]
+
+    @classmethod
+    def empty(cls) -> RandomizationState:
+        """The identity of ``merge``."""
+        cfg = cls.resampling
+        m = cfg.metric
+        zero = jax.tree.map(lambda x: np.zeros((cfg.samples, x.shape[-1]), np.float64), _zero_rows(m))
+        return cls(
+            a=m.empty(),
+            b=m.empty(),
+            swapped_a=_from_totals(m, zero),
+            swapped_b=_from_totals(m, zero),
+            fingerprint=jnp.zeros((2,), jnp.float32),
+        )
+
+    @classmethod
+    def reset_positions(cls) -> None:
+        """Restart the running example position used when ``example_ids`` are omitted."""
+        cls.positions.next = 0
+
+    @classmethod
+    def from_model_output(
+        cls,
+        predictions_a: Sequence[Any],
+        predictions_b: Sequence[Any],
+        references: Sequence[Any],
+        weights: Any = None,
+        *,
+        example_ids: Sequence[int] | None = None,
+    ) -> RandomizationState:
+        """The state of one batch of both systems' predictions against the same references."""
+        cfg = cls.resampling
+        check_batch(predictions_a, references, cfg.name)
+        check_batch(predictions_b, references, cfg.name)
+        n = len(references)
+        ids = _example_ids(cls, example_ids, n)
+        w = validate_weights(weights, n, cfg.name)
+        base = np.ones(n) if w is None else w
+        ra = _rows(cfg.metric, predictions_a, references)
+        rb = _rows(cfg.metric, predictions_b, references)
+        swap = swap_masks(ids, cfg.samples, cfg.seed) * base[None, :]
+        keep = (1.0 - swap_masks(ids, cfg.samples, cfg.seed)) * base[None, :]
+        m = cfg.metric
+        return cls(
+            a=_from_totals(m, jax.tree.map(lambda r: base @ r, ra)),
+            b=_from_totals(m, jax.tree.map(lambda r: base @ r, rb)),
+            swapped_a=_from_totals(m, jax.tree.map(lambda x, y: keep @ x + swap @ y, ra, rb)),
+            swapped_b=_from_totals(m, jax.tree.map(lambda x, y: swap @ x + keep @ y, ra, rb)),
+            fingerprint=jnp.asarray(_fingerprint(ids)),
+        )
+
+    def merge(self, other: RandomizationState) -> RandomizationState:
+        """Leafwise addition."""
+        if not isinstance(other, RandomizationState) or other.resampling is not self.resampling:
+            raise TypeError(
+                f"Cannot merge {type(other).__name__} into a randomization state of {self.resampling.name}."
+            )
+        return self.replace(
+            a=self.a.merge(other.a),
+            b=self.b.merge(other.b),
+            swapped_a=self.swapped_a.merge(other.swapped_a),
+            swapped_b=self.swapped_b.merge(other.swapped_b),
+            fingerprint=comp.add(self.fingerprint, other.fingerprint),
+        )
+
+    def reduce(self) -> RandomizationState:
+        """Merge states stacked along the leading axis."""
+        if self.fingerprint.ndim == 1:
+            return self
+        tree = {k: getattr(self, k) for k in ("a", "b", "swapped_a", "swapped_b", "fingerprint")}
+        return self.replace(**_reduce_leading(tree))
+
+    def compute(self) -> Any:
+        """Per figure ``{"delta", "p_value"}`` (the structure of the metric's ``compute()``)."""
+        ea, eb = self.a.compute(), self.b.compute()
+        pa = jax.tree.map(np.asarray, _vmapped_compute(self.swapped_a))
+        pb = jax.tree.map(np.asarray, _vmapped_compute(self.swapped_b))
+
+        def one(x: Any, y: Any, sx: Any, sy: Any) -> dict[str, float]:
+            delta = float(x) - float(y)
+            d = np.asarray(sx, np.float64) - np.asarray(sy, np.float64)
+            return {"delta": delta, "p_value": float((1 + (np.abs(d) >= abs(delta)).sum()) / (d.size + 1))}
+
+        return jax.tree.map(one, ea, eb, pa, pb)
+
+
+def randomization(metric: Any, permutations: int = 10000, seed: int = 0) -> type[RandomizationState]:
+    """An approximate-randomization accumulator class for a metric or suite class (see the module docstring)."""
+    _check_metric(metric, "randomization")
+    if not isinstance(permutations, int) or permutations < 1:
+        raise ValueError(f"randomization needs a positive integer number of permutations; found {permutations!r}.")
+    cfg = ResamplingConfig(metric, permutations, int(seed), 0.95)
+    name = f"Randomization{metric.__name__}"
+    return type(name, (RandomizationState,), {"resampling": cfg, "positions": _Positions(), "__module__": __name__})

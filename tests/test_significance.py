@@ -1,0 +1,194 @@
+"""Bootstrap intervals and paired tests: exact against direct NumPy computations, and statistically calibrated."""
+
+from __future__ import annotations
+
+import jax
+import numpy as np
+import pytest
+
+from metametric_jax import dsl, make_metric, make_suite
+from metametric_jax import significance as sig
+from metametric_jax.normalizer import safe_divide
+
+Spans = make_metric(dsl.set_matching(dsl.discrete()), "f1", name="sig_spans")
+P = make_metric(dsl.set_matching(dsl.discrete()), "precision", name="sig_p")
+R = make_metric(dsl.set_matching(dsl.discrete()), "recall", name="sig_r")
+PR = make_suite(
+    "sig_pr",
+    {"p": P, "r": R},
+    {
+        "f1": lambda res: safe_divide(
+            2 * res["p"]["precision"] * res["r"]["recall"], res["p"]["precision"] + res["r"]["recall"]
+        )
+    },
+)
+
+
+def corpus(n: int, seed: int) -> tuple[list[list[int]], list[list[int]]]:
+    rng = np.random.default_rng(seed)
+    preds = [sorted({int(x) for x in rng.integers(0, 8, rng.integers(0, 5))}) for _ in range(n)]
+    refs = [sorted({int(x) for x in rng.integers(0, 8, rng.integers(0, 5))}) for _ in range(n)]
+    return preds, refs
+
+
+def test_weights_and_masks_are_pure_functions_of_seed_id_and_replicate() -> None:
+    ids = np.array([5, 3, 9, 2**40 + 1])
+    w = sig.poisson_weights(ids, 64, seed=7)
+    np.testing.assert_array_equal(w[:, 1:3], sig.poisson_weights(ids[1:3], 64, seed=7))
+    np.testing.assert_array_equal(w[:10], sig.poisson_weights(ids, 10, seed=7))
+    assert not np.array_equal(w, sig.poisson_weights(ids, 64, seed=8))
+    big = sig.poisson_weights(np.arange(20000), 20, seed=0)
+    assert abs(big.mean() - 1.0) < 0.01 and abs(big.var() - 1.0) < 0.02  # Poisson(1)
+    assert abs((big == 0).mean() - np.exp(-1)) < 0.01
+    m = sig.swap_masks(np.arange(20000), 5, seed=0)
+    assert set(np.unique(m)) == {0.0, 1.0} and abs(m.mean() - 0.5) < 0.01
+
+
+def test_each_replicate_equals_the_weighted_metric() -> None:
+    preds, refs = corpus(40, 0)
+    ids = np.arange(100, 140)
+    Boot = sig.bootstrap(Spans, replicates=30, seed=2)
+    state = Boot.from_model_output(preds, refs, example_ids=ids)
+    reps = state.replicates()
+    w = sig.poisson_weights(ids, 30, seed=2)
+    for b in range(30):
+        direct = Spans.from_model_output(preds, refs, weights=w[b]).compute()
+        for key, value in direct.items():
+            np.testing.assert_allclose(reps[key][b], float(value), rtol=1e-6, atol=1e-7, err_msg=f"{key} {b}")
+    est = state.compute()["estimate"]
+    for key, value in Spans.from_model_output(preds, refs).compute().items():
+        assert float(est[key]) == float(value)
+
+
+def test_state_does_not_depend_on_batching_order_or_stacking() -> None:
+    preds, refs = corpus(37, 1)
+    ids = np.arange(37)
+    Boot = sig.bootstrap(Spans, replicates=25, seed=0)
+    one = Boot.from_model_output(preds, refs, example_ids=ids)
+    parts = [
+        Boot.from_model_output(preds[i : i + 5], refs[i : i + 5], example_ids=ids[i : i + 5]) for i in range(0, 37, 5)
+    ]
+    forward = Boot.empty()
+    for s in parts:
+        forward = forward.merge(s)
+    backward = Boot.empty()
+    for s in reversed(parts):
+        backward = backward.merge(s)
+    stacked = jax.tree.map(lambda *x: np.stack(x), *parts).reduce()
+    for other in (forward, backward, stacked):
+        for key, r in one.replicates().items():
+            np.testing.assert_allclose(other.replicates()[key], r, rtol=1e-6, atol=1e-7)
+        assert np.asarray(other.fingerprint).sum() == np.asarray(one.fingerprint).sum()
+
+
+def test_suite_figures_are_computed_per_replicate() -> None:
+    preds, refs = corpus(30, 2)
+    ids = np.arange(30)
+    Boot = sig.bootstrap(PR, replicates=20, seed=4)
+    reps = Boot.from_model_output(preds, refs, example_ids=ids).replicates()
+    w = sig.poisson_weights(ids, 20, seed=4)
+    for b in range(20):
+        direct = PR.from_model_output(preds, refs, weights=w[b]).compute()
+        np.testing.assert_allclose(reps["f1"][b], float(direct["f1"]), rtol=1e-6)
+        np.testing.assert_allclose(reps["p"]["precision"][b], float(direct["p"]["precision"]), rtol=1e-6)
+
+
+def test_paired_bootstrap_equals_a_direct_computation_from_the_weights() -> None:
+    preds_a, refs = corpus(60, 3)
+    preds_b, _ = corpus(60, 4)
+    ids = np.arange(60)
+    Boot = sig.bootstrap(Spans, replicates=200, seed=5, level=0.9)
+    a = Boot.from_model_output(preds_a, refs, example_ids=ids)
+    b = Boot.from_model_output(preds_b, refs, example_ids=ids)
+    out = sig.paired_bootstrap(a, b)["f1"]
+    w = sig.poisson_weights(ids, 200, seed=5)
+    fa = np.array([float(Spans.from_model_output(preds_a, refs, weights=wb).compute()["f1"]) for wb in w])
+    fb = np.array([float(Spans.from_model_output(preds_b, refs, weights=wb).compute()["f1"]) for wb in w])
+    delta = float(Spans.from_model_output(preds_a, refs).compute()["f1"]) - float(
+        Spans.from_model_output(preds_b, refs).compute()["f1"]
+    )
+    d = fa - fb
+    assert out["delta"] == pytest.approx(delta, abs=1e-7)
+    assert out["p_value"] == pytest.approx((1 + np.sum(np.abs(d - delta) >= abs(delta))) / 201, abs=1 / 201 + 1e-12)
+    assert out["low"] == pytest.approx(np.quantile(d, 0.05), abs=1e-6)
+    assert out["high"] == pytest.approx(np.quantile(d, 0.95), abs=1e-6)
+
+
+def test_randomization_equals_a_direct_computation_from_the_masks() -> None:
+    preds_a, refs = corpus(50, 6)
+    preds_b, _ = corpus(50, 7)
+    ids = np.arange(50)
+    Rnd = sig.randomization(Spans, permutations=300, seed=9)
+    out = Rnd.from_model_output(preds_a, preds_b, refs, example_ids=ids).compute()["f1"]
+    masks = sig.swap_masks(ids, 300, seed=9)
+    f = lambda p: float(Spans.from_model_output(p, refs).compute()["f1"])  # noqa: E731
+    delta = f(preds_a) - f(preds_b)
+    ds = []
+    for m in masks:
+        sa = [b if s else a for a, b, s in zip(preds_a, preds_b, m)]
+        sb = [a if s else b for a, b, s in zip(preds_a, preds_b, m)]
+        ds.append(f(sa) - f(sb))
+    expected = (1 + np.sum(np.abs(np.array(ds)) >= abs(delta) - 1e-7)) / 301
+    assert out["delta"] == pytest.approx(delta, abs=1e-7)
+    assert out["p_value"] == pytest.approx(expected, abs=2 / 301)
+
+
+def test_identical_systems_give_p_one_and_a_better_system_a_small_p() -> None:
+    rng = np.random.default_rng(11)
+    refs = [list(range(10 * i, 10 * i + 4)) for i in range(500)]
+    base = [[x for x in r if rng.random() < 0.6] + [10 * i + 9] for i, r in enumerate(refs)]
+    better = [
+        sorted(set(b) | {next((x for x in r if x not in b), 10 * i + 9)}) for i, (b, r) in enumerate(zip(base, refs))
+    ]
+    ids = np.arange(500)
+    Boot = sig.bootstrap(Spans, replicates=500, seed=0)
+    a, b = Boot.from_model_output(base, refs, example_ids=ids), Boot.from_model_output(base, refs, example_ids=ids)
+    same = sig.paired_bootstrap(a, b)["f1"]
+    assert same["delta"] == 0.0 and same["p_value"] == 1.0
+    c = Boot.from_model_output(better, refs, example_ids=ids)
+    assert sig.paired_bootstrap(c, a)["f1"]["p_value"] < 0.01
+    Rnd = sig.randomization(Spans, permutations=500, seed=0)
+    assert Rnd.from_model_output(base, base, refs, example_ids=ids).compute()["f1"]["p_value"] == 1.0
+    assert Rnd.from_model_output(better, base, refs, example_ids=ids).compute()["f1"]["p_value"] < 0.01
+
+
+def test_systems_scored_on_different_examples_are_refused() -> None:
+    preds, refs = corpus(10, 8)
+    Boot = sig.bootstrap(Spans, replicates=10)
+    a = Boot.from_model_output(preds, refs, example_ids=np.arange(10))
+    b = Boot.from_model_output(preds, refs, example_ids=np.arange(1, 11))
+    with pytest.raises(ValueError, match="different examples"):
+        sig.paired_bootstrap(a, b)
+    other = sig.bootstrap(Spans, replicates=10, seed=1).from_model_output(preds, refs, example_ids=np.arange(10))
+    with pytest.raises(ValueError, match="seed"):
+        sig.paired_bootstrap(a, other)
+    with pytest.raises(TypeError, match="integers"):
+        Boot.from_model_output(preds, refs, example_ids=[0.5] * 10)
+
+
+def test_running_positions_are_the_default_ids() -> None:
+    preds, refs = corpus(12, 9)
+    Boot = sig.bootstrap(Spans, replicates=15)
+    Boot.reset_positions()
+    streamed = Boot.from_model_output(preds[:5], refs[:5]).merge(Boot.from_model_output(preds[5:], refs[5:]))
+    explicit = Boot.from_model_output(preds, refs, example_ids=np.arange(12))
+    np.testing.assert_allclose(streamed.replicates()["f1"], explicit.replicates()["f1"], rtol=1e-6)
+
+
+@pytest.mark.slow
+def test_interval_covers_the_population_f1_about_95_percent_of_the_time() -> None:
+    # gold: 5 items per document; each found with probability 0.7; Poisson(1) false positives per document
+    population_f1 = 2 * 3.5 / ((3.5 + 1.0) + 5.0)
+    rng = np.random.default_rng(2026)
+    Boot = sig.bootstrap(Spans, replicates=300, seed=0, level=0.95)
+    covered = 0
+    trials = 400
+    for t in range(trials):
+        refs = [[10 * i + k for k in range(5)] for i in range(150)]
+        preds = [
+            [x for x in r if rng.random() < 0.7] + [10 * i + 5 + k for k in range(rng.poisson(1.0))]
+            for i, r in enumerate(refs)
+        ]
+        out = Boot.from_model_output(preds, refs, example_ids=np.arange(150) + 1000 * t).compute()
+        covered += out["low"]["f1"] <= population_f1 <= out["high"]["f1"]
+    assert 0.93 <= covered / trials <= 0.97, covered / trials
