@@ -1,19 +1,10 @@
-"""Parsing metrics: dependency attachment scores and PARSEVAL brackets (see :mod:`.dependency`, :mod:`.constituency`).
+"""Parsing metrics gathered in one namespace: :mod:`.dependency` (CoNLL 2018) and :mod:`.constituency` (EVALB).
 
-This module gathers both for convenience; each lives in its own module.
+Each lives in its own module; import from there in new code. ``ParsevalMetric`` is ``ConstituencyMetric()`` with
+``COLLINS.prm``.
 """
 
-from metametric_jax.tasks.constituency import (
-    PUNCT_TAGS,
-    ROOT_LABELS,
-    ParsevalMetric,
-    Tree,
-    bracket_stats,
-    brackets,
-    parse_trees,
-    parseval_scores,
-    read_trees,
-)
+from metametric_jax.tasks.constituency import COLLINS, ConstituencyMetric, EvalbParams, read_params
 from metametric_jax.tasks.dependency import (
     DepSentence,
     DepToken,
@@ -23,6 +14,9 @@ from metametric_jax.tasks.dependency import (
     parse_conllu,
     read_conllu,
 )
+from metametric_jax.tasks.readers.ptb import Tree, parse_trees, read_trees
+
+ParsevalMetric = ConstituencyMetric(COLLINS)
 
 __all__ = [
     "DepToken",
@@ -35,10 +29,9 @@ __all__ = [
     "Tree",
     "parse_trees",
     "read_trees",
-    "brackets",
-    "bracket_stats",
+    "EvalbParams",
+    "COLLINS",
+    "read_params",
+    "ConstituencyMetric",
     "ParsevalMetric",
-    "parseval_scores",
-    "PUNCT_TAGS",
-    "ROOT_LABELS",
 ]

@@ -1,0 +1,363 @@
+r"""Penn Treebank bracketed trees (``.mrg``, evalb's gold and test files) and evalb parameter files (``.prm``).
+
+A tree is ``(LABEL child ...)``; a part-of-speech node is ``(TAG word)``; the outer node may be unlabelled,
+``( (S ...))``. The label is the text right after ``(`` (``( S`` is an unlabelled node with a bare word ``S``).
+Labels and words are runs of anything but ASCII white space and parentheses, compared as bytes.
+
+Two layouts are read, each file on its own:
+
+* **one tree per line** (what evalb reads: no tree spans two lines): each line is a sentence (several trees on one
+  line are one sentence, as evalb reads them), and a blank line is an empty sentence (a parser's failure; evalb counts
+  it as skipped). Blank lines at the end of the file are ignored;
+* **trees over several lines** (the Penn Treebank's ``.mrg`` files): each tree is a sentence; blank lines separate.
+
+A UTF-8 byte-order mark and CRLF line endings are accepted. Unbalanced brackets, a word outside a part-of-speech
+node (``(NP the cat)``), a node without children (``(NP)``, ``()``), a part-of-speech node of two words and text
+outside any tree are an :class:`~metametric_jax.errors.InputFormatError` naming the file and the line.
+
+:func:`scan_trees` reads a whole file into columns with NumPy (no Python loop over nodes), which is what the scorer
+uses; :func:`parse_trees` gives :class:`Tree` objects.
+
+Example:
+    >>> bank = scan_trees(b"(TOP (S (NP (DT The) (NN cat)) (VP (VBD sat))))\n\n( (X (Y z)))\n", "t.mrg")
+    >>> bank.sentences, bank.line.tolist(), bank.text(bank.tag_start, bank.tag_end)
+    (3, [1, 2, 3], ['DT', 'NN', 'VBD', 'Y'])
+    >>> bank.text(bank.label_start, bank.label_end), bank.first.tolist(), bank.last.tolist()
+    (['TOP', 'S', 'NP', 'VP', '', 'X'], [0, 0, 0, 2, 0, 0], [3, 3, 2, 3, 1, 1])
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import os
+import re
+
+import numpy as np
+
+from metametric_jax.errors import InputFormatError
+
+__all__ = ["Tree", "Treebank", "scan_trees", "read_treebank", "parse_trees", "read_trees", "parse_params"]
+
+_OPEN, _CLOSE = 40, 41
+_SPACE = np.zeros(256, dtype=bool)
+_SPACE[[9, 10, 11, 12, 13, 32]] = True  # C isspace(): what evalb splits on
+_KIND = np.ones(256, dtype=np.uint8)  # 0 white space, 1 token byte, 2 '(', 3 ')'
+_KIND[_SPACE] = 0
+_KIND[_OPEN], _KIND[_CLOSE] = 2, 3
+_BOM = b"\xef\xbb\xbf"
+_TOKEN = re.compile(r"[()]|[ \t\n\v\f\r]+|[^ \t\n\v\f\r()]+")
+
+
+@dataclasses.dataclass(frozen=True)
+class Tree:
+    """A constituency tree node: a label and children (subtrees or words).
+
+    Attributes:
+        label: the node label (``""`` for the unlabelled outer bracket of Penn Treebank files).
+        children: subtrees and word strings.
+    """
+
+    label: str
+    children: tuple[Tree | str, ...]
+
+    @property
+    def is_preterminal(self) -> bool:
+        """Whether the node is a part-of-speech tag over one word."""
+        return len(self.children) == 1 and isinstance(self.children[0], str)
+
+    def words(self) -> list[str]:
+        """The words under this node, in order."""
+        return [w for w, _ in self.tagged()]
+
+    def tagged(self) -> list[tuple[str, str]]:
+        """``(word, tag)`` pairs of the words under this node, in order."""
+        if self.is_preterminal:
+            return [(self.children[0], self.label)]  # type: ignore[list-item]
+        out: list[tuple[str, str]] = []
+        for c in self.children:
+            out.extend(c.tagged() if isinstance(c, Tree) else [(c, "")])
+        return out
+
+    def __str__(self) -> str:
+        inner = " ".join(str(c) for c in self.children)
+        return f"({self.label} {inner})" if self.label else f"( {inner})"
+
+
+@dataclasses.dataclass(frozen=True, eq=False)
+class Treebank:
+    """The trees of one file in columns: byte offsets into ``data`` for every tag, word and phrase label.
+
+    Attributes:
+        path: the file name (for messages).
+        data: the file's bytes (byte-order mark removed) as a ``uint8`` array.
+        sentences: the number of sentences.
+        line: ``(sentences,)`` the 1-based line where each sentence starts.
+        leaf_offsets: ``(sentences + 1,)`` the part-of-speech nodes of sentence ``s`` are ``leaf_offsets[s]`` to
+            ``leaf_offsets[s + 1]`` (exclusive), in order.
+        tag_start, tag_end, word_start, word_end: ``(leaves,)`` byte ranges of each part-of-speech tag and word.
+        node_sentence: ``(nodes,)`` the sentence of each phrase node (every node that is not a part of speech, root
+            included), in the order their brackets open.
+        label_start, label_end: ``(nodes,)`` byte ranges of the phrase labels (empty for an unlabelled node).
+        first, last: ``(nodes,)`` the node covers the sentence's part-of-speech nodes ``first`` to ``last``
+            (exclusive), counted within its sentence.
+    """
+
+    path: str
+    data: np.ndarray
+    sentences: int
+    line: np.ndarray
+    leaf_offsets: np.ndarray
+    tag_start: np.ndarray
+    tag_end: np.ndarray
+    word_start: np.ndarray
+    word_end: np.ndarray
+    node_sentence: np.ndarray
+    label_start: np.ndarray
+    label_end: np.ndarray
+    first: np.ndarray
+    last: np.ndarray
+
+    def text(self, start: np.ndarray, end: np.ndarray) -> list[str]:
+        """The strings at the byte ranges ``start``-``end`` (UTF-8, undecodable bytes replaced)."""
+        raw = self.data.tobytes()
+        return [raw[a:b].decode("utf-8", "replace") for a, b in zip(start.tolist(), end.tolist())]
+
+
+def _line_of(newlines: np.ndarray, offsets: np.ndarray | int) -> np.ndarray:
+    return np.searchsorted(newlines, offsets, side="left") + 1
+
+
+def scan_trees(data: bytes, path: str = "<string>", *, one_per_line: bool | None = None) -> Treebank:
+    """The trees of bracketed text (bytes) in columns (see the module docstring for the layouts).
+
+    Args:
+        data: the text.
+        path: the file name for messages.
+        one_per_line: True to require one tree per line (every line a sentence), False to read trees over several
+            lines, None (default) to decide from the text.
+
+    Raises:
+        InputFormatError: on malformed brackets, naming ``path`` and the line.
+    """
+    if data.startswith(_BOM):
+        data = data[len(_BOM) :]
+    b = np.frombuffer(data, dtype=np.uint8)
+    newlines = np.flatnonzero(b == 10)
+
+    def fail(offset: int, message: str) -> InputFormatError:
+        return InputFormatError(path, int(_line_of(newlines, offset)), message)
+
+    kind = _KIND[b]  # 0 white space, 1 token byte, 2 '(', 3 ')'
+    # tokens: runs of token bytes; +1 where one starts, -1 after one ends
+    edge = np.diff((kind == 1).view(np.int8), prepend=np.int8(0), append=np.int8(0))
+    cut = np.flatnonzero(edge)
+    t_start = cut[0::2]
+    t_end = cut[1::2]
+    pos = np.flatnonzero(kind >= 2)
+    is_open = kind[pos] == 2
+    # tokens after each parenthesis (before the next one), starting with token number first_token
+    first_token = np.searchsorted(t_start, pos)
+    count = np.diff(np.append(first_token, t_start.size))
+    n_paren = pos.size
+    depth = np.cumsum(np.where(is_open, 1, -1).astype(np.int32))
+    if n_paren and depth.min() < 0:
+        k = int(np.argmax(depth < 0))
+        raise fail(int(pos[k]), "unbalanced ')': no bracket is open")
+    if n_paren and depth[-1] != 0:
+        k = int(np.flatnonzero(is_open & (depth == 1))[-1])
+        raise fail(int(pos[k]), f"unbalanced '(': {int(depth[-1])} bracket(s) of this tree never closed")
+    if t_start.size and (not n_paren or t_start[0] < pos[0]):
+        raise fail(int(t_start[0]), f"text {_show(data, t_start[0], t_end[0])} outside any tree")
+    safe = np.minimum(first_token, max(t_start.size - 1, 0))
+    attached = is_open & (count > 0) & (t_start[safe] == pos + 1) if t_start.size else np.zeros(n_paren, bool)
+
+    nxt_open = np.append(is_open[1:], False)
+    leaf = is_open & ~nxt_open  # '(' followed by ')': a part-of-speech node
+    phrase = is_open & nxt_open
+    close = ~is_open
+    bad = close & (count > 0)  # a token after ')'
+    if bad.any():
+        k = int(np.argmax(bad))
+        j = first_token[k]
+        raise fail(
+            int(t_start[j]),
+            f"text {_show(data, t_start[j], t_end[j])} outside any tree"
+            if depth[k] == 0
+            else f"bare word {_show(data, t_start[j], t_end[j])} inside a phrase: expected (TAG word) or ')'",
+        )
+    bad = phrase & (count != attached)
+    if bad.any():
+        k = int(np.argmax(bad))
+        j = first_token[k] + int(attached[k])
+        raise fail(
+            int(t_start[j]),
+            f"bare word {_show(data, t_start[j], t_end[j])} inside a phrase: expected (TAG word) or '('",
+        )
+    bad = leaf & ((count != 2) | ~attached)
+    if bad.any():
+        k = int(np.argmax(bad))
+        seg = data[pos[k] : pos[k + 1] + 1].decode("utf-8", "replace")
+        found = "no word" if count[k] < 2 and attached[k] else "no tag" if not attached[k] else "more than one word"
+        raise fail(int(pos[k]), f"expected a part-of-speech node (TAG word); found {seg!r} ({found})")
+
+    # trees: a '(' at depth 0 opens one; its line decides the layout
+    tree_open = np.flatnonzero(is_open & (depth == 1))
+    tree_close = np.flatnonzero(close & (depth == 0))
+    open_line = _line_of(newlines, pos[tree_open])
+    close_line = _line_of(newlines, pos[tree_close])
+    per_line = bool(np.all(open_line == close_line))
+    if one_per_line and not per_line:
+        at = open_line[int(np.argmax(open_line != close_line))]
+        raise InputFormatError(path, int(at), "expected one tree per line")
+    one_per_line = per_line if one_per_line is None else one_per_line
+    tree_of_paren = np.cumsum(is_open & (depth == 1)) - 1
+    if one_per_line and tree_open.size:
+        # every line is a sentence (blank lines are empty sentences), up to the last tree
+        sentence_of_tree = open_line - 1
+        sentences = int(open_line[-1])
+        line = np.arange(1, sentences + 1)
+    else:
+        sentence_of_tree = np.arange(tree_open.size)
+        sentences = int(tree_open.size)
+        line = open_line
+
+    leaf_idx = np.flatnonzero(leaf)
+    leaf_sentence = sentence_of_tree[tree_of_paren[leaf_idx]]
+    leaf_offsets = np.searchsorted(leaf_sentence, np.arange(sentences + 1))
+    tag_tok = first_token[leaf_idx]
+    # leaves before each parenthesis, in file order
+    before = np.cumsum(leaf, dtype=np.int64) - leaf
+    # a phrase's matching ')': parentheses of one depth alternate open / close in file order
+    level = np.where(is_open, depth, depth + 1)
+    order = np.argsort(level.astype(np.int16) if n_paren and depth.max() < 32000 else level, kind="stable")
+    opens, closes = order[0::2], order[1::2]
+    match = np.empty(n_paren, dtype=np.int64)
+    match[opens] = closes
+    node_idx = np.flatnonzero(phrase)
+    node_sentence = sentence_of_tree[tree_of_paren[node_idx]]
+    base = leaf_offsets[node_sentence]
+    label_tok = np.where(attached[node_idx], first_token[node_idx], 0)
+    has_label = attached[node_idx]
+    empty_at = pos[node_idx] + 1
+    return Treebank(
+        path=path,
+        data=b,
+        sentences=sentences,
+        line=np.asarray(line, dtype=np.int64),
+        leaf_offsets=leaf_offsets.astype(np.int64),
+        tag_start=t_start[tag_tok],
+        tag_end=t_end[tag_tok],
+        word_start=t_start[tag_tok + 1],
+        word_end=t_end[tag_tok + 1],
+        node_sentence=node_sentence.astype(np.int64),
+        label_start=np.where(has_label, t_start[label_tok] if t_start.size else empty_at, empty_at),
+        label_end=np.where(has_label, t_end[label_tok] if t_end.size else empty_at, empty_at),
+        first=(before[node_idx] - base).astype(np.int64),
+        last=(before[match[node_idx]] - base).astype(np.int64),
+    )
+
+
+def _show(data: bytes, start: int, end: int) -> str:
+    text = data[int(start) : int(end)].decode("utf-8", "replace")
+    return repr(text if len(text) <= 40 else text[:37] + "...")
+
+
+def _read_bytes(source: str | os.PathLike[str]) -> bytes:
+    path = os.fspath(source)
+    try:
+        with open(path, "rb") as handle:
+            return handle.read()
+    except OSError as err:
+        raise InputFormatError(path, None, f"cannot read the file ({err.strerror or err})") from None
+
+
+def read_treebank(source: str | os.PathLike[str]) -> Treebank:
+    """The trees of a bracketed file in columns (:func:`scan_trees`)."""
+    return scan_trees(_read_bytes(source), os.fspath(source))
+
+
+def parse_trees(text: str, source: str = "<string>") -> list[Tree]:
+    """:class:`Tree` objects of bracketed text, one per tree, e.g. ``( (S (NP (DT the) (NN cat)) (VP (VBD sat))))``.
+
+    Raises:
+        InputFormatError: on malformed brackets (with the line).
+
+    Example:
+        >>> [t] = parse_trees("(S (NP (DT a) (NN b)) (VP (VBZ c)))")
+        >>> t.label, t.words(), str(t.children[0])
+        ('S', ['a', 'b', 'c'], '(NP (DT a) (NN b))')
+    """
+    scan_trees(text.encode("utf-8"), source)  # the checks and messages of the file reader
+    trees: list[Tree] = []
+    stack: list[tuple[str, list[Tree | str]]] = []
+    label_next = False
+    for tok in _TOKEN.findall(text):
+        if tok == "(":
+            stack.append(("", []))
+            label_next = True
+        elif tok == ")":
+            label, children = stack.pop()
+            node = Tree(label, tuple(children))
+            (stack[-1][1] if stack else trees).append(node)
+            label_next = False
+        elif tok.isspace():
+            label_next = False
+        elif label_next:
+            stack[-1] = (tok, stack[-1][1])
+            label_next = False
+        else:
+            stack[-1][1].append(tok)
+    return trees
+
+
+def read_trees(source: str | os.PathLike[str]) -> list[Tree]:
+    """:class:`Tree` objects of a bracketed file."""
+    data = _read_bytes(source)
+    if data.startswith(_BOM):
+        data = data[len(_BOM) :]
+    return parse_trees(data.decode("utf-8", "replace"), os.fspath(source))
+
+
+def parse_params(text: str, source: str = "<string>") -> dict[str, list[str]]:
+    r"""The settings of an evalb parameter file: ``{KEYWORD: [value, ...]}`` in file order.
+
+    A line is ``KEYWORD value``; lines starting with ``#`` and lines shorter than three characters are skipped, as
+    evalb skips them. Keywords: ``DEBUG``, ``MAX_ERROR``, ``CUTOFF_LEN``, ``LABELED``, ``DELETE_LABEL``,
+    ``DELETE_LABEL_FOR_LENGTH``, ``QUOTE_LABEL``, ``EQ_LABEL``, ``EQ_WORD``.
+
+    Raises:
+        InputFormatError: on an unknown keyword or a keyword without a value (evalb only warns; a typo would
+            silently change the scores).
+
+    Example:
+        >>> parse_params("# comment\nDELETE_LABEL TOP\nDELETE_LABEL -NONE-\nEQ_LABEL ADVP PRT\n")
+        {'DELETE_LABEL': ['TOP', '-NONE-'], 'EQ_LABEL': ['ADVP PRT']}
+    """
+    known = {
+        "DEBUG",
+        "MAX_ERROR",
+        "CUTOFF_LEN",
+        "LABELED",
+        "DELETE_LABEL",
+        "DELETE_LABEL_FOR_LENGTH",
+        "QUOTE_LABEL",
+        "EQ_LABEL",
+        "EQ_WORD",
+    }
+    if text.startswith("\ufeff"):
+        text = text[1:]
+    out: dict[str, list[str]] = {}
+    for number, raw in enumerate(text.split("\n"), start=1):
+        line = raw.rstrip()
+        if line.startswith("#") or len(line) < 3:
+            continue
+        keyword, _, value = line.partition(" ") if " " in line.split("\t")[0] else line.partition("\t")
+        value = value.strip()
+        if keyword not in known:
+            raise InputFormatError(
+                source, number, f"unknown keyword {keyword!r}; expected one of {', '.join(sorted(known))}"
+            )
+        if not value:
+            raise InputFormatError(source, number, f"{keyword} without a value")
+        out.setdefault(keyword, []).append(value)
+    return out
