@@ -6,6 +6,7 @@ tests/data/rouge/README.md; the Snowball project's Porter test vocabulary (42,60
 
 from __future__ import annotations
 
+import doctest
 import gzip
 import json
 import random
@@ -237,6 +238,17 @@ def test_rouge_metric_suite_equals_score() -> None:
             hit, n_pred, n_ref = s.sum(0)
             assert float(result[kind]["precision"]) == pytest.approx(hit / n_pred, abs=1e-6)
             assert float(result[kind]["recall"]) == pytest.approx(hit / n_ref, abs=1e-6)
+
+
+@pytest.mark.parametrize("kind", ["rouge1", "rouge2", "rouge3", "rouge5", "rougeL", "rougeLsum"])
+@pytest.mark.parametrize("use_stemmer, multi_reference", [(False, False), (True, True)])
+def test_metric_class_docstring_examples_run(kind: str, use_stemmer: bool, multi_reference: bool) -> None:
+    metric = rouge_metric(kind, use_stemmer=use_stemmer, multi_reference=multi_reference)
+    assert "Lin" in metric.__doc__ and ".. math::" in metric.__doc__
+    runner = doctest.DocTestRunner(optionflags=doctest.NORMALIZE_WHITESPACE)
+    for test in doctest.DocTestFinder().find(metric, kind, globs={}):
+        runner.run(test)
+    assert runner.summarize(verbose=False) == (0, 2)
 
 
 def test_metric_classes_are_cached_per_configuration() -> None:

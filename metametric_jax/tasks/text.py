@@ -104,8 +104,17 @@ _FORMULAS = {
 }
 
 
+def _example(kind: str) -> str:
+    """A worked example: ``"A b, c."`` against ``"a c"`` (tokens a b c and a c)."""
+    if not kind[5:].isdigit():
+        return "(2.0, 3.0, 2.0)"  # LCS a c
+    n = int(kind[5:])
+    return {1: "(2.0, 3.0, 2.0)", 2: "(0.0, 2.0, 1.0)"}.get(n, f"(0.0, {float(max(4 - n, 0))}, 0.0)")
+
+
 def _doc(kind: str, use_stemmer: bool, multi_reference: bool) -> str:
     formula = _FORMULAS["n"] % (int(kind[5:]), int(kind[5:])) if kind[5:].isdigit() else _FORMULAS[kind]
+    reference = '["a c"]' if multi_reference else '"a c"'
     options = []
     if use_stemmer:
         options.append("tokens longer than 3 characters Porter-stemmed")
@@ -131,6 +140,10 @@ Attributes:
     count: the number of examples.
 
 Source: Chin-Yew Lin, "ROUGE: A Package for Automatic Evaluation of Summaries", ACL 2004 workshop.
+
+>>> from metametric_jax.tasks.text import rouge_metric
+>>> rouge_metric("{kind}", use_stemmer={use_stemmer}, multi_reference={multi_reference}).stats("A b, c.", {reference})
+{_example(kind)}
 """
 
 
