@@ -502,3 +502,46 @@ def test_equal_to_oneie_and_dygiepp_scorers_on_scierc_documents() -> None:
             assert ours[key] == pytest.approx(dygiepp[f"{theirs}_{key}"], abs=1e-12), (theirs, key)
     # strict relations differ from boundaries here (entity types were changed in the predictions)
     assert strict["relations"]["matched"] < loose["relations"]["matched"]
+
+
+# ------------------------------------------------------------------------------------------------- reader fuzzing
+CORRUPTIONS = ["truncate", "drop_line", "duplicate_line", "flip_byte", "bom", "crlf", "tabs"]
+
+
+@settings(max_examples=120, deadline=None)
+@given(st.sampled_from(CORRUPTIONS), st.integers(0, 10**6), st.integers(0, 255))
+def test_corrupted_files_score_as_clean_or_one_line_error(tmp_path_factory, corruption, where, byte) -> None:
+    """A corrupted prediction file scores exactly as the clean one, or gives a one-line error naming file and line;
+    a line dropped or duplicated (a misaligned pair) is always an error, never a different score."""
+    clean = (SAMPLE / "pred.jsonl").read_bytes()
+    lines = clean.split(b"\n")[:-1]
+    k = where % len(lines)
+    if corruption == "truncate":
+        data = clean[: where % len(clean)]
+    elif corruption == "drop_line":
+        data = b"\n".join(lines[:k] + lines[k + 1 :]) + b"\n"
+    elif corruption == "duplicate_line":
+        data = b"\n".join(lines[: k + 1] + lines[k:]) + b"\n"
+    elif corruption == "flip_byte":
+        i = where % len(clean)
+        data = clean[:i] + bytes([byte]) + clean[i + 1 :]
+    elif corruption == "bom":
+        data = b"\xef\xbb\xbf" + clean
+    elif corruption == "crlf":
+        data = clean.replace(b"\n", b"\r\n")
+    else:
+        data = clean.replace(b", ", b",\t")
+    path = tmp_path_factory.mktemp("fuzz") / "pred.jsonl"
+    path.write_bytes(data)
+    expected = score_files(predictions=SAMPLE / "pred.jsonl", references=SAMPLE / "gold.jsonl")
+    try:
+        got = score_files(predictions=path, references=SAMPLE / "gold.jsonl")
+    except InputFormatError as err:
+        assert "\n" not in str(err) and str(err).startswith(f"{path}")
+        return
+    if corruption in ("drop_line", "duplicate_line"):
+        pytest.fail(f"a {corruption} scored without an error")
+    if corruption in ("bom", "crlf", "tabs") or data == clean:
+        assert got.scores == expected.scores
+    else:  # a flipped byte that still parses: the documents are still paired one to one, by id
+        assert [item["id"] for item in got.items] == [item["id"] for item in expected.items]

@@ -244,7 +244,7 @@ def _check_mode(mode: Any) -> str:
 
 
 @functools.cache
-def _batch_stats(mode: str, directed: bool) -> dict[str, Callable[[Sequence[Any], Sequence[Any]], Any]]:
+def _batch_stats(mode: str, directed: bool) -> dict[str, Callable[..., np.ndarray]]:
     strict = mode == "strict"
     keys = {
         "entities": _entity_keys(strict),
@@ -252,7 +252,7 @@ def _batch_stats(mode: str, directed: bool) -> dict[str, Callable[[Sequence[Any]
         "triggers": _trigger_keys(strict),
         "arguments": _argument_keys(strict),
     }
-    out = {}
+    out: dict[str, Callable[..., np.ndarray]] = {}
     for figure, key in keys.items():
 
         def batch_stats(predictions: Sequence[Any], references: Sequence[Any], key: Any = key) -> np.ndarray:
@@ -485,7 +485,8 @@ def read_documents(path: str | os.PathLike[str]) -> list[tuple[int, Document]]:
             out of order or a repeated document id (file, line, what was expected, what was found).
     """
     name = os.fspath(path)
-    out, seen = [], {}
+    out: list[tuple[int, Document]] = []
+    seen: dict[str | int, int] = {}
     for line, obj in read_jsonl(name):
         document = _document(obj, name, line)
         if document.id is not None:
@@ -589,7 +590,8 @@ def score_files(
     for k, (line, doc) in enumerate(ref_docs):
         item: dict[str, Any] = {"id": doc.id, "line": line}
         for f in FIGURES:
-            item[f] = _figure(*stats[f][k], empty=1.0)
+            matched, predicted, reference = stats[f][k]
+            item[f] = _figure(matched, predicted, reference, empty=1.0)
         items.append(item)
     warnings = [] if refs else [f"{ref_path} holds no documents; every figure is 0"]
     return Report(scores, items, warnings + _absent_warnings(preds, refs, pred_path))
