@@ -11,6 +11,8 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from sklearn.metrics import average_precision_score
 
 from metametric_jax.errors import InputFormatError
@@ -297,6 +299,7 @@ def test_average_precision_equals_scikit_learn() -> None:
     np.testing.assert_allclose(ours, [average_precision_score(y, s) for y, s in scores], atol=1e-12)
 
 
+@pytest.mark.slow
 def test_suite_equals_score_and_members() -> None:
     rng = random.Random(1)
     preds = [list(dict.fromkeys(rng.randrange(30) for _ in range(rng.randint(0, 15)))) for _ in range(40)]
@@ -316,9 +319,81 @@ def test_suite_equals_score_and_members() -> None:
     assert RankingMetric("all", level=2) is suite
 
 
+@pytest.mark.slow
 def test_accumulator_laws() -> None:
     from metametric_jax.testing import check_accumulator_laws
 
     preds, refs, _ = _queries(2, 12)
     check_accumulator_laws(RankingMetric(["map", "P.1,3", "ndcg_cut.3", "gm_map", "num_rel"]), preds, refs)
     check_accumulator_laws(ranking.AveragePrecisionMetric, preds, refs)
+
+
+# ---------------------------------------------------------------------------------------------- every path agrees
+_docs = st.sampled_from(["d1", "d2", "d3", "d10", "é", "ß", "D1", "x"])
+_rankings = st.lists(_docs, max_size=8)  # duplicates included: a repeat counts at its first rank only
+_qrels = st.dictionaries(_docs, st.integers(-1, 3), max_size=8)
+
+
+@pytest.mark.slow
+@settings(max_examples=25, deadline=None)
+@given(st.lists(st.tuples(_rankings, _qrels), min_size=1, max_size=6), st.integers(0, 3))
+def test_every_path_gives_the_same_figures(queries, level) -> None:
+    preds, refs = [p for p, _ in queries], [r for _, r in queries]
+    expected = score(preds, refs, measures="all", level=level)
+    suite = RankingMetric("all", level=level)
+    figures = suite.from_model_output(preds, refs).compute()["all"]
+    for key, value in expected.items():
+        assert float(figures[key]) == pytest.approx(value, rel=1e-5, abs=1e-6), key
+    if level == 1:
+        ap = ranking.AveragePrecisionMetric.from_model_output(preds, refs).compute()["macro_recall"]
+        assert float(ap) == pytest.approx(expected["map"], abs=1e-6)
+        p5 = precision_at_k(5).from_model_output(preds, refs).compute()["macro_precision"]
+        assert float(p5) == pytest.approx(expected["P_5"], abs=1e-6)
+        r10 = recall_at_k(10).from_model_output(preds, refs).compute()["macro_recall"]
+        assert float(r10) == pytest.approx(expected["recall_10"], abs=1e-6)
+
+
+@settings(max_examples=25, deadline=None)
+@given(st.lists(st.tuples(st.lists(_docs, unique=True, max_size=8), _qrels), min_size=1, max_size=5))
+def test_files_and_mappings_give_the_same_figures(tmp_path_factory, queries) -> None:
+    where = tmp_path_factory.mktemp("trec")
+    run = {f"q{i}": {d: float(len(p) - r) for r, d in enumerate(p)} for i, (p, _) in enumerate(queries) if p}
+    qrels = {f"q{i}": q for i, (_, q) in enumerate(queries) if q}
+    (where / "run").write_text("".join(f"{q} Q0 {d} 1 {s} r\n" for q, docs in run.items() for d, s in docs.items()))
+    (where / "qrels").write_text("".join(f"{q} 0 {d} {g}\n" for q, docs in qrels.items() for d, g in docs.items()))
+    if not set(run) & set(qrels):
+        with pytest.raises(InputFormatError, match="no query"):
+            score_files(predictions=where / "run", references=where / "qrels")
+        return
+    report = score_files(predictions=where / "run", references=where / "qrels", measures="all")
+    assert report.scores == pytest.approx(score(run, qrels, measures="all"), abs=1e-12)
+
+
+def test_callback_path_inside_jit() -> None:
+    import jax
+    import jax.numpy as jnp
+
+    preds = [[0, 3, 1], [2, 2, 5], [4]]
+    refs = [{3: 2, 1: 0}, {5: 1}, {0: 1}]
+    width = 3
+    p_arr = jnp.array([p + [-1] * (width - len(p)) for p in preds])
+    r_arr = jnp.array([[g for _, g in sorted(r.items())] + [-9] * (width - len(r)) for r in refs])
+    r_ids = jnp.array([[d for d, _ in sorted(r.items())] + [-1] * (width - len(r)) for r in refs])
+
+    def decode_pred(row):
+        return [int(x) for x in row if x >= 0]
+
+    def decode_ref(pair):
+        ids, grades = pair
+        return {int(d): int(g) for d, g in zip(ids, grades) if d >= 0}
+
+    suite = RankingMetric(["map", "ndcg_cut.3", "P.1"])
+
+    @jax.jit
+    def step(p, ids, grades):
+        return suite.from_model_output(p, (ids, grades), decode=decode_pred, decode_references=decode_ref)
+
+    figures = step(p_arr, r_ids, r_arr).compute()["all"]
+    expected = score(preds, refs, measures=["map", "ndcg_cut.3", "P.1"])
+    for key, value in expected.items():
+        assert float(figures[key]) == pytest.approx(value, abs=1e-6), key

@@ -22,12 +22,12 @@ measure; the names are trec_eval's (``map``, ``P_5``, ``ndcg_cut_10``, ``recip_r
 ``success_1``, ``iprec_at_recall_0.10``, ``num_q``, ``num_ret``, ``num_rel``, ``num_rel_ret``, ...). Equal to
 trec_eval 10.0 on its own test files and on graded judgements with tied scores (``tests/data/ranking``).
 
-Which queries count (trec_eval's rules): a query evaluated has judgements; a query with judgements but no relevant
-document is kept (it scores 0 on every measure but ``bpref``'s and ``P``'s own rules, which also give 0), a query
-ranked but never judged is left out, and a judged query absent from the predictions is left out unless
-``complete=True`` (trec_eval's ``-c``), where it scores as an empty ranking. trec_eval 10.0 stops with an error on
-a judged query absent from the run without ``-c``; this module keeps trec_eval 9's documented behaviour (left out)
-and :func:`score_files` warns.
+Which queries count (trec_eval's rules): a query evaluated has judgements. A query with judgements but no relevant
+document is kept and counts in every mean (with 0 for every measure that needs a relevant document, which lowers MAP
+against leaving it out); a query ranked but never judged is left out; a judged query absent from the predictions is
+left out unless ``complete=True`` (trec_eval's ``-c``), where it scores as an empty ranking. trec_eval 10.0 stops
+with an error on a judged query absent from the run without ``-c``; this module keeps trec_eval 9's documented
+behaviour (left out) and :func:`score_files` warns.
 
 Headline: ``score(...)["map"]`` (always reported). Accumulators for JAX loops: :func:`RankingMetric` (every measure
 in one pass, a suite), :data:`AveragePrecisionMetric`, :func:`precision_at_k`, :func:`recall_at_k`; their mean over
@@ -73,7 +73,7 @@ __all__ = [
     "score",
     "score_files",
     "evaluate",
-    "values",
+    "query_figures",
     "RankingMetric",
     "AveragePrecisionMetric",  # noqa: F822 - built on first use, see __getattr__
     "precision_at_k",
@@ -178,7 +178,7 @@ def evaluate(
     """Per-query statistics of every measure of ``plan``: ``{printed name: (n, 3) float64 array}``.
 
     Each row is the query's :math:`(x_y, x_x, y_y)` as the accumulators sum them (see
-    :func:`metametric_jax.ranking.query_statistics`); :func:`values` turns them into per-query figures.
+    :func:`metametric_jax.ranking.query_statistics`); :func:`query_figures` turns them into per-query figures.
     ``progress(done, total)`` is called first, every 100 queries and at the end.
     """
     _check_options(level, max_retrieved)
@@ -205,7 +205,7 @@ def _kind(key: str) -> str:
     return MEASURES[key if key in MEASURES else key.rsplit("_", 1)[0]].kind
 
 
-def values(key: str, stats: np.ndarray) -> np.ndarray:
+def query_figures(key: str, stats: np.ndarray) -> np.ndarray:
     """Per-query figures of one measure from its statistics (a 0 denominator gives 0; ``gm_map``: log AP)."""
     kind = _kind(key)
     if kind == "count":
@@ -219,7 +219,7 @@ def values(key: str, stats: np.ndarray) -> np.ndarray:
 def _summary(stats: Mapping[str, np.ndarray]) -> dict[str, Any]:
     out: dict[str, Any] = {}
     for key, s in stats.items():
-        v = values(key, s)
+        v = query_figures(key, s)
         kind = _kind(key)
         total = 0.0
         for x in v.tolist():  # query by query, as trec_eval adds them (the same rounding at the 4th decimal)
@@ -264,7 +264,7 @@ def _score(
     plan = _with_map(parse_measures(measures))
     ids, preds, refs, left = _align(predictions, references, complete)
     stats = evaluate(preds, refs, plan, level=level, max_retrieved=max_retrieved, progress=progress)
-    per = {k: values(k, s) for k, s in stats.items() if k not in _PER_QUERY_HIDDEN}
+    per = {k: query_figures(k, s) for k, s in stats.items() if k not in _PER_QUERY_HIDDEN}
     items = []
     for q, qid in enumerate(ids):
         row: dict[str, Any] = {"id": qid}
