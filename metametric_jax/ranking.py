@@ -186,10 +186,8 @@ class AtK(Similarity):
         self.name = f"at_{k}"
 
     def _stats(self, x: Any, y: Any) -> tuple[float, float, float]:
-        grades = judgements(y, self.name)
-        rel = _grades(ranked_list(x, self.name)[: self.k], grades) >= self.level
-        n_rel = sum(1 for g in grades.values() if g >= self.level)
-        return float(rel.sum()), float(self.k), float(n_rel)
+        stats = query_statistics(ranked_list(x, self.name), judgements(y, self.name), (("P", self.k),), self.level)
+        return stats[f"P_{self.k}"]
 
     def score(self, x: Any, y: Any, mode: Mode = "pr") -> float:
         return self._stats(x, y)[0]
@@ -213,12 +211,8 @@ class AveragePrecision(Similarity):
         self.level = _check_level(level)
 
     def _stats(self, x: Any, y: Any) -> tuple[float, float, float]:
-        grades = judgements(y, self.name)
-        rel = _grades(ranked_list(x, self.name), grades) >= self.level
-        cum = np.cumsum(rel)
-        total = float((cum[rel] / (np.flatnonzero(rel) + 1.0)).sum()) if rel.any() else 0.0
-        n_rel = sum(1 for g in grades.values() if g >= self.level)
-        return total, float(cum[-1]) if cum.size else 0.0, float(n_rel)
+        stats = query_statistics(ranked_list(x, self.name), judgements(y, self.name), (("map", None),), self.level)
+        return stats["map"]
 
     def score(self, x: Any, y: Any, mode: Mode = "pr") -> float:
         return self._stats(x, y)[0]
