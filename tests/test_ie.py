@@ -467,11 +467,11 @@ def test_warnings(tmp_path) -> None:
 FIXTURE = Path(__file__).resolve().parent / "data" / "ie"
 
 
-def test_equal_to_oneie_and_dygiepp_scorers_on_scierc_documents() -> None:
-    """Figures of OneIE's ``score_graphs`` and DyGIE++'s ``RelationMetrics`` / ``EventMetrics``, run on the fixture
-    files (tests/data/ie/README.md): entity and relation annotations of 30 SciERC abstracts, perturbed predictions
-    and generated events, with no key repeated in a document (where the scripts' any-match counting and the
-    one-to-one count agree)."""
+def test_equal_to_oneie_dygiepp_and_spert_scorers_on_scierc_documents() -> None:
+    """Figures of OneIE's ``score_graphs``, DyGIE++'s ``RelationMetrics`` / ``EventMetrics`` and SpERT's evaluator,
+    run on the fixture files (tests/data/ie/README.md): entity and relation annotations of 30 SciERC abstracts,
+    perturbed predictions and generated events, with no key repeated in a document (where the scripts' any-match
+    counting and the one-to-one count agree)."""
     expected = json.loads((FIXTURE / "expected.json").read_text())
     gold, pred = FIXTURE / "gold.jsonl", FIXTURE / "pred.jsonl"
     strict = score_files(predictions=pred, references=gold).scores
@@ -500,6 +500,11 @@ def test_equal_to_oneie_and_dygiepp_scorers_on_scierc_documents() -> None:
                          ("arg_id", loose["arguments"]), ("arg_class", strict["arguments"])):  # fmt: skip
         for key in ("precision", "recall", "f1"):
             assert ours[key] == pytest.approx(dygiepp[f"{theirs}_{key}"], abs=1e-12), (theirs, key)
+    spert = expected["spert"]  # its "with NEC" relations are the strict evaluation of Taillé et al. (2020)
+    for theirs, ours in (("entity", strict["entities"]), ("relation", loose["relations"]),
+                         ("relation_nec", strict["relations"])):  # fmt: skip
+        for key in ("precision", "recall", "f1"):
+            assert ours[key] == pytest.approx(spert[theirs][key], abs=1e-12), (theirs, key)
     # strict relations differ from boundaries here (entity types were changed in the predictions)
     assert strict["relations"]["matched"] < loose["relations"]["matched"]
 

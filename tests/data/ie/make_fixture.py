@@ -15,7 +15,7 @@ import random
 import sys
 import types
 
-SCIERC, DYGIEPP, ONEIE, OUT = sys.argv[1:5]
+SCIERC, DYGIEPP, ONEIE, SPERT, OUT = sys.argv[1:6]
 for name in ("allennlp", "allennlp.training", "allennlp.training.metrics"):
     sys.modules[name] = types.ModuleType(name)
 sys.modules["allennlp.training.metrics.metric"] = types.SimpleNamespace(Metric=object)
@@ -30,6 +30,18 @@ from dygie.training.event_metrics import EventMetrics  # noqa: E402
 from dygie.training.relation_metrics import RelationMetrics  # noqa: E402
 
 score_graphs = oneie.score_graphs
+
+# SpERT's evaluator: its module imports torch, transformers and the rest of SpERT, none of which _score uses
+for name in ("torch", "transformers", "spert", "spert.prediction", "spert.entities", "spert.input_reader", "spert.opt"):
+    sys.modules[name] = types.ModuleType(name)
+sys.modules["torch"].tensor = sys.modules["torch"].Tensor = type("Tensor", (), {})
+sys.modules["transformers"].BertTokenizer = object
+sys.modules["spert.entities"].__dict__.update(Document=object, Dataset=object, EntityType=object)
+sys.modules["spert.input_reader"].BaseInputReader = object
+sys.modules["spert.opt"].jinja2 = None
+spec = importlib.util.spec_from_file_location("spert_evaluator", SPERT)
+spert = importlib.util.module_from_spec(spec)
+spec.loader.exec_module(spert)
 
 rng = random.Random(2020)
 docs = []
@@ -217,5 +229,39 @@ for g, p in zip(gold_docs, pred_docs):
 pr, rr, fr = rm.get_metric()
 expected["dygiepp"]["relation"] = {"precision": pr, "recall": rr, "f1": fr}
 expected["dygiepp"].update(em.get_metric())
+
+
+# ---------------- SpERT evaluator (entities with types; relations without and with entity types)
+class Type:  # SpERT's EntityType / RelationType: hashable, with an index (0 is "no type")
+    def __init__(self, index):
+        self.index = index
+
+
+type_of = {}
+
+
+def typed(name):
+    return type_of.setdefault(name, Type(len(type_of) + 1))
+
+
+evaluator = spert.Evaluator.__new__(spert.Evaluator)
+evaluator._pseudo_entity_type = typed("<pseudo>")
+
+
+def spert_tuples(doc):
+    ents = [(s, e, typed("E:" + t)) for s, e, t in doc["ents"]]
+    rels = [(ents[h], ents[t], typed("R:" + r)) for h, t, r in doc["rels"]]
+    return ents, rels
+
+
+gold_t, pred_t = [spert_tuples(d) for d in gold_docs], [spert_tuples(d) for d in pred_docs]
+for name, which, with_types in (("entity", 0, True), ("relation", 1, False), ("relation_nec", 1, True)):
+    gt, pred = evaluator._convert_by_setting(
+        [g[which] for g in gold_t], [p[which] for p in pred_t], include_entity_types=with_types
+    )
+    with contextlib.redirect_stdout(io.StringIO()):
+        micro = evaluator._score(gt, pred)[:3]
+    expected.setdefault("spert", {})[name] = dict(zip(("precision", "recall", "f1"), (m / 100 for m in micro)))
+print(json.dumps(expected["spert"], indent=1))
 json.dump(expected, open(f"{out_dir}/expected.json", "w"), indent=2)
 print(json.dumps(expected, indent=1))
