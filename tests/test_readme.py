@@ -40,7 +40,7 @@ def test_accumulation_and_dsl_blocks_run():
     namespace["eval_batches"] = [([T([t1, t2])], [T([t1, t2, t3])]), ([T([])], [T([t3])])]
     exec(compile(blocks[1], str(README), "exec"), namespace)  # noqa: S102
     assert float(namespace["results"]["f1"]) == pytest.approx(2 * 2 / (2 + 4))
-    dsl_block = next(b for b in blocks if "dsl.metric(" in b)
+    dsl_block = next(b for b in blocks if "make_metric(dsl.set_matching(span" in b)
     exec(compile(dsl_block, str(README), "exec"), namespace)  # noqa: S102
     Span, SpanF1 = namespace["Span"], namespace["SpanF1"]
     assert SpanF1.score([Span(0, 1, "A")], [Span(0, 1, "A"), Span(2, 3, "B")]) == pytest.approx(2 / 3)
@@ -50,3 +50,15 @@ def test_two_setup_commands_are_documented():
     text = README.read_text(encoding="utf-8")
     assert "pip install . && metametric-jax score coref" in text
     assert 'pip install -e ".[test]" && pytest -q' in text
+
+
+def test_significance_block_runs():
+    block = next(b for b in _python_blocks() if "significance.bootstrap" in b)
+    namespace: dict = {}
+    exec(compile(block, str(README), "exec"), namespace)  # noqa: S102
+    interval, test, ar = namespace["interval"], namespace["test"], namespace["ar"]
+    assert float(interval["low"]["f1"]) <= float(interval["estimate"]["f1"]) <= float(interval["high"]["f1"])
+    assert test["delta"] == pytest.approx(
+        float(interval["estimate"]["f1"]) - float(namespace["b"].compute()["estimate"]["f1"])
+    )
+    assert 0 < test["p_value"] <= 1 and 0 < ar["p_value"] <= 1
