@@ -437,7 +437,7 @@ def _ner_metric(labels: tuple[str, ...], scheme: str) -> type[Any]:
         members,
         {"macro": macro, "weighted": weighted},
         batch_stats=batch_stats,
-        doc=_DOC_SUITE,
+        doc=NerMetric.__doc__,
     )
 
     def compute_traced(self: Any) -> dict[str, Any]:
@@ -450,40 +450,29 @@ def _ner_metric(labels: tuple[str, ...], scheme: str) -> type[Any]:
             "per_type": {label: results[_member(label)] for label in labels},
         }
 
-    cls = type("NerMetric", (base,), {"compute_traced": compute_traced, "__doc__": _DOC_SUITE})
+    cls = type("NerMetric", (base,), {"compute_traced": compute_traced, "__doc__": NerMetric.__doc__})
     cls.labels = labels  # type: ignore[attr-defined]
     cls.scheme = scheme  # type: ignore[attr-defined]
     return cls
 
 
-_DOC_SUITE = r"""NER accumulator: per-type and averaged span precision / recall / F1, and token accuracy.
-
-State (a suite): ``states["micro"]`` (all spans), ``states["tokens"]`` (correct tags, tokens) and one member
-``states["per_type/<type>"]`` per entity type, each holding exact (matched, predicted, reference) totals.
-``compute()`` returns ``{"micro": {...}, "macro": {...}, "weighted": {...}, "accuracy": ..., "per_type": {type:
-{...}}}``, each figure set with ``precision``, ``recall``, ``f1`` (the members also report ``predicted``,
-``support`` and ``macro_*`` averages over sentences). ``macro`` is the unweighted mean over the types that occur
-and ``weighted`` the support-weighted mean (seqeval's ``classification_report``):
-
-.. math::
-
-    \mathrm{macro}\,F_1 = \frac{1}{|T|} \sum_{t \in T} F_1^{(t)}, \quad
-    \mathrm{weighted}\,F_1 = \frac{\sum_t n_t F_1^{(t)}}{\sum_t n_t}
-
-Example:
-    >>> M = NerMetric(["LOC", "PER"])
-    >>> state = M.from_model_output([["B-PER", "O", "B-LOC"]], [["B-PER", "O", "B-ORG"]])
-    >>> r = state_report(state)
-    >>> r["f1"], r["per_type"]["PER"]["f1"], r["counts"]["found"]
-    (0.5, 1.0, 2)
-"""
-
-
 def NerMetric(labels: Sequence[str] = (), scheme: str = "IOB2") -> type[Any]:  # noqa: N802 - a cached class factory
-    """The NER accumulator class for a fixed set of entity types (the same arguments give the same class).
+    r"""The NER accumulator class: per-type and averaged span precision / recall / F1, and token accuracy.
 
-    Spans of a type outside ``labels`` count in the overall figures only. Any non-empty string is a valid type,
-    ``micro`` and ``macro`` included.
+    One class per (labels, scheme), so states of it merge. Spans of a type outside ``labels`` count in the overall
+    figures only; any non-empty string is a type, ``micro``, ``macro`` and ``weighted`` included.
+
+    State (a suite, see :func:`metametric_jax.make_suite`): ``states["micro"]`` (all spans), ``states["tokens"]``
+    (correct tags, tokens) and ``states["per_type/<type>"]`` for each type, each with exact (matched, predicted,
+    reference) totals. ``compute()`` returns ``{"micro", "macro", "weighted": {"precision", "recall", "f1", ...},
+    "accuracy", "per_type": {type: {...}}}``; :func:`state_report` reads a state in float64 with the keys of
+    :func:`score`. ``macro`` is the unweighted mean over the types that occur, ``weighted`` the support-weighted
+    mean (seqeval's ``classification_report``; Tjong Kim Sang & De Meulder 2003 for the span figures):
+
+    .. math::
+
+        \mathrm{macro}\,F_1 = \frac{1}{|T|} \sum_{t \in T} F_1^{(t)}, \quad
+        \mathrm{weighted}\,F_1 = \frac{\sum_t n_t F_1^{(t)}}{\sum_t n_t}
 
     Args:
         labels: the entity types (e.g. ``["LOC", "MISC", "ORG", "PER"]``).
@@ -491,6 +480,15 @@ def NerMetric(labels: Sequence[str] = (), scheme: str = "IOB2") -> type[Any]:  #
 
     Raises:
         ValueError: on an empty or duplicated label, or an unknown scheme.
+
+    Example:
+        >>> M = NerMetric(["LOC", "PER"])
+        >>> state = M.from_model_output([["B-PER", "O", "B-LOC"]], [["B-PER", "O", "B-ORG"]])
+        >>> r = state_report(state)
+        >>> r["f1"], r["per_type"]["PER"]["f1"], r["counts"]["found"]
+        (0.5, 1.0, 2)
+        >>> round(float(state.compute()["per_type"]["LOC"]["precision"]), 4)
+        0.0
     """
     return _ner_metric(_check_labels(labels, "NerMetric") or (), normalize_scheme(scheme))
 
