@@ -438,3 +438,101 @@ def test_sentence_counts_shape_and_attribution() -> None:
     k = dep.METRICS.index("sentences")
     assert counts[:, k, 2].tolist() == [1] * len(gold)  # each reference sentence counts itself
     assert counts[:, k, 1].sum() == len(pred)
+
+
+# ============================================================================================ every path agrees
+def _random_side(rng: random.Random, text: str, p_mwt: float, cuts: int, cycle: bool = False) -> str:
+    """One side of ``text``: random tokens, sentences, multiword tokens, trees, tags (as CoNLL-U)."""
+    points = sorted(rng.sample(range(1, len(text)), rng.randint(0, len(text) - 1))) if len(text) > 1 else []
+    tokens = [text[a:b] for a, b in zip([0, *points], [*points, len(text)])]
+    splits = sorted(rng.sample(range(1, len(tokens)), min(cuts, len(tokens) - 1))) if len(tokens) > 1 else []
+    lines = []
+    for sentence in (tokens[a:b] for a, b in zip([0, *splits], [*splits, len(tokens)])):
+        groups = []
+        for t in sentence:
+            if rng.random() < p_mwt:
+                groups.append((t, [rng.choice(["a", "B", t, t.upper()]) for _ in range(rng.randint(2, 3))]))
+            else:
+                groups.append((t, [t]))
+        n = sum(len(forms) for _, forms in groups)
+        order = rng.sample(range(1, n + 1), n)
+        heads = {order[0]: 0} | {w: order[rng.randrange(k)] for k, w in enumerate(order) if k}
+        if cycle and n > 1:
+            heads[order[0]] = order[1]
+        k = 0
+        for t, forms in groups:
+            if len(forms) > 1:
+                lines.append(f"{k + 1}-{k + len(forms)}\t{t}\t_\t_\t_\t_\t_\t_\t_\t_")
+            for form in forms:
+                k += 1
+                upos, rel = rng.choice(["NOUN", "ADP", "PUNCT"]), rng.choice(["nsubj", "case", "det:x", "punct"])
+                lemma, feats = rng.choice(["_", "l"]), rng.choice(["_", "Number=Sing", "Foo=1|Case=Nom"])
+                lines.append(f"{k}\t{form}\t{lemma}\t{upos}\tX\t{feats}\t{heads[k]}\t{rel}\t_\t_")
+        lines.append("")
+    return "\n".join(lines) + "\n"
+
+
+def _paths(pred: list[DepSentence], gold: list[DepSentence], **options: Any) -> dict[str, Any]:
+    """The figures by every path: host score, the accumulator on one corpus pair, inside jit via a callback."""
+    import jax
+
+    out: dict[str, Any] = {}
+    for name, run in (
+        ("score", lambda: dep.score(pred, gold, **options)),
+        ("accumulator", lambda: dep.figures(dep.DependencyMetric(**options).from_model_output([pred], [gold]))),
+    ):
+        try:
+            out[name] = run()
+        except InputFormatError as err:
+            out[name] = str(err)
+    docs = [pred, gold]
+    metric = dep.DependencyMetric(**options)
+    try:
+        state = jax.jit(lambda p, g: metric.from_model_output(p, g, decode=lambda i: docs[int(i)]))(
+            np.zeros(1, np.int32), np.ones(1, np.int32)
+        )
+        out["jit"] = dep.figures(state)
+    except Exception as err:  # the host error comes back through the callback, wrapped by JAX
+        out["jit"] = "error" if "expected a tree" in str(err) or "spell a different text" in str(err) else repr(err)
+    return out
+
+
+def test_every_path_gives_the_same_figures_or_the_same_error() -> None:
+    from hypothesis import given, settings
+    from hypothesis import strategies as st
+
+    @settings(max_examples=40, deadline=None)
+    @given(st.randoms(use_true_random=False), st.booleans(), st.booleans())
+    def check(rng: random.Random, cycle: bool, retext: bool) -> None:
+        text = "".join(rng.choice("aAbB") for _ in range(rng.randint(1, 14)))
+        gold = parse_conllu(_random_side(rng, text, 0.3, rng.randint(0, 2)))
+        other = text + "a" if retext and rng.random() < 0.3 else text
+        pred = parse_conllu(_random_side(rng, other, 0.3, rng.randint(0, 2), cycle=cycle))
+        for options in ({}, {"check_trees": False, "exclude_punct": True, "strip_subtypes": False}):
+            out = _paths(pred, gold, **options)
+            if isinstance(out["score"], str):
+                assert out["accumulator"] == out["score"] and out["jit"] == "error"
+            else:
+                assert out["accumulator"] == out["score"] == out["jit"]
+
+    check()
+
+
+def test_sentence_pairs_equal_the_corpus_without_multiword_tokens() -> None:
+    """Without multiword tokens alignment never crosses a sentence boundary: sentence pairs give the corpus figures.
+
+    (With multiword tokens the script's corpus-wide alignment may pair words across a boundary; ``score`` and
+    ``score_files`` follow it, while each accumulator example is aligned on its own.)
+    """
+    rng = random.Random(3)
+    metric = dep.DependencyMetric()
+    for _ in range(30):
+        gold, pred = [], []
+        for _ in range(rng.randint(1, 4)):
+            text = "".join(rng.choice("aAbB") for _ in range(rng.randint(1, 12)))
+            gold += parse_conllu(_random_side(rng, text, 0.0, 0))
+            pred += parse_conllu(_random_side(rng, text, 0.0, 0))
+        state = metric.empty()
+        for lo in range(0, len(gold), 2):
+            state = state.merge(metric.from_model_output(pred[lo : lo + 2], gold[lo : lo + 2]))
+        assert dep.figures(state) == dep.score(pred, gold)

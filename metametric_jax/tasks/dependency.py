@@ -18,10 +18,11 @@ Raw Text to Universal Dependencies", 2018, section 2.3):
   reference lemma ``_`` accepts any): aligned words whose columns agree.
 * ``uas``: aligned words whose head is the word aligned to the reference head (or both are roots); ``las``: and the
   relation agrees, subtypes ignored (``nsubj:pass`` = ``nsubj``).
-* ``clas``: LAS over *content* words (relations in :data:`CONTENT_DEPRELS`: not function words, punctuation or
-  ``case``-like relations); ``mlas``: CLAS and UPOS, universal features and the functional children (relations in
-  :data:`FUNCTIONAL_DEPRELS`, each with its aligned word, relation, UPOS and features, in order) agree; ``blex``:
-  CLAS and the lemma agrees. For these three, :math:`S`, :math:`G` and :math:`A` count content words only.
+* ``clas``: LAS over *content* words (relations in :data:`CONTENT_DEPRELS`; function words, punctuation and
+  relations outside the list are left out); ``mlas``: CLAS and UPOS, universal features and the functional children
+  (relations in :data:`FUNCTIONAL_DEPRELS`, each with its aligned word, relation, UPOS and features, in order)
+  agree; ``blex``: CLAS and the lemma agrees. For these three, :math:`S`, :math:`G` and :math:`A` count content
+  words only.
 
 **Alignment.** The prediction may tokenize the raw text differently: both files must spell the same text once the
 space characters (Unicode Zs) inside forms are removed, and each token is the span of characters it covers. Words
@@ -43,7 +44,14 @@ The accumulator :func:`DependencyMetric` is a suite of one member per figure (st
 word-level figure (statistics :math:`(C, A, A)`); each example is a pair of documents (a
 :class:`~metametric_jax.tasks.readers.conllu.DepSentence` or a sequence of them) aligned on their own.
 :func:`score` and :func:`score_files` align whole corpora at once, as the script does, and compute the figures from
-the integer totals on the host (no JAX); :func:`figures` reads the same figures from an accumulator state.
+the integer totals on the host (no JAX); :func:`figures` reads the same figures from an accumulator state. Sentence
+pairs (the same sentence boundaries on both sides) give the corpus figures unless multiword tokens sit at a sentence
+boundary: the script walks the whole corpus, and around multiword tokens its walk can pair words across a boundary.
+Feed whole documents (or use :func:`score_files`) where the figures must be the script's to the last count. ``macro_``
+figures average over examples; an example with nothing to count on either side scores 1.0 there.
+
+Reading (:mod:`metametric_jax.tasks.readers.conllu`) is a little more lenient than the script, never changing a
+figure: runs of blank lines, a missing final blank line, a byte-order mark and CRLF line endings are accepted.
 
 State: ``states`` (one :class:`~metametric_jax.Metric` state per member, each with the exact totals of its
 statistics, the example count and per-example normalized sums for ``macro_`` figures).
