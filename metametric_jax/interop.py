@@ -76,6 +76,7 @@ def clu_metric(
     weights: str | None = None,
     decode: Callable[[Any], Any] | None = None,
     decode_references: Callable[[Any], Any] | None = None,
+    figure: str | None = None,
 ) -> Accumulator:
     """A subclass of ``metric_cls`` whose ``from_model_output(**model_outputs)`` picks its inputs by name.
 
@@ -92,10 +93,13 @@ def clu_metric(
         decode: host function from one example's arrays to a prediction structure, for use inside ``jax.jit`` /
             ``pmap`` (see ``Metric.from_model_output``).
         decode_references: the same for references (default: ``decode``).
+        figure: the figure ``compute_value()`` reports as a ``clu.values.Scalar`` (what ``Collection.compute_values()``
+            and CLU's metric writers use): a key of ``compute()``, ``"member/key"`` for a suite's member figure. Default:
+            the declared normalizer's micro figure of a metric (``"f1"`` for an F1 metric); a suite needs it named.
 
     Raises:
         TypeError: if ``metric_cls`` is not an accumulator class; at ``from_model_output`` time, if a named output
-            is missing (listing the outputs found).
+            is missing (listing the outputs found); at ``compute_value`` time, if no figure can be chosen.
     """
     _check_accumulator(metric_cls, "clu_metric")
     names = {"predictions": predictions, "references": references, "weights": weights}
@@ -112,6 +116,26 @@ def clu_metric(
             extra = {"decode": decode, "decode_references": decode_references}
         return super(new, cls).from_model_output(p, r, w, **extra)
 
+    if figure is None and issubclass(metric_cls, Metric):
+        declared = metric_cls.metric_config.normalizer
+        figure = "overlap" if declared.is_identity else declared.name
+
+    def compute_value(self: Any) -> Any:
+        from clu import values
+
+        if figure is None:
+            raise TypeError(
+                f"clu_metric({owner}): a suite's compute_value() needs the figure to report; pass "
+                "figure='member/key' (e.g. 'conll' or 'muc/f1')."
+            )
+        value: Any = self.compute()
+        for part in figure.split("/"):
+            if not isinstance(value, Mapping) or part not in value:
+                found = sorted(value) if isinstance(value, Mapping) else type(value).__name__
+                raise KeyError(f"clu_metric({owner}): no figure {figure!r} in compute(); found {found}.")
+            value = value[part]
+        return values.Scalar(value)
+
     doc = (
         f"{metric_cls.__name__} for clu.metrics.Collection: predictions from the model output {predictions!r}, "
         f"references from {references!r}" + (f", weights from {weights!r}" if weights else "") + "."
@@ -121,6 +145,7 @@ def clu_metric(
         (metric_cls,),
         {
             "from_model_output": classmethod(from_model_output),
+            "compute_value": compute_value,
             "output_names": names,
             "__doc__": doc,
             "__module__": metric_cls.__module__,

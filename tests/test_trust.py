@@ -189,3 +189,23 @@ def test_metric_of_is_the_typed_accessor() -> None:
     assert metric_of(Doc) is Doc.metric
     with pytest.raises(TypeError, match="@metametric"):
         metric_of(Entity)
+
+
+def test_clu_collection_compute_values_works() -> None:
+    import clu.metrics
+
+    from metametric_jax.interop import clu_metric
+
+    from flax import struct
+
+    # annotations must be classes, not strings (this module uses postponed annotations)
+    Metrics = struct.dataclass(
+        type("Metrics", (clu.metrics.Collection,), {"__annotations__": {"spans": clu_metric(metric_of(Spans))}})
+    )
+
+    p = [Spans(frozenset({Entity(0, 1, "a")}))]
+    r = [Spans(frozenset({Entity(0, 1, "a"), Entity(2, 3, "b")}))]
+    state = Metrics.single_from_model_output(predictions=p, references=r)
+    values = state.compute_values()
+    assert float(values["spans"].value) == pytest.approx(2 / 3)
+    assert float(state.compute()["spans"]["f1"]) == pytest.approx(2 / 3)
