@@ -149,7 +149,10 @@ def parse_measures(measures: Sequence[str] | str | None = None) -> Plan:
 
 
 def _with_map(plan: Plan) -> Plan:
-    return plan if ("map", None) in plan else parse_measures([*(measure_key(f, p) for f, p in plan), "map"])
+    if ("map", None) in plan:
+        return plan
+    order = list(MEASURES)
+    return tuple(sorted((*plan, ("map", None)), key=lambda fp: order.index(fp[0])))  # stable: parameters keep order
 
 
 def _ranking(prediction: Any, what: str, max_retrieved: int | None) -> list[Any]:
