@@ -193,10 +193,9 @@ def test_metric_of_is_the_typed_accessor() -> None:
 
 def test_clu_collection_compute_values_works() -> None:
     import clu.metrics
+    from flax import struct
 
     from metametric_jax.interop import clu_metric
-
-    from flax import struct
 
     # annotations must be classes, not strings (this module uses postponed annotations)
     Metrics = struct.dataclass(
