@@ -93,9 +93,10 @@ def clu_metric(
         decode: host function from one example's arrays to a prediction structure, for use inside ``jax.jit`` /
             ``pmap`` (see ``Metric.from_model_output``).
         decode_references: the same for references (default: ``decode``).
-        figure: the figure ``compute_value()`` reports as a ``clu.values.Scalar`` (what ``Collection.compute_values()``
-            and CLU's metric writers use): a key of ``compute()``, ``"member/key"`` for a suite's member figure. Default:
-            the declared normalizer's micro figure of a metric (``"f1"`` for an F1 metric); a suite needs it named.
+        figure: the figure ``compute_value()`` reports as a ``clu.values.Scalar`` (what
+            ``Collection.compute_values()`` and CLU's metric writers use): a key of ``compute()``, ``"member/key"``
+            for a suite's member figure. Default: the declared normalizer's micro figure of a metric (``"f1"`` for an
+            F1 metric); a suite needs it named.
 
     Raises:
         TypeError: if ``metric_cls`` is not an accumulator class; at ``from_model_output`` time, if a named output
