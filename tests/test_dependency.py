@@ -431,6 +431,26 @@ def test_cli_sample_table_and_errors(tmp_path: Path, capsys: pytest.CaptureFixtu
     assert f"{bad}:1: expected a CoNLL-U word line" in capsys.readouterr().err
 
 
+@pytest.mark.parametrize("case", ["pred-tokenization", "pred-all"])
+def test_cli_counts_equal_the_scripts_counts(case: str, capsys: pytest.CaptureFixture[str]) -> None:
+    rows = {}
+    for line in EXPECTED["text"][case]["counts"].splitlines()[2:]:
+        cells = [c.strip() for c in line.split("|")]
+        rows[cells[0]] = cells[1:]
+    assert main(["score", "dependency", GOLD, _pred(case), "--counts", "--format", "json"]) == 0
+    out = json.loads(capsys.readouterr().out)
+    for name, (correct, gold, predicted, aligned) in rows.items():
+        c = out[name.lower()]
+        assert [str(c["correct"]), str(c["gold"]), str(c["predicted"]), str(c["aligned"] or "")] == [
+            correct,
+            gold,
+            predicted,
+            aligned,
+        ], name
+    assert main(["score", "dependency", GOLD, _pred(case), "-c"]) == 0
+    assert "Predicted" in capsys.readouterr().out
+
+
 def test_sentence_counts_shape_and_attribution() -> None:
     gold, pred = read_conllu(GOLD), read_conllu(_pred("pred-sentences"))
     counts = dep.sentence_counts(pred, gold)

@@ -33,6 +33,12 @@ def _add_arguments(parser: argparse.ArgumentParser) -> None:
         help="leave out words whose gold UPOS is PUNCT from the word-level figures (not in the CoNLL 2018 script)",
     )
     parser.add_argument(
+        "--counts",
+        "-c",
+        action="store_true",
+        help="print the counts (correct, gold, predicted, aligned) instead of the figures, as the script's -c",
+    )
+    parser.add_argument(
         "--keep-subtypes",
         dest="strip_subtypes",
         action="store_false",
@@ -54,19 +60,31 @@ def _resolve(args: argparse.Namespace, parser: argparse.ArgumentParser) -> None:
 def _run(args: argparse.Namespace) -> tuple[dict[str, Any], list[str]]:
     from metametric_jax.tasks import dependency
 
-    report = dependency.score_files(
-        predictions=args.pred,
-        references=args.gold,
-        check_trees=args.check_trees,
-        exclude_punct=args.exclude_punct,
-        strip_subtypes=args.strip_subtypes,
-    )
+    options = {"check_trees": args.check_trees, "exclude_punct": args.exclude_punct}
+    options["strip_subtypes"] = args.strip_subtypes
+    if args.counts:
+        gold = dependency.read_conllu(args.gold)
+        counts = dependency.sentence_counts(dependency.read_conllu(args.pred), gold, **options).sum(axis=0)
+        out = {}
+        for name, (correct, predicted, reference, aligned) in zip(dependency.METRICS, counts.tolist()):
+            out[name] = {"correct": correct, "gold": reference, "predicted": predicted}
+            out[name]["aligned"] = None if name in ("tokens", "sentences") else aligned
+        return out, [] if gold else [f"{args.gold} holds no sentences; every count is 0"]
+    report = dependency.score_files(predictions=args.pred, references=args.gold, **options)
     return report.scores, report.warnings
 
 
 def _table(scores: dict[str, Any], args: argparse.Namespace) -> Any:
     from rich.table import Table
 
+    if getattr(args, "counts", False):
+        table = Table(caption="counts of items (words for the word-level figures)")
+        for column in ("Metric", "Correct", "Gold", "Predicted", "Aligned"):
+            table.add_column(column, justify="left" if column == "Metric" else "right")
+        for name in FIGURES:
+            c = scores[name.lower()]
+            table.add_row(name, str(c["correct"]), str(c["gold"]), str(c["predicted"]), str(c["aligned"] or ""))
+        return table
     table = Table(caption="scores in %; LAS F1 is the headline (CoNLL 2018)")
     for column in ("Metric", "Precision", "Recall", "F1 Score", "AligndAcc"):
         table.add_column(column, justify="left" if column == "Metric" else "right")
@@ -83,7 +101,8 @@ COMMAND = Command(
     description="Score a predicted CoNLL-U file against a gold one as conll18_ud_eval.py v1.2 does: the prediction "
     "may tokenize and split sentences differently (words are aligned on the characters of the text), every sentence "
     "must be a tree. JSON: {tokens|sentences|words|upos|xpos|ufeats|alltags|lemmas|uas|las|clas|mlas|blex: "
-    "{precision, recall, f1, aligned_accuracy}} (aligned_accuracy null for tokens, sentences and words).",
+    "{precision, recall, f1, aligned_accuracy}} (aligned_accuracy null for tokens, sentences and words); with "
+    "--counts, each {correct, gold, predicted, aligned} (aligned null for tokens and sentences).",
     add_arguments=_add_arguments,
     inputs=("gold", "pred"),
     sample={"gold": "parsing/gold.conllu", "pred": "parsing/pred.conllu"},
