@@ -41,6 +41,7 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping
 from typing import Any
 
+import jax.numpy as jnp
 from flax import nnx
 
 from metametric_jax.accumulate import Metric
@@ -185,6 +186,8 @@ class NnxMetric(nnx.Metric):
         predictions: str = "predictions",
         references: str = "references",
         weights: str = "weights",
+        decode: Callable[[Any], Any] | None = None,
+        decode_references: Callable[[Any], Any] | None = None,
     ) -> None:
         """Wrap an accumulator class.
 
@@ -193,11 +196,19 @@ class NnxMetric(nnx.Metric):
             predictions: the ``update`` keyword holding the predictions.
             references: the ``update`` keyword holding the references.
             weights: the ``update`` keyword holding optional per-example weights; a ``mask`` keyword (as passed by
-                ``nnx.MultiMetric``) is used as weights when this one is absent.
+                ``nnx.MultiMetric``) is used as weights when this one is absent. A mask of shape ``(n,)`` weights
+                examples; a token-level mask ``(n, L, ...)`` gives weight 1 to a row with any valid token and 0 to an
+                all-padding row (padding *inside* a row is the decode function's business: pass the mask in the
+                arrays it decodes).
+            decode: host function from one example's arrays to a prediction structure: ``update`` then takes arrays
+                and works inside ``nnx.jit`` / ``jax.jit`` (see :mod:`metametric_jax.jit`).
+            decode_references: the same for references (default: ``decode``).
         """
         _check_accumulator(metric_cls, "NnxMetric")
         self.metric_cls = metric_cls
         self.argnames = (predictions, references, weights)
+        self.decode = decode
+        self.decode_references = decode_references
         self.state = nnx.metrics.MetricState(metric_cls.empty())
 
     def reset(self) -> None:
@@ -219,7 +230,12 @@ class NnxMetric(nnx.Metric):
             if key not in kwargs:
                 raise TypeError(f"{owner}.update: missing keyword {key!r} ({role}); found {sorted(kwargs)}.")
         w = kwargs.get(w_name, kwargs.get("mask"))
-        batch = self.metric_cls.from_model_output(kwargs[p_name], kwargs[r_name], w)
+        if w is not None and getattr(w, "ndim", 1) >= 2:  # a token-level mask: drop all-padding rows
+            w = jnp.any(jnp.reshape(jnp.asarray(w, bool), (w.shape[0], -1)), axis=1).astype(jnp.float32)
+        extra: dict[str, Any] = {}
+        if self.decode is not None or self.decode_references is not None:
+            extra = {"decode": self.decode, "decode_references": self.decode_references}
+        batch = self.metric_cls.from_model_output(kwargs[p_name], kwargs[r_name], w, **extra)
         self.state.set_value(self.state.get_value().merge(batch))
 
     def merge_state(self, other: Any) -> None:

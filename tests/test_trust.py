@@ -208,3 +208,27 @@ def test_clu_collection_compute_values_works() -> None:
     values = state.compute_values()
     assert float(values["spans"].value) == pytest.approx(2 / 3)
     assert float(state.compute()["spans"]["f1"]) == pytest.approx(2 / 3)
+
+
+def test_nnx_metric_updates_with_arrays_inside_nnx_jit() -> None:
+    from flax import nnx
+
+    from metametric_jax.interop import NnxMetric
+
+    labels = ("a", "b")
+
+    def decode(row: np.ndarray) -> Spans:
+        return Spans(frozenset(Entity(int(i), int(i), labels[int(v) - 1]) for i, v in enumerate(row) if v > 0))
+
+    metric = NnxMetric(metric_of(Spans), decode=decode)
+    pred = np.array([[1, 0, 2], [0, 0, 0], [2, 2, 0]], np.int32)
+    gold = np.array([[1, 0, 1], [0, 1, 0], [2, 2, 0]], np.int32)
+    mask = np.array([[1, 1, 1], [0, 0, 0], [1, 1, 0]], bool)  # token mask: the second row is all padding
+
+    @nnx.jit
+    def step(m: NnxMetric, p: jax.Array, g: jax.Array, k: jax.Array) -> None:
+        m.update(predictions=p, references=g, mask=k)
+
+    step(metric, pred, gold, mask)
+    want = metric_of(Spans).from_model_output([decode(pred[0]), decode(pred[2])], [decode(gold[0]), decode(gold[2])])
+    assert metric.value.totals() == want.totals()
