@@ -28,6 +28,7 @@ NUM = r"([0-9]+(?:\.[0-9]+)?)"
 
 # Smaller workloads for --quick, using only the flags each script already has.
 QUICK_ARGS: dict[str, list[str]] = {
+    "bench_ranking": ["--queries", "100", "--repeat", "2"],
     "bench_accumulate": ["--repeat", "3", "--original-docs", "5000"],
     "bench_amr": ["--pairs", "20", "--repeats", "2"],
     "bench_coref": ["--docs", "100", "--repeat", "2"],

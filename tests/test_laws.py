@@ -311,7 +311,7 @@ def _text_tokens(seed: int) -> tuple[list[list[str]], list[list[str]]]:
 
 def _ranking_case(mod: Any) -> Case:
     preds, refs = _ranked(17)
-    return Case(mod.ranking_metric((1, 3)), preds, refs)
+    return Case(mod.RankingMetric(["P.1,3", "recall.1,3", "map"]), preds, refs)
 
 
 #: Task accumulators: (case id, module under metametric_jax.tasks, builder taking the module). Extend this list as
