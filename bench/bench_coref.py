@@ -1,23 +1,32 @@
-"""Benchmark: the coreference suite (all metrics) against scorch's MUC + B³ + CEAF-e + CEAF-m + BLANC.
+"""Benchmark: the coreference suite (all metrics) against scorch's MUC + B³ + CEAF-e + CEAF-m + BLANC, and the command
+line against the reference scorer.pl v8.01 on the same CoNLL-2012 files.
 
 300 synthetic documents of CoNLL-2012 size (about 200 mentions in 50 entities each); each response is the key with
 mentions dropped, spurious mentions added, mentions moved between entities and a few entities merged. Both sides
 score the same documents, prepared before timing; the best of ``--repeat`` runs is reported.
 
-Run: ``python bench/bench_coref.py [--docs 300] [--mentions 200] [--entities 50] [--repeat 3]``.
+With ``--scorer DIR`` (a checkout of github.com/conll/reference-coreference-scorers), the first ``--file-docs``
+documents are also written as CoNLL-2012 key and response files and scored by whole processes:
+``perl scorer.pl all KEY RESPONSE none`` and ``metametric-jax score coref KEY RESPONSE`` (start-up included).
+
+Run: ``python bench/bench_coref.py [--docs 300] [--mentions 200] [--entities 50] [--repeat 3] [--scorer DIR]``.
 """
 
 from __future__ import annotations
 
 import argparse
 import random
+import subprocess
+import sys
+import tempfile
 import time
 import warnings
 from collections.abc import Callable
+from pathlib import Path
 
 import numpy as np
 
-from metametric_jax.tasks.coref import CorefDocument, CorefMetrics, host_compute
+from metametric_jax.tasks.coref import CorefDocument, CorefMetric, state_scores
 
 Cluster = list[tuple[int, int]]
 
@@ -61,6 +70,57 @@ def perturb(rng: random.Random, key: list[Cluster]) -> list[Cluster]:
     return [c for c in clusters if c]
 
 
+def write_conll(path: Path, docs: list[list[Cluster]], sizes: list[int]) -> None:
+    """Documents as a CoNLL-2012 file: ``sizes[d]`` token lines for document ``d``, the coreference column last."""
+    lines = []
+    for d, (clusters, n_tokens) in enumerate(zip(docs, sizes)):
+        cells: list[list[str]] = [[] for _ in range(n_tokens)]
+        for ident, cluster in enumerate(clusters):
+            for start, end in sorted(set(cluster), key=lambda m: (m[0], -m[1])):
+                if start == end:
+                    cells[start].append(f"({ident})")
+                else:
+                    cells[start].append(f"({ident}")
+                    cells[end].insert(0, f"{ident})")
+        lines.append(f"#begin document (doc{d}); part 000")
+        lines += [f"doc{d}\t0\t{t}\tw{t}\t{'|'.join(c) or '-'}" for t, c in enumerate(cells)]
+        lines.append("#end document")
+    path.write_text("\n".join(lines) + "\n")
+
+
+def time_process(argv: list[str], repeat: int) -> float:
+    def run() -> None:
+        subprocess.run(argv, check=True, capture_output=True)
+
+    return time_best(run, repeat)
+
+
+def bench_files(scorer: Path, keys: list[list[Cluster]], responses: list[list[Cluster]], repeat: int) -> None:
+    """Whole processes on the same files: scorer.pl (all five metrics) against ``metametric-jax score coref``."""
+    from metametric_jax.tasks.coref import score_files
+
+    with tempfile.TemporaryDirectory() as tmp:
+        key, response = Path(tmp) / "key.conll", Path(tmp) / "response.conll"
+        keys = [[sorted(set(c)) for c in k] for k in keys]
+        responses = [[sorted(set(c)) for c in r] for r in responses]
+        sizes = [max(e for c in k + r for _, e in c) + 1 for k, r in zip(keys, responses)]
+        write_conll(key, keys, sizes)
+        write_conll(response, responses, sizes)
+        perl = ["perl", str(scorer / "scorer.pl"), "all", str(key), str(response), "none"]
+        ours = [sys.executable, "-m", "metametric_jax", "score", "coref", str(key), str(response), "--format", "json"]
+        t_perl = time_process(perl, repeat)
+        t_cli = time_process(ours, repeat)
+        t_api = time_best(lambda: score_files(predictions=response, references=key), repeat)
+        out = subprocess.run(perl, check=True, capture_output=True, text=True).stdout
+        muc = score_files(predictions=response, references=key).scores["muc"]
+    printed = f"({muc['recall_num']:.15g} / {muc['recall_den']:.15g})"
+    print(f"files: {len(keys)} documents; scorer.pl prints MUC recall {printed}: {printed in out}")
+    print(f"{'perl scorer.pl all (whole process)':<58}{t_perl:>10.3f}")
+    print(f"{'metametric-jax score coref (whole process)':<58}{t_cli:>10.3f}")
+    print(f"{'metametric_jax.tasks.coref.score_files (in process)':<58}{t_api:>10.3f}")
+    print(f"files speed-up vs scorer.pl (whole process): {t_perl / t_cli:.1f}x")
+
+
 def time_best(fn: Callable[[], object], repeat: int) -> float:
     best = float("inf")
     for _ in range(repeat):
@@ -77,6 +137,8 @@ def main() -> None:
     parser.add_argument("--entities", type=int, default=50)
     parser.add_argument("--repeat", type=int, default=3)
     parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--scorer", type=Path, help="a checkout of conll/reference-coreference-scorers (scorer.pl)")
+    parser.add_argument("--file-docs", type=int, default=20, help="documents in the files scored by scorer.pl")
     args = parser.parse_args()
 
     from scorch import scores as scorch_scores
@@ -90,7 +152,7 @@ def main() -> None:
     resp_sets = [[set(c) for c in r] for r in responses]
 
     def ours() -> dict:
-        return host_compute(CorefMetrics.from_model_output(resp_docs, key_docs))
+        return state_scores(CorefMetric.from_model_output(resp_docs, key_docs))
 
     def scorch_all() -> list:
         out = []
@@ -113,7 +175,7 @@ def main() -> None:
         t_scorch = time_best(scorch_all, max(1, args.repeat))
 
     # Agreement check on the first document (per-document F1, both sides).
-    first = host_compute(CorefMetrics.from_model_output(resp_docs[:1], key_docs[:1]))
+    first = state_scores(CorefMetric.from_model_output(resp_docs[:1], key_docs[:1]))
     k0, r0 = key_sets[0], resp_sets[0]
     agree = {
         "muc": abs(first["muc"]["f1"] - scorch_scores.muc(k0, r0)[2]),
@@ -130,11 +192,13 @@ def main() -> None:
     )
     print(f"{'implementation':<58}{'seconds':>10}{'docs/s':>10}")
     print(
-        f"{'metametric_jax CorefMetrics (MUC B3 CEAFm CEAFe BLANC LEA)':<58}{t_ours:>10.3f}{args.docs / t_ours:>10.0f}"
+        f"{'metametric_jax CorefMetric (MUC B3 CEAFm CEAFe BLANC LEA)':<58}{t_ours:>10.3f}{args.docs / t_ours:>10.0f}"
     )
     print(f"{'scorch (MUC B3 CEAFe CEAFm BLANC)':<58}{t_scorch:>10.3f}{args.docs / t_scorch:>10.0f}")
     print(f"speed-up: {t_scorch / t_ours:.1f}x (target >= 5x)")
     print("max |F1 difference| on document 0: " + ", ".join(f"{k} {v:.1e}" for k, v in agree.items()))
+    if args.scorer is not None:
+        bench_files(args.scorer, keys[: args.file_docs], responses[: args.file_docs], args.repeat)
 
 
 if __name__ == "__main__":

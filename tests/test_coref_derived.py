@@ -14,8 +14,8 @@ import random
 
 import pytest
 
-from metametric_jax import dsl
-from metametric_jax.tasks.coref import coref_scores
+from metametric_jax import dsl, make_metric
+from metametric_jax.tasks.coref import score
 
 
 def _random_partition(rng: random.Random, mentions: list[tuple[int, int]]) -> list[frozenset]:
@@ -57,10 +57,10 @@ def _mention_items(doc: list[frozenset]) -> list[tuple[tuple[int, int], frozense
 @pytest.mark.parametrize("seed", [0, 1, 2])
 def test_ceaf_and_bcub_equal_their_derived_definitions(seed):
     keys, responses = _corpus(seed)
-    ours = coref_scores([[sorted(c) for c in d] for d in keys], [[sorted(c) for c in d] for d in responses])
+    ours = score([[sorted(c) for c in d] for d in responses], [[sorted(c) for c in d] for d in keys])
 
     for name, sim in (("ceafm", CEAF_M), ("ceafe", CEAF_E)):
-        state = dsl.metric(sim, normalizer="f1").from_model_output(responses, keys)
+        state = make_metric(sim, normalizer="f1").from_model_output(responses, keys)
         res = state.compute()
         assert float(res["precision"]) == pytest.approx(ours[name]["precision"], abs=1e-6), name
         assert float(res["recall"]) == pytest.approx(ours[name]["recall"], abs=1e-6), name
@@ -68,7 +68,7 @@ def test_ceaf_and_bcub_equal_their_derived_definitions(seed):
 
     preds = [_mention_items(d) for d in responses]
     refs = [_mention_items(d) for d in keys]
-    p = dsl.metric(B3_P, normalizer="precision").from_model_output(preds, refs).compute()["precision"]
-    r = dsl.metric(B3_R, normalizer="recall").from_model_output(preds, refs).compute()["recall"]
+    p = make_metric(B3_P, normalizer="precision").from_model_output(preds, refs).compute()["precision"]
+    r = make_metric(B3_R, normalizer="recall").from_model_output(preds, refs).compute()["recall"]
     assert float(p) == pytest.approx(ours["bcub"]["precision"], abs=1e-6)
     assert float(r) == pytest.approx(ours["bcub"]["recall"], abs=1e-6)

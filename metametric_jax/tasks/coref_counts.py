@@ -1,0 +1,286 @@
+r"""Per-document coreference statistics as the CoNLL-2012 reference scorer v8.01 computes them, and their figures.
+
+Each metric of a document is four numbers, the scorer's own: recall numerator and denominator, precision numerator and
+denominator (:func:`document_counts`); a corpus sums them (micro average) and :func:`figures` divides. Most documents
+are scored from their key × response contingency matrix (:func:`contingency`); a document with a span repeated in the
+key, or a repeated response span that is not a key mention, is scored from the scorer's chains of mention ids, where
+such a span counts once per occurrence in its entities' sizes (see :mod:`metametric_jax.tasks.coref`).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import math
+from collections import Counter
+from collections.abc import Mapping, Sequence
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+
+if TYPE_CHECKING:
+    from metametric_jax.tasks.coref import CorefDocument, Mention
+
+__all__ = ["Contingency", "contingency", "document_counts", "figures", "sum_counts", "METRICS", "COUNT_NAMES", "Counts"]
+
+#: The metrics of :func:`figures`, in output order (``conll`` follows them).
+METRICS: tuple[str, ...] = ("muc", "bcub", "ceafm", "ceafe", "blanc", "lea", "mentions")
+#: Per-document statistics: ``(recall numerator, recall denominator, precision numerator, precision denominator)``.
+COUNT_NAMES: tuple[str, ...] = ("muc", "bcub", "ceafm", "ceafe", "lea", "mentions", "blanc_coref", "blanc_noncoref")
+
+
+# --------------------------------------------------------------------------------------------------------- contingency
+@dataclasses.dataclass(frozen=True)
+class Contingency:
+    """The key × response contingency matrix of one document, with the entity sizes.
+
+    Attributes:
+        counts: int array ``(K, R)``: the number of spans shared by key entity ``i`` and response entity ``j``.
+        key_sizes: int array ``(K,)``, the number of (distinct) spans of each key entity.
+        response_sizes: int array ``(R,)``, the same for the response, twinless mentions included.
+    """
+
+    counts: np.ndarray
+    key_sizes: np.ndarray
+    response_sizes: np.ndarray
+
+
+def _entity_codes(doc: CorefDocument) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Distinct span codes (sorted), their entity labels and entity sizes; a repeated span keeps its first entity."""
+    rows = [(m.start, m.end, k) for k, e in enumerate(doc.entities) for m in e.mentions]
+    if not rows:
+        empty = np.zeros(0, dtype=np.int64)
+        return empty, empty, empty
+    arr = np.asarray(rows, dtype=np.int64)
+    unique, first = np.unique((arr[:, 0] << 32) | arr[:, 1], return_index=True)
+    labels = arr[first, 2]
+    sizes = np.bincount(labels, minlength=len(doc.entities))
+    if not sizes.all():
+        renumber = np.cumsum(sizes > 0) - 1
+        labels, sizes = renumber[labels], sizes[sizes > 0]
+    return unique, labels, sizes
+
+
+def contingency(key: CorefDocument, response: CorefDocument) -> Contingency:
+    """The contingency matrix of a key and a response partition of a document (a repeated span kept once, first).
+
+    >>> from metametric_jax.tasks.coref import CorefDocument
+    >>> c = contingency(CorefDocument.from_clusters([[0, 1, 2]]), CorefDocument.from_clusters([[0, 1], [2, 7]]))
+    >>> c.counts.tolist(), c.key_sizes.tolist(), c.response_sizes.tolist()
+    ([[2, 1]], [3], [2, 2])
+    """
+    k_codes, k_labels, k_sizes = _entity_codes(key)
+    r_codes, r_labels, r_sizes = _entity_codes(response)
+    n_k, n_r = len(k_sizes), len(r_sizes)
+    if n_k == 0 or n_r == 0:
+        return Contingency(np.zeros((n_k, n_r), dtype=np.int64), k_sizes, r_sizes)
+    _, ki, ri = np.intersect1d(k_codes, r_codes, assume_unique=True, return_indices=True)
+    flat = np.bincount(k_labels[ki] * n_r + r_labels[ri], minlength=n_k * n_r)
+    return Contingency(flat.reshape(n_k, n_r), k_sizes, r_sizes)
+
+
+def _links(n: np.ndarray) -> np.ndarray:
+    return n * (n - 1) // 2
+
+
+def _best_alignment(similarity: np.ndarray) -> float:
+    """The maximal total similarity of a one-to-one alignment (rows and columns without any similarity dropped)."""
+    rows, cols = np.flatnonzero(similarity.any(axis=1)), np.flatnonzero(similarity.any(axis=0))
+    if rows.size == 0:
+        return 0.0
+    sub = similarity[np.ix_(rows, cols)]
+    if sub.shape == (1, 1):
+        return float(sub[0, 0])
+    from scipy.optimize import linear_sum_assignment
+
+    r, c = linear_sum_assignment(sub, maximize=True)
+    return float(sub[r, c].sum())
+
+
+def _lea_side(counts: np.ndarray, sizes: np.ndarray, other_sizes: np.ndarray) -> float:
+    """LEA numerator of one side: ``sum_i |e_i| * resolution(e_i)`` (rows of ``counts`` are this side's entities)."""
+    multi = sizes > 1
+    total = 0.0
+    if multi.any():
+        total += float((sizes[multi] * _links(counts[multi]).sum(axis=1) / _links(sizes[multi])).sum())
+    single = ~multi
+    if single.any() and other_sizes.size:
+        total += float((counts[single] * (other_sizes == 1)[None, :]).sum())
+    return total
+
+
+Counts = dict[str, tuple[float, float, float, float]]
+
+
+def _contingency_counts(table: Contingency, lea_only: bool = False) -> Counts:
+    n, a, b = table.counts, table.key_sizes, table.response_sizes
+    n_key, n_resp, shared = int(a.sum()), int(b.sum()), int(n.sum())
+    out: Counts = {"lea": (_lea_side(n, a, b), float(n_key), _lea_side(n.T, b, a), float(n_resp))}
+    if lea_only:
+        return out
+    muc = float(shared - np.count_nonzero(n))
+    out["muc"] = (muc, float(n_key - a.size), muc, float(n_resp - b.size))
+    if shared:
+        sq = (n * n).astype(np.float64)
+        out["bcub"] = (float((sq / a[:, None]).sum()), float(n_key), float((sq / b[None, :]).sum()), float(n_resp))
+        ceafm, ceafe = _best_alignment(n.astype(np.float64)), _best_alignment(2.0 * n / (a[:, None] + b[None, :]))
+    else:
+        out["bcub"] = (0.0, float(n_key), 0.0, float(n_resp))
+        ceafm = ceafe = 0.0
+    out["ceafm"] = (ceafm, float(n_key), ceafm, float(n_resp))
+    out["ceafe"] = (ceafe, float(a.size), ceafe, float(b.size))
+    out["mentions"] = (float(shared), float(n_key), float(shared), float(n_resp))
+    same = int(_links(n).sum())
+    key_coref, resp_coref = int(_links(a).sum()), int(_links(b).sum())
+    diff = shared * (shared - 1) // 2 - int(_links(n.sum(axis=1)).sum()) - int(_links(n.sum(axis=0)).sum()) + same
+    out["blanc_coref"] = (float(same), float(key_coref), float(same), float(resp_coref))
+    key_non, resp_non = n_key * (n_key - 1) // 2 - key_coref, n_resp * (n_resp - 1) // 2 - resp_coref
+    out["blanc_noncoref"] = (float(diff), float(key_non), float(diff), float(resp_non))
+    return out
+
+
+def _link_matrices(chains: list[list[int]], n_ids: int) -> tuple[np.ndarray, np.ndarray]:
+    """Upper-triangular (diagonal included) coreference and non-coreference link indicators of id chains.
+
+    ``{x, y}`` is a coreference link when one chain holds both (``x = y`` when a chain holds ``x`` twice), a
+    non-coreference link when two different chains hold one each.
+    """
+    incidence = np.zeros((n_ids, len(chains)), dtype=np.float64)
+    for j, chain in enumerate(chains):
+        np.add.at(incidence[:, j], chain, 1.0)
+    member = (incidence > 0).astype(np.float64)
+    common = member @ member.T
+    coref = common > 0
+    np.fill_diagonal(coref, (incidence >= 2).any(axis=1))
+    degree = member.sum(axis=1)
+    present = degree > 0
+    noncoref = ((degree[:, None] + degree[None, :] - common) >= 2) & present[:, None] & present[None, :]
+    np.fill_diagonal(noncoref, degree >= 2)
+    upper = np.triu(np.ones((n_ids, n_ids), dtype=bool))
+    return coref & upper, noncoref & upper
+
+
+def _chain_counts(key: CorefDocument, response: CorefDocument) -> Counts:
+    """Scorer v8.01's statistics of a document with repeated spans, from its chains of mention ids."""
+    ids: dict[Mention, int] = {}
+    key_chains = [[ids.setdefault(m, len(ids)) for m in e.mentions] for e in key.entities]
+    n_key_ids = len(ids)
+    found: set[Mention] = set()
+    resp_chains: list[list[int]] = []
+    for e in response.entities:
+        chain = []
+        for m in e.mentions:
+            if m in found and ids[m] < n_key_ids:
+                continue  # a key mention given again: the scorer drops it
+            found.add(m)
+            chain.append(ids.setdefault(m, len(ids)))
+        if chain:
+            resp_chains.append(chain)
+    n_ids, exact = len(ids), sum(1 for m in found if ids[m] < n_key_ids)
+    owner = {x: i for i, chain in enumerate(key_chains) for x in chain}  # the last key chain holding x
+    key_sets = [set(chain) for chain in key_chains]
+    key_sizes = np.array([len(c) for c in key_chains], dtype=np.float64)
+    resp_sizes = np.array([len(c) for c in resp_chains], dtype=np.float64)
+    n_key, n_resp = float(key_sizes.sum()), float(resp_sizes.sum())
+    out: Counts = {"mentions": (float(exact), float(n_key_ids), float(exact), float(n_ids - n_key_ids + exact))}
+    muc = sum(c - 1 for chain in resp_chains for c in Counter(owner[x] for x in chain if x in owner).values())
+    out["muc"] = (float(muc), n_key - len(key_chains), float(muc), n_resp - len(resp_chains))
+    rec = prec = 0.0
+    for chain in resp_chains:
+        for x in chain:
+            if x in owner:
+                i = owner[x]
+                common = sum(1 for y in chain if y in key_sets[i])
+                prec += common / len(chain)
+                rec += common / key_sizes[i]
+    out["bcub"] = (rec, n_key, prec, n_resp)
+    overlap = np.array([[sum(1 for x in k if x in set(r)) for r in resp_chains] for k in key_chains], dtype=np.float64)
+    overlap = overlap.reshape(len(key_chains), len(resp_chains))
+    ceafm = _best_alignment(overlap)
+    ceafe = _best_alignment(2.0 * overlap / (key_sizes[:, None] + resp_sizes[None, :]))
+    out["ceafm"] = (ceafm, n_key, ceafm, n_resp)
+    out["ceafe"] = (ceafe, float(len(key_chains)), ceafe, float(len(resp_chains)))
+    key_c, key_n = _link_matrices(key_chains, n_ids)
+    resp_c, resp_n = _link_matrices(resp_chains, n_ids)
+    same, diff = float((key_c & resp_c).sum()), float((key_n & resp_n).sum())
+    out["blanc_coref"] = (same, float(key_c.sum()), same, float(resp_c.sum()))
+    out["blanc_noncoref"] = (diff, float(key_n.sum()), diff, float(resp_n.sum()))
+    return out
+
+
+def _needs_chains(key: CorefDocument, response: CorefDocument) -> bool:
+    """Whether the scorer counts a repeated span of this pair differently from keeping it once."""
+    if key.repeated_mentions():
+        return True
+    key_spans = set(key.mentions())
+    return any(m not in key_spans for m in response.repeated_mentions())
+
+
+def document_counts(key: CorefDocument, response: CorefDocument, *, method: str = "auto") -> Counts:
+    """Each metric's (recall numerator, recall denominator, precision numerator, precision denominator) of a document.
+
+    BLANC is given as its two link kinds, ``blanc_coref`` and ``blanc_noncoref``.
+
+    Args:
+        key: the key document.
+        response: the response document.
+        method: ``"contingency"`` (each span once, at its first occurrence), ``"chains"`` (the scorer's chains of
+            mention ids, repeated spans counted as the scorer counts them), or ``"auto"``: chains only where a repeated
+            span makes a difference.
+    """
+    if method not in ("auto", "contingency", "chains"):
+        raise ValueError(f"method must be 'auto', 'contingency' or 'chains'; found {method!r}.")
+    if method == "chains" or (method == "auto" and _needs_chains(key, response)):
+        out = _chain_counts(key, response)
+        first = contingency(key.first_occurrences(), response.first_occurrences())
+        out.update(_contingency_counts(first, lea_only=True))
+    else:
+        out = _contingency_counts(contingency(key, response))
+    return {name: tuple(float(x) for x in out[name]) for name in COUNT_NAMES}  # type: ignore[misc]
+
+
+# ------------------------------------------------------------------------------------------------------------- figures
+def _ratio(num: float, den: float) -> float:
+    return num / den if den else 0.0
+
+
+def _f1(r: float, p: float) -> float:
+    return 2 * r * p / (r + p) if r + p else 0.0
+
+
+def _prf(num_r: float, den_r: float, num_p: float, den_p: float) -> dict[str, float]:
+    r, p = _ratio(num_r, den_r), _ratio(num_p, den_p)
+    return {
+        "recall": r,
+        "precision": p,
+        "f1": _f1(r, p),
+        "recall_num": num_r,
+        "recall_den": den_r,
+        "precision_num": num_p,
+        "precision_den": den_p,
+    }
+
+
+def figures(totals: Mapping[str, Sequence[float]]) -> dict[str, dict[str, Any]]:
+    """The figures of summed statistics ``{name: (recall num, recall den, precision num, precision den)}``.
+
+    Returns:
+        ``{metric: {"recall", "precision", "f1", "recall_num", "recall_den", "precision_num", "precision_den"}}`` for
+        MUC, B³, CEAF-m, CEAF-e, LEA and mentions; ``blanc: {"recall", "precision", "f1", "coreference_links": {...},
+        "non_coreference_links": {...}}`` (BLANC with the scorer's cases); ``conll: {"f1"}``.
+    """
+    out: dict[str, dict[str, Any]] = {m: _prf(*totals[m]) for m in METRICS if m != "blanc"}
+    c, n = _prf(*totals["blanc_coref"]), _prf(*totals["blanc_noncoref"])
+    if c["recall_den"] and n["recall_den"]:
+        blanc = {k: (c[k] + n[k]) / 2 for k in ("recall", "precision", "f1")}
+    else:
+        use = c if c["recall_den"] else n if n["recall_den"] else dict.fromkeys(("recall", "precision", "f1"), 0.0)
+        blanc = {k: use[k] for k in ("recall", "precision", "f1")}
+    out["blanc"] = {**blanc, "coreference_links": c, "non_coreference_links": n}
+    out = {m: out[m] for m in METRICS}
+    out["conll"] = {"f1": (out["muc"]["f1"] + out["bcub"]["f1"] + out["ceafe"]["f1"]) / 3}
+    return out
+
+
+def sum_counts(per_document: Sequence[Counts]) -> dict[str, tuple[float, ...]]:
+    """The statistics of several documents summed (exactly rounded, :func:`math.fsum`)."""
+    return {name: tuple(math.fsum(d[name][k] for d in per_document) for k in range(4)) for name in COUNT_NAMES}

@@ -1,0 +1,383 @@
+r"""CoNLL-2012 coreference files: documents, their mentions as the reference scorer v8.01 reads them, and alignment.
+
+A file holds documents between ``#begin document (name); part NNN`` and ``#end document``; each non-blank line is a
+token (blank lines separate sentences; token indices run over the whole document) and its *last* column is the
+coreference column: ``-`` or ``_`` for none, else parts such as ``(12`` (a mention of entity 12 starts), ``12)`` (it
+ends) and ``(12)`` (a one-token mention), joined with ``|`` or written one after the other (``(3|(12)``, ``(1(3``).
+The full column format (word in the fourth column) and the scorer's two-column test files (document name,
+coreference column) are both read; columns are separated by tabs or spaces.
+
+The coreference column is read by the scorer's rule: double antecedents ``(12+3)`` are dropped, then every one-token
+mention ``(N)``, then every opening ``(N``, then every closing ``N)`` is taken out of the column, in that order and
+each time the leftmost first; a closing ends the most recent open mention of its entity; entities are numbered by
+their first appearance in that order, and entity numbers are compared as written (``(01)`` and ``(1)`` are two
+entities). What remains of the column must be separators (``|``, ``-``, ``_``) or bare entity numbers: the scorer
+ignores a number that neither opens nor closes a mention (``322)|249`` closes a mention of entity 322; ``249`` is
+ignored), and so does this reader, with a warning. Any other leftover text is an error.
+
+Where the scorer would read a malformed or mismatched file without a word, this reader raises
+:class:`~metametric_jax.errors.InputFormatError` with the file and line: text that is not UTF-8, a token outside a
+document, a document begun twice or not ended (the scorer scores a file cut short as it stands), a closing without
+opening, a mention left open, the same document twice in a file, and (in :func:`pair_documents`) key and response
+documents with different tokens. A UTF-8 byte order mark and CRLF line endings are accepted.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import os
+import re
+from collections.abc import Iterable, Mapping
+from pathlib import Path
+
+from metametric_jax.errors import InputFormatError
+
+__all__ = ["DocumentId", "ConllDocument", "parse_conll2012", "read_conll2012", "pair_documents", "format_id"]
+
+#: A document's identifier: ``(name, part)``; ``part`` is ``None`` when the begin line has no part number.
+DocumentId = tuple[str, "int | None"]
+
+_BEGIN = re.compile(r"^#\s*begin document\s?(.*)$")
+_END = re.compile(r"^#\s*end document")
+_NAME_PART = re.compile(r"^\((.*)\);?\s*part\s+(\d+)$")
+_NAME_ONLY = re.compile(r"^\((.*)\);?$")
+_DOUBLE = re.compile(r"\((\d+\+\d)\)")
+_SINGLE = re.compile(r"\((\d+)\)")
+_OPEN = re.compile(r"\((\d+)")
+_CLOSE = re.compile(r"(\d+)\)")
+_LEFTOVER = re.compile(r"^[\d|_-]*$")
+_EXPECTED_COLUMN = "a coreference column such as '-', '(12', '12)', '(12)' or '(3|(12)'"
+
+
+@dataclasses.dataclass(frozen=True)
+class ConllDocument:
+    """One document of a CoNLL-2012 file.
+
+    Attributes:
+        doc_id: ``(name, part)``.
+        spec: the begin line's text after ``#begin document`` as written (the reference scorer matches documents by
+            this text).
+        begin_line: the line number of ``#begin document``.
+        end_line: the line number of ``#end document``.
+        entities: the entities in the scorer's order, each a tuple of ``(start, end)`` token spans (inclusive,
+            0-based) in the order the mentions are completed; a span written twice is kept twice.
+        token_lines: the line number of each token.
+        words: the word (fourth column) of each token, or ``None`` for a line with fewer than five columns.
+        bare_numbers: line numbers whose coreference column holds an entity number outside any mention.
+    """
+
+    doc_id: DocumentId
+    spec: str
+    begin_line: int
+    end_line: int
+    entities: tuple[tuple[tuple[int, int], ...], ...]
+    token_lines: tuple[int, ...]
+    words: tuple[str | None, ...]
+    bare_numbers: tuple[int, ...] = ()
+
+    @property
+    def n_tokens(self) -> int:
+        """The number of tokens."""
+        return len(self.token_lines)
+
+
+def format_id(doc_id: DocumentId) -> str:
+    """A document identifier as the scorer's files write it: ``(name); part 000`` or ``(name)``."""
+    name, part = doc_id
+    return f"({name}); part {part:03d}" if part is not None else f"({name})"
+
+
+def _document_id(spec: str) -> DocumentId:
+    text = spec.strip()
+    m = _NAME_PART.match(text)
+    if m:
+        return (m.group(1), int(m.group(2)))
+    m = _NAME_ONLY.match(text)
+    if m:
+        return (m.group(1), None)
+    return (text, None)
+
+
+def _take(pattern: re.Pattern[str], text: str) -> tuple[list[str], str]:
+    """Take out every match of ``pattern``, the leftmost first, until none is left (the scorer's ``while s///``)."""
+    found: list[str] = []
+    m = pattern.search(text)
+    while m is not None:
+        found.append(m.group(1))
+        text = text[: m.start()] + text[m.end() :]
+        m = pattern.search(text)
+    return found, text
+
+
+def parse_column(column: str) -> tuple[list[str], list[str], list[str], str]:
+    """The entity numbers of one-token mentions, openings and closings of a coreference column, and what is left.
+
+    >>> parse_column("(3|(12)")
+    (['12'], ['3'], [], '|')
+    >>> parse_column("322)|249")
+    ([], [], ['322'], '|249')
+    """
+    if column == "_":
+        return [], [], [], ""
+    _, rest = _take(_DOUBLE, column)
+    singles, rest = _take(_SINGLE, rest)
+    opens, rest = _take(_OPEN, rest)
+    closes, rest = _take(_CLOSE, rest)
+    return singles, opens, closes, rest
+
+
+class _Builder:
+    """Collects the mentions of one document while its lines are read."""
+
+    def __init__(self, doc_id: DocumentId, spec: str, line_no: int) -> None:
+        self.doc_id, self.spec, self.begin_line = doc_id, spec, line_no
+        self.order: dict[str, int] = {}
+        self.entities: list[list[tuple[int, int]]] = []
+        self.open: dict[str, list[tuple[int, int]]] = {}
+        self.token_lines: list[int] = []
+        self.words: list[str | None] = []
+        self.bare: list[int] = []
+
+    def _entity(self, ident: str) -> list[tuple[int, int]]:
+        if ident not in self.order:
+            self.order[ident] = len(self.entities)
+            self.entities.append([])
+        return self.entities[self.order[ident]]
+
+    def token(self, columns: list[str], path: str, line_no: int) -> None:
+        column = columns[-1]
+        singles, opens, closes, rest = parse_column(column)
+        recognized = singles or opens or closes or column in ("-", "_") or rest.strip("|-_") or _DOUBLE.search(column)
+        if not _LEFTOVER.match(rest) or not recognized:
+            raise InputFormatError(path, line_no, f"expected {_EXPECTED_COLUMN} as the last column; found {column!r}")
+        if any(c.isdigit() for c in rest):
+            self.bare.append(line_no)
+        t = len(self.token_lines)
+        for ident in singles:
+            self._entity(ident).append((t, t))
+        for ident in opens:
+            self._entity(ident)
+            self.open.setdefault(ident, []).append((t, line_no))
+        for ident in closes:
+            entity = self._entity(ident)
+            stack = self.open.get(ident)
+            if not stack:
+                raise InputFormatError(
+                    path,
+                    line_no,
+                    f"found '{ident})' closing a mention of entity {ident} in document {format_id(self.doc_id)}, but "
+                    f"no mention of entity {ident} is open; expected a matching '({ident}' on this or an earlier line",
+                )
+            entity.append((stack.pop()[0], t))
+        self.token_lines.append(line_no)
+        self.words.append(columns[3] if len(columns) >= 5 else None)
+
+    def finish(self, path: str, line_no: int) -> ConllDocument:
+        unclosed = [(ln, ident) for ident, stack in self.open.items() for _, ln in stack]
+        if unclosed:
+            ln, ident = min(unclosed)
+            raise InputFormatError(
+                path,
+                line_no,
+                f"document {format_id(self.doc_id)} ends with {len(unclosed)} unclosed mention(s); the mention of "
+                f"entity {ident} opened on line {ln} needs a closing '{ident})' before '#end document'",
+            )
+        return ConllDocument(
+            doc_id=self.doc_id,
+            spec=self.spec,
+            begin_line=self.begin_line,
+            end_line=line_no,
+            entities=tuple(tuple(ms) for ms in self.entities if ms),
+            token_lines=tuple(self.token_lines),
+            words=tuple(self.words),
+            bare_numbers=tuple(self.bare),
+        )
+
+
+def parse_conll2012(lines: Iterable[str], path: str = "<string>") -> dict[DocumentId, ConllDocument]:
+    """The documents of a CoNLL-2012 file's lines, by ``(name, part)``, in file order.
+
+    Args:
+        lines: the file's lines (with or without line endings; a byte order mark on the first is dropped).
+        path: the file name used in error messages.
+
+    Raises:
+        InputFormatError: on a token outside a document, a document begun twice or not ended, the same document twice,
+            a coreference column that cannot be read, a closing without opening or a mention left open.
+
+    >>> docs = parse_conll2012(["#begin document (d); part 000", "d 0 0 Mary (1)", "d 0 1 she (1)", "#end document"])
+    >>> doc = docs[("d", 0)]
+    >>> doc.entities, doc.words
+    ((((0, 0), (1, 1)),), ('Mary', 'she'))
+    """
+    docs: dict[DocumentId, ConllDocument] = {}
+    current: _Builder | None = None
+    line_no = 0
+    for line_no, raw in enumerate(lines, start=1):
+        line = raw.rstrip("\r\n")
+        if line_no == 1:
+            line = line.removeprefix("\ufeff")
+        begin = _BEGIN.match(line)
+        if begin:
+            if current is not None:
+                raise InputFormatError(
+                    path,
+                    line_no,
+                    f"expected '#end document' for document {format_id(current.doc_id)} (begun on line "
+                    f"{current.begin_line}) before a new '#begin document'",
+                )
+            spec = begin.group(1)
+            doc_id = _document_id(spec)
+            if doc_id in docs:
+                raise InputFormatError(
+                    path,
+                    line_no,
+                    f"document {format_id(doc_id)} occurs twice (first on line {docs[doc_id].begin_line}); expected "
+                    "each (name, part) once",
+                )
+            current = _Builder(doc_id, spec, line_no)
+            continue
+        if _END.match(line):
+            if current is None:
+                raise InputFormatError(
+                    path, line_no, "found '#end document' outside a document; expected '#begin document' first"
+                )
+            docs[current.doc_id] = current.finish(path, line_no)
+            current = None
+            continue
+        columns = line.split()
+        if not columns:
+            continue
+        if current is None:
+            if line.lstrip().startswith("#"):
+                continue
+            raise InputFormatError(
+                path,
+                line_no,
+                f"found a token line outside a document ({line[:40]!r}); expected '#begin document (name); part NNN' "
+                "first",
+            )
+        current.token(columns, path, line_no)
+    if current is not None:
+        raise InputFormatError(
+            path,
+            line_no,
+            f"the file ends inside document {format_id(current.doc_id)} (begun on line {current.begin_line}); "
+            "expected '#end document' (is the file cut short?)",
+        )
+    return docs
+
+
+def _lines(path: Path) -> Iterable[str]:
+    """The lines of a UTF-8 file; a line that is not UTF-8 is an :class:`InputFormatError` naming it."""
+    with path.open("rb") as handle:
+        for line_no, raw in enumerate(handle, start=1):
+            try:
+                yield raw.decode("utf-8")
+            except UnicodeDecodeError as err:
+                raise InputFormatError(
+                    str(path),
+                    line_no,
+                    f"expected UTF-8 text; found byte 0x{raw[err.start]:02x} at column {err.start + 1}",
+                ) from None
+
+
+def read_conll2012(path: str | os.PathLike[str]) -> dict[DocumentId, ConllDocument]:
+    """The documents of a CoNLL-2012 file, by ``(name, part)``, in file order (see :func:`parse_conll2012`)."""
+    p = Path(path)
+    return parse_conll2012(_lines(p), str(p))
+
+
+def _divergence(key: ConllDocument, response: ConllDocument) -> int | None:
+    """The index of the first token where two documents differ in their words or number of tokens (or ``None``)."""
+    for i, (a, b) in enumerate(zip(key.words, response.words)):
+        if a is not None and b is not None and a != b:
+            return i
+    if key.n_tokens != response.n_tokens:
+        return min(key.n_tokens, response.n_tokens)
+    return None
+
+
+def _token_at(doc: ConllDocument, i: int) -> str:
+    if i >= doc.n_tokens:
+        return f"line {doc.end_line} ('#end document', after its {doc.n_tokens} tokens)"
+    word = doc.words[i]
+    return f"line {doc.token_lines[i]} (token {i + 1}" + (f", {word!r})" if word is not None else ")")
+
+
+def pair_documents(
+    keys: Mapping[DocumentId, ConllDocument],
+    responses: Mapping[DocumentId, ConllDocument],
+    *,
+    key_path: str,
+    response_path: str,
+    check_words: bool = False,
+) -> tuple[list[tuple[ConllDocument, ConllDocument | None]], list[str]]:
+    """Pair key and response documents by ``(name, part)`` and check that each pair holds the same tokens.
+
+    Every key document is paired: with its response, or with ``None`` when the response lacks it (the scorer scores it
+    against an empty response). Response documents without a key document are left out. Both cases, and documents
+    whose begin lines are spelled differently (``part 0`` and ``part 000``: the scorer matches the text and would score
+    the key document against an empty response), are reported as warnings.
+
+    Args:
+        keys: the key file's documents.
+        responses: the response file's documents.
+        key_path: the key file's name, for messages.
+        response_path: the response file's name, for messages.
+        check_words: refuse documents with as many tokens but other words (the fourth of five or more columns)
+            instead of warning; the words of documents with different numbers of tokens locate where they diverge.
+
+    Returns:
+        ``(pairs, warnings)``: ``(key, response or None)`` in key order, and one message per finding.
+
+    Raises:
+        InputFormatError: on the response file, when a pair differs in its number of tokens (or, with
+            ``check_words``, in a word), naming the document, both files and the first lines where they diverge.
+    """
+    pairs: list[tuple[ConllDocument, ConllDocument | None]] = []
+    warnings: list[str] = []
+    for doc_id, key in keys.items():
+        response = responses.get(doc_id)
+        if response is None:
+            warnings.append(
+                f"document {format_id(doc_id)} is in the key but not in the response; scored against an empty response"
+            )
+        else:
+            at = _divergence(key, response)
+            if at is not None and response.n_tokens == key.n_tokens and not check_words:
+                warnings.append(
+                    f"document {format_id(doc_id)}: {response_path} has other words than {key_path}, first at "
+                    f"{_token_at(response, at)} and {_token_at(key, at)}; scored token by token"
+                )
+            elif at is not None:
+                line = response.token_lines[at] if at < response.n_tokens else response.end_line
+                counts = (
+                    f"has {response.n_tokens} tokens here and {key.n_tokens} in {key_path}"
+                    if response.n_tokens != key.n_tokens
+                    else f"has other words here than in {key_path}"
+                )
+                raise InputFormatError(
+                    response_path,
+                    line,
+                    f"document {format_id(doc_id)} {counts}; the files diverge at {_token_at(response, at)} here and "
+                    f"{_token_at(key, at)} of {key_path}; expected the key's tokens, line for line",
+                )
+            if response.spec != key.spec:
+                warnings.append(
+                    f"document {format_id(doc_id)} is begun as {key.spec!r} in the key and {response.spec!r} in the "
+                    "response; matched by name and part number (the reference scorer matches the text exactly and "
+                    "would score this key document against an empty response)"
+                )
+        pairs.append((key, response))
+    for doc_id in responses:
+        if doc_id not in keys:
+            warnings.append(f"document {format_id(doc_id)} is in the response but not in the key; ignored")
+    for path, docs in ((key_path, keys.values()), (response_path, (responses[d] for d in keys if d in responses))):
+        bare = [(doc, ln) for doc in docs for ln in doc.bare_numbers]
+        if bare:
+            warnings.append(
+                f"{path}: {len(bare)} coreference column(s) hold an entity number outside any mention (first on line "
+                f"{bare[0][1]}); ignored, as the reference scorer ignores them"
+            )
+    return pairs, warnings
