@@ -8,8 +8,10 @@ from typing import Any
 from metametric_jax.commands import Command, percent
 
 #: The figures as the CoNLL 2018 script names them, in its order (the JSON keys are these in lower case).
-FIGURES = ("Tokens", "Sentences", "Words", "UPOS", "XPOS", "UFeats", "AllTags", "Lemmas", "UAS", "LAS", "CLAS")
-FIGURES = (*FIGURES, "MLAS", "BLEX")
+FIGURES: tuple[str, ...] = (
+    *("Tokens", "Sentences", "Words", "UPOS", "XPOS", "UFeats", "AllTags", "Lemmas"),
+    *("UAS", "LAS", "CLAS", "MLAS", "BLEX"),
+)
 
 
 def _add_arguments(parser: argparse.ArgumentParser) -> None:

@@ -296,7 +296,7 @@ def score_files(*, predictions: str | os.PathLike[str], references: str | os.Pat
     for k, (sentence, rows) in enumerate(zip(gold, counts), start=1):
         item: dict[str, Any] = {"id": sentence.sent_id or str(k), "line": sentence.line, "n_words": len(sentence)}
         for m, row in zip(METRICS, rows):
-            item[m] = _figure(*(float(v) for v in row[:3]), None)["f1"]
+            item[m] = _figure(int(row[0]), int(row[1]), int(row[2]), None)["f1"]
         items.append(item)
     warnings = [] if gold else [f"{os.fspath(references)} holds no sentences; every figure is 0"]
     return Report(_score_counts(counts), items, warnings)

@@ -41,8 +41,10 @@ __all__ = [
 ]
 
 #: The figures, in the order the script prints them (lower-case keys of :func:`score`).
-METRICS = ("tokens", "sentences", "words", "upos", "xpos", "ufeats", "alltags", "lemmas", "uas", "las", "clas")
-METRICS = (*METRICS, "mlas", "blex")
+METRICS: tuple[str, ...] = (
+    *("tokens", "sentences", "words", "upos", "xpos", "ufeats", "alltags", "lemmas"),
+    *("uas", "las", "clas", "mlas", "blex"),
+)
 #: The figures computed on aligned words, which have an aligned accuracy.
 ALIGNED_METRICS = METRICS[3:]
 
@@ -346,6 +348,12 @@ def sentence_counts(predictions: Any, references: Any, **options: Any) -> np.nda
     if not gold.sentences:
         return out
     starts = np.asarray([a for a, _ in gold.spans], dtype=np.int64)
+
+    def count(rows: Any, weights: Any = None) -> np.ndarray:
+        """How many items (or how many true ``weights``) each reference sentence holds."""
+        w = None if weights is None else np.asarray(weights, dtype=np.float64)
+        return np.bincount(np.asarray(rows, dtype=np.int64), w, minlength=len(starts)).astype(np.int64)
+
     col = {m: k for k, m in enumerate(METRICS)}
     # tokens and sentences: equal character spans
     for key, g_spans, g_sent, s_spans in (
@@ -353,9 +361,9 @@ def sentence_counts(predictions: Any, references: Any, **options: Any) -> np.nda
         ("sentences", gold.spans, list(range(len(gold.spans))), system.spans),
     ):
         s_set = set(s_spans)
-        np.add.at(out, (g_sent, col[key], 2), 1)
-        np.add.at(out, (g_sent, col[key], 0), [span in s_set for span in g_spans])
-        np.add.at(out, (np.searchsorted(starts, [a for a, _ in s_spans], side="right") - 1, col[key], 1), 1)
+        out[:, col[key], 2] += count(g_sent)
+        out[:, col[key], 0] += count(g_sent, [span in s_set for span in g_spans])
+        out[:, col[key], 1] += count(np.searchsorted(starts, [a for a, _ in s_spans], side="right") - 1)
 
     pairs = _align(gold, system)
     to_gold = [_UNALIGNED] * len(system.words)
@@ -375,10 +383,10 @@ def sentence_counts(predictions: Any, references: Any, **options: Any) -> np.nda
         mask = np.asarray(scored, dtype=bool)
         rows = np.asarray(where, dtype=np.int64)[mask]
         for c in plain:
-            np.add.at(out, (rows, c, field), 1)
+            out[:, c, field] += count(rows)
         rows = np.asarray(where, dtype=np.int64)[mask & np.asarray(side.content, dtype=bool)]
         for c in content:
-            np.add.at(out, (rows, c, field), 1)
+            out[:, c, field] += count(rows)
 
     def child_keys(side: _Side, k: int, mapping: Sequence[int] | None) -> list[tuple[Any, ...]]:
         return [
@@ -400,7 +408,7 @@ def sentence_counts(predictions: Any, references: Any, **options: Any) -> np.nda
         labelled = head and gold.label[g] == system.label[s]
         if gold.content[g]:
             mlas = labelled and upos and feats and child_keys(gold, g, None) == child_keys(system, s, to_gold)
-            tail = (labelled, mlas, labelled and lemma)
+            tail: tuple[bool | None, ...] = (labelled, mlas, labelled and lemma)
         else:
             tail = (None, None, None)
         sent.append(gold.sentence_of[g])
@@ -410,7 +418,7 @@ def sentence_counts(predictions: Any, references: Any, **options: Any) -> np.nda
         rows = np.asarray(sent, dtype=np.int64)
         for k, m in enumerate(METRICS[2:]):
             counted = table[:, k] != None  # noqa: E711 - None marks a pair a content-word figure leaves out
-            np.add.at(out, (rows[counted], col[m], 3), 1)
-            np.add.at(out, (rows[counted], col[m], 0), table[counted, k].astype(bool))
+            out[:, col[m], 3] += count(rows[counted])
+            out[:, col[m], 0] += count(rows[counted], table[counted, k].astype(bool))
     out[:, col["words"], 3] = out[:, col["words"], 0]
     return out
