@@ -101,13 +101,13 @@ def test_file_option_conflicts_and_bad_delimiter_exit_2(capsys) -> None:
 # ---------------------------------------------------------------------------------------------------- errors
 def test_malformed_file_names_file_and_line(capsys, tmp_path) -> None:
     bad = tmp_path / "bad.txt"
-    bad.write_text("EU B-ORG\nrejects O\n\nfoo\n")
+    bad.write_text("Kestrel B-ORG\nopens O\n\nfoo\n")
     code, out, err = run(capsys, "score", "ner", "--gold", str(bad), "--pred", str(bad))
     assert code == 1 and out == "" and err.startswith(f"metametric-jax: error: {bad}:4: ") and "Traceback" not in err
-    bad.write_text("EU B-ORG\nrejects E-ORG\n")
+    bad.write_text("Kestrel B-ORG\nopens E-ORG\n")
     code, _, err = run(capsys, "score", "ner", "--gold", str(bad), "--pred", str(bad))
     assert code == 1 and f"{bad}:2: " in err and "E-ORG" in err
-    bad.write_bytes(b"EU B-ORG\n\xff O\n")
+    bad.write_bytes(b"Kestrel B-ORG\n\xff O\n")
     code, _, err = run(capsys, "score", "ner", "--gold", sample_paths()[0], "--pred", str(bad))
     assert code == 1 and f"{bad}:2: " in err and "UTF-8" in err
     code, _, err = run(capsys, "score", "ner", "--file", str(bad))

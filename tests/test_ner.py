@@ -267,23 +267,23 @@ def write(tmp_path, name: str, text: str) -> str:
 
 GOLD = """-DOCSTART- -X- O
 
-EU B-ORG
-rejects O
-German B-MISC
+Kestrel B-ORG
+opens O
+Danish B-MISC
 
-Peter B-PER
-Blackburn I-PER
+Lea B-PER
+Novak I-PER
 
 
-BRUSSELS B-LOC
+PORTO B-LOC
 """
 
 
 def test_reader(tmp_path) -> None:
-    path = write(tmp_path, "g.txt", GOLD.replace("rejects O", "rejects\tO"))
+    path = write(tmp_path, "g.txt", GOLD.replace("opens O", "opens\tO"))
     doc = read_conll(path, "IOB2")
     assert doc.tags == [["B-ORG", "O", "B-MISC"], ["B-PER", "I-PER"], ["B-LOC"]]
-    assert doc.tokens == [["EU", "rejects", "German"], ["Peter", "Blackburn"], ["BRUSSELS"]]
+    assert doc.tokens == [["Kestrel", "opens", "Danish"], ["Lea", "Novak"], ["PORTO"]]
     assert [list(x) for x in doc.lines] == [[3, 4, 5], [7, 8], [11]]
     tags_only = read_conll(write(tmp_path, "p.txt", "B-PER\nO\n\nO\n"))
     assert tags_only.tokens is None and tags_only.tags == [["B-PER", "O"], ["O"]]
@@ -299,10 +299,10 @@ def test_reader(tmp_path) -> None:
 
 def test_reader_bad_input(tmp_path) -> None:
     with pytest.raises(InputFormatError, match=r"g\.txt:4: expected 2 whitespace-separated columns .* found 3"):
-        read_conll(write(tmp_path, "g.txt", GOLD.replace("rejects O", "rejects X O")))
+        read_conll(write(tmp_path, "g.txt", GOLD.replace("opens O", "opens X O")))
     with pytest.raises(InputFormatError, match=r"g\.txt:7: tag 'S-PER' is not valid in scheme IOB2"):
-        read_conll(write(tmp_path, "g.txt", GOLD.replace("Peter B-PER", "Peter S-PER")), "IOB2")
-    (tmp_path / "bad.txt").write_bytes(b"EU B-ORG\n\xff O\n")
+        read_conll(write(tmp_path, "g.txt", GOLD.replace("Lea B-PER", "Lea S-PER")), "IOB2")
+    (tmp_path / "bad.txt").write_bytes(b"Kestrel B-ORG\n\xff O\n")
     with pytest.raises(InputFormatError, match=r"bad\.txt:2: expected UTF-8 text; found the byte 0xff"):
         read_conll(tmp_path / "bad.txt")
     with pytest.raises(InputFormatError, match=r"one\.txt:1: expected at least 2 columns"):
@@ -313,14 +313,12 @@ def test_reader_bad_input(tmp_path) -> None:
     ):
         score_files(
             references=gold,
-            predictions=write(tmp_path, "p.txt", "EU B-ORG\nrejects O\nGerman B-MISC\n\nP O\nx O\ny O\n"),
+            predictions=write(tmp_path, "p.txt", "Kestrel B-ORG\nopens O\nDanish B-MISC\n\nP O\nx O\ny O\n"),
         )
-    with pytest.raises(
-        InputFormatError, match=r"p\.txt:5: token 'Petra' .* differs from token 'Peter' at .*gold\.txt:7"
-    ):
+    with pytest.raises(InputFormatError, match=r"p\.txt:5: token 'Lena' .* differs from token 'Lea' at .*gold\.txt:7"):
         score_files(
             references=gold,
-            predictions=write(tmp_path, "p.txt", "EU O\nrejects O\nGerman O\n\nPetra O\nBlackburn O\n\nBRUSSELS O\n"),
+            predictions=write(tmp_path, "p.txt", "Kestrel O\nopens O\nDanish O\n\nLena O\nNovak O\n\nPORTO O\n"),
         )
     with pytest.raises(InputFormatError, match=r"2 sentences but .*gold\.txt has 3; sentence 3 \(line 11 of .*gold"):
         score_files(references=gold, predictions=write(tmp_path, "p.txt", "O\nO\nO\n\nO\nO\n"))
@@ -375,7 +373,7 @@ def test_score_files_matches_seqeval(tmp_path) -> None:
 
 
 def test_docstart_lines_with_tags_are_left_out_and_warned(tmp_path) -> None:
-    one = write(tmp_path, "one.txt", "-DOCSTART- -X- B-ORG O\n\nEU B-ORG B-ORG\nsays O O\n")
+    one = write(tmp_path, "one.txt", "-DOCSTART- -X- B-ORG O\n\nKestrel B-ORG B-ORG\nsays O O\n")
     report = score_files(file=one)
     assert report.scores["counts"] == {"tokens": 2, "phrases": 1, "found": 1, "correct": 1, "correct_tags": 2}
     assert len(report.warnings) == 1 and "-DOCSTART-" in report.warnings[0]

@@ -19,10 +19,10 @@ token per chunk (``-r``).
 
 >>> import tempfile, os
 >>> path = os.path.join(tempfile.mkdtemp(), "out.txt")
->>> _ = open(path, "w").write("-DOCSTART- -X- O O\n\nEU B-ORG B-ORG\nrejects O B-MISC\n")
+>>> _ = open(path, "w").write("-DOCSTART- -X- O O\n\nKestrel B-ORG B-ORG\nopens O B-MISC\n")
 >>> gold, pred = read_conlleval(path)
 >>> gold.tags, pred.tags, gold.tokens, gold.lines
-([['B-ORG', 'O']], [['B-ORG', 'B-MISC']], [['EU', 'rejects']], [range(3, 5)])
+([['B-ORG', 'O']], [['B-ORG', 'B-MISC']], [['Kestrel', 'opens']], [range(3, 5)])
 """
 
 from __future__ import annotations
