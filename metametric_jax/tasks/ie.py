@@ -193,7 +193,6 @@ class Document:
         _as_tuple(self, "events", Event)
 
 
-# ------------------------------------------------------------------------------------------------------------ keys
 def _entity_keys(strict: bool) -> Callable[[Document], list[Any]]:
     if strict:
         return lambda d: [(s.start, s.end, s.label) for s in d.entities]
@@ -204,8 +203,13 @@ def _relation_keys(strict: bool, directed: bool) -> Callable[[Document], list[An
     def arg(s: Span) -> tuple[Any, ...]:
         return (s.start, s.end, s.label) if strict else (s.start, s.end)
 
+    if directed and strict:  # flat tuples: cheaper to hash
+        return lambda d: [
+            (r.type, r.head.start, r.head.end, r.head.label, r.tail.start, r.tail.end, r.tail.label)
+            for r in d.relations
+        ]
     if directed:
-        return lambda d: [(r.type, arg(r.head), arg(r.tail)) for r in d.relations]
+        return lambda d: [(r.type, r.head.start, r.head.end, r.tail.start, r.tail.end) for r in d.relations]
     return lambda d: [(r.type, *sorted((arg(r.head), arg(r.tail)))) for r in d.relations]
 
 
@@ -224,16 +228,12 @@ def _argument_keys(strict: bool) -> Callable[[Document], list[Any]]:
 _DOCS = {
     ("entities", "strict"): "Entity mentions: offsets and entity type match.",
     ("entities", "boundaries"): "Entity mentions: offsets match (types ignored).",
-    ("relations", "strict"): "Relations, strict (Taillé et al. 2020): relation type, offsets and entity types of "
-    "both arguments match.",
-    ("relations", "boundaries"): "Relations, boundaries (Taillé et al. 2020): relation type and offsets of both "
-    "arguments match; entity types are ignored.",
+    ("relations", "strict"): "Relations, strict (Taillé et al. 2020): type, offsets, entity types of both arguments.",
+    ("relations", "boundaries"): "Relations, boundaries (Taillé et al. 2020): type and offsets of both arguments.",
     ("triggers", "strict"): "Trigger classification (Li, Ji and Huang 2013): trigger offsets and event type match.",
     ("triggers", "boundaries"): "Trigger identification (Li, Ji and Huang 2013): trigger offsets match.",
-    ("arguments", "strict"): "Argument classification (Li, Ji and Huang 2013): argument offsets, event type and role "
-    "match.",
-    ("arguments", "boundaries"): "Argument identification (Li, Ji and Huang 2013): argument offsets and event type "
-    "match.",
+    ("arguments", "strict"): "Argument classification (Li, Ji and Huang 2013): offsets, event type and role match.",
+    ("arguments", "boundaries"): "Argument identification (Li, Ji and Huang 2013): offsets and event type match.",
 }
 
 
@@ -258,11 +258,11 @@ def _batch_stats(mode: str, directed: bool) -> dict[str, Callable[..., np.ndarra
         def batch_stats(predictions: Sequence[Any], references: Sequence[Any], key: Any = key) -> np.ndarray:
             _check_documents(predictions, "predictions")
             _check_documents(references, "references")
-            rows = np.zeros((len(predictions), 3), np.float64)
-            for i, (p, r) in enumerate(zip(predictions, references)):
+            rows = []
+            for p, r in zip(predictions, references):
                 kp, kr = key(p), key(r)
-                rows[i] = (_matched(kp, kr) if kp and kr else 0, len(kp), len(kr))
-            return rows
+                rows.append((_matched(kp, kr) if kp and kr else 0, len(kp), len(kr)))
+            return np.array(rows, np.float64).reshape(-1, 3)
 
         out[figure] = batch_stats
     return out
@@ -270,6 +270,9 @@ def _batch_stats(mode: str, directed: bool) -> dict[str, Callable[..., np.ndarra
 
 def _matched(predicted: list[Any], reference: list[Any]) -> int:
     """The size of the multiset intersection of two lists of keys (the one-to-one matching of equal keys)."""
+    sp, sr = set(predicted), set(reference)
+    if len(sp) == len(predicted) and len(sr) == len(reference):  # no repeated key: a set intersection
+        return len(sp & sr)
     counts = Counter(reference)
     return sum(min(n, counts.get(k, 0)) for k, n in Counter(predicted).items())
 
