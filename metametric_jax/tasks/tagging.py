@@ -49,32 +49,11 @@ from typing import Any, NamedTuple
 
 import numpy as np
 
-__all__ = [
-    "SCHEMES",
-    "OUTSIDE",
-    "BEGIN",
-    "INSIDE",
-    "END",
-    "SINGLE",
-    "Span",
-    "SpanTable",
-    "SpanCounts",
-    "normalize_scheme",
-    "parse_tag",
-    "tag_problem",
-    "recode_tags",
-    "chunk_boundaries",
-    "decode_tags",
-    "extract_batch",
-    "extract_spans",
-    "read_span_sets",
-    "count_spans",
-    "tag_codes",
-    "TagCodes",
-    "device_span_stats",
-    "span_records",
-    "bio_span_records",
-]
+__all__ = [  # grouped: constants, types, host, device
+    "SCHEMES", "OUTSIDE", "BEGIN", "INSIDE", "END", "SINGLE", "Span", "SpanTable", "SpanCounts", "normalize_scheme",
+    "parse_tag", "tag_problem", "recode_tags", "chunk_boundaries", "decode_tags", "extract_batch", "extract_spans",
+    "read_span_sets", "count_spans", "tag_codes", "TagCodes", "device_span_stats", "span_records", "bio_span_records",
+]  # fmt: skip
 
 #: Prefix codes of the chunk rule (:func:`chunk_boundaries`).
 OUTSIDE, BEGIN, INSIDE, END, SINGLE = 0, 1, 2, 3, 4
