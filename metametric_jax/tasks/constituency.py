@@ -193,11 +193,16 @@ def _cut(label: str) -> str:
 _MASKS = np.array([(1 << (8 * i)) - 1 for i in range(8)] + [2**64 - 1], dtype=np.uint64)
 
 
-def _chunks(windows: np.ndarray, start: np.ndarray, length: np.ndarray, k: int) -> np.ndarray:
+def _words64(buffer: np.ndarray) -> np.ndarray:
+    """Overlapping little-endian uint64 views: ``out[i]`` is bytes ``i`` to ``i + 8`` of ``buffer`` (zero-padded)."""
+    padded = np.append(buffer, np.zeros(8, np.uint8))
+    return np.ndarray(shape=(buffer.size + 1,), dtype="<u8", buffer=padded, strides=(1,))
+
+
+def _chunks(words: np.ndarray, start: np.ndarray, length: np.ndarray, k: int) -> np.ndarray:
     """Bytes ``8k`` to ``8k + 8`` of each string as a uint64 (zero past its end)."""
     rest = np.clip(length - 8 * k, 0, 8)
-    raw = windows[np.minimum(start + 8 * k, windows.shape[0] - 1)].view(np.uint64).ravel()
-    return raw & _MASKS[rest]
+    return words[np.minimum(start + 8 * k, words.size - 1)] & _MASKS[rest]
 
 
 def _intern(buffer: np.ndarray, start: np.ndarray, end: np.ndarray) -> tuple[np.ndarray, list[bytes]]:
@@ -208,8 +213,9 @@ def _intern(buffer: np.ndarray, start: np.ndarray, end: np.ndarray) -> tuple[np.
     vocab: list[bytes] = []
     raw = buffer.tobytes()
     if short.any():
-        windows = np.lib.stride_tricks.sliding_window_view(np.append(buffer, np.zeros(8, np.uint8)), 8)
-        key = _chunks(windows, start[short], length[short], 0) | (length[short].astype(np.uint64) << np.uint64(56))
+        key = _chunks(_words64(buffer), start[short], length[short], 0) | (
+            length[short].astype(np.uint64) << np.uint64(56)
+        )
         bits = 16
         while True:  # buckets by a multiplicative hash; a collision between distinct keys doubles the table
             bucket = ((key * np.uint64(0x9E3779B97F4A7C15)) >> np.uint64(64 - bits)).astype(np.int64)
@@ -244,7 +250,7 @@ def _words_equal(buffer: np.ndarray, a0: np.ndarray, a1: np.ndarray, b0: np.ndar
     """Whether ``buffer[a0:a1] == buffer[b0:b1]`` for each pair, byte for byte, eight bytes at a time."""
     n = a1 - a0
     same = n == (b1 - b0)
-    windows = np.lib.stride_tricks.sliding_window_view(np.append(buffer, np.zeros(8, np.uint8)), 8)
+    windows = _words64(buffer)
     k = 0
     todo = np.flatnonzero(same)
     while todo.size:

@@ -39,11 +39,6 @@ from metametric_jax.errors import InputFormatError
 __all__ = ["Tree", "Treebank", "scan_trees", "read_treebank", "parse_trees", "read_trees", "parse_params"]
 
 _OPEN, _CLOSE = 40, 41
-_SPACE = np.zeros(256, dtype=bool)
-_SPACE[[9, 10, 11, 12, 13, 32]] = True  # C isspace(): what evalb splits on
-_KIND = np.ones(256, dtype=np.uint8)  # 0 white space, 1 token byte, 2 '(', 3 ')'
-_KIND[_SPACE] = 0
-_KIND[_OPEN], _KIND[_CLOSE] = 2, 3
 _BOM = b"\xef\xbb\xbf"
 _TOKEN = re.compile(r"[()]|[ \t\n\v\f\r]+|[^ \t\n\v\f\r()]+")
 
@@ -147,16 +142,26 @@ def scan_trees(data: bytes, path: str = "<string>", *, one_per_line: bool | None
     def fail(offset: int, message: str) -> InputFormatError:
         return InputFormatError(path, int(_line_of(newlines, offset)), message)
 
-    kind = _KIND[b]  # 0 white space, 1 token byte, 2 '(', 3 ')'
-    # tokens: runs of token bytes; +1 where one starts, -1 after one ends
-    edge = np.diff((kind == 1).view(np.int8), prepend=np.int8(0), append=np.int8(0))
-    cut = np.flatnonzero(edge)
-    t_start = cut[0::2]
-    t_end = cut[1::2]
-    pos = np.flatnonzero(kind >= 2)
-    is_open = kind[pos] == 2
-    # tokens after each parenthesis (before the next one), starting with token number first_token
-    first_token = np.searchsorted(t_start, pos)
+    opens = b == _OPEN
+    paren = opens | (b == _CLOSE)
+    tok = ~(paren | (b == 32) | ((b >= 9) & (b <= 13)))  # neither a parenthesis nor C isspace()
+    # tokens: runs of token bytes; edge is +1 where one starts, -1 right after one ends
+    tok8 = tok.view(np.int8)
+    edge = np.empty(b.size + 1, dtype=np.int8)
+    if b.size:
+        edge[0], edge[-1] = tok8[0], -tok8[-1]
+        np.subtract(tok8[1:], tok8[:-1], out=edge[1:-1])
+    else:
+        edge[0] = 0
+    t_start = np.flatnonzero(edge == 1)
+    t_end = np.flatnonzero(edge == -1)
+    # events: token starts and parentheses in file order; the tokens after parenthesis k (up to the next one) are
+    # numbered from first_token[k] = (its event index) - k
+    events = np.flatnonzero((edge[:-1] == 1) | paren)
+    paren_event = np.flatnonzero(paren[events])
+    pos = events[paren_event]
+    is_open = opens[pos]
+    first_token = paren_event - np.arange(paren_event.size)
     count = np.diff(np.append(first_token, t_start.size))
     n_paren = pos.size
     depth = np.cumsum(np.where(is_open, 1, -1).astype(np.int32))
@@ -227,13 +232,14 @@ def scan_trees(data: bytes, path: str = "<string>", *, one_per_line: bool | None
     tag_tok = first_token[leaf_idx]
     # leaves before each parenthesis, in file order
     before = np.cumsum(leaf, dtype=np.int64) - leaf
-    # a phrase's matching ')': parentheses of one depth alternate open / close in file order
-    level = np.where(is_open, depth, depth + 1)
-    order = np.argsort(level.astype(np.int16) if n_paren and depth.max() < 32000 else level, kind="stable")
-    opens, closes = order[0::2], order[1::2]
-    match = np.empty(n_paren, dtype=np.int64)
-    match[opens] = closes
+    # a phrase's matching ')': among phrase brackets (a part of speech's ')' follows its '('), those of one depth
+    # alternate open / close in file order
     node_idx = np.flatnonzero(phrase)
+    both = np.flatnonzero(phrase | (close & np.append(True, close[:-1])))
+    level = depth[both] + close[both]
+    order = both[np.argsort(level.astype(np.int16) if depth.max(initial=0) < 32000 else level, kind="stable")]
+    match = np.empty(n_paren, dtype=np.int64)
+    match[order[0::2]] = order[1::2]
     node_sentence = sentence_of_tree[tree_of_paren[node_idx]]
     base = leaf_offsets[node_sentence]
     label_tok = np.where(attached[node_idx], first_token[node_idx], 0)

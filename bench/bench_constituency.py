@@ -1,0 +1,114 @@
+"""Benchmark: EVALB's figures (COLLINS.prm) against the EVALB program, in process and as whole processes.
+
+Data: ``tests/data/constituency/gold.mrg`` (GUM trees) and its perturbed ``pred.mrg`` repeated to ``--trees`` trees
+each (default 13,170, the size of the comparison in the issue), one tree per line as EVALB reads them.
+
+1. **Scoring run** (the target): ``score_files`` (reading both files, scoring, per-sentence items and warnings)
+   against the ``evalb -p COLLINS.prm GOLD PRED`` process (whose start-up is a few milliseconds);
+2. **Whole process**: ``python -m metametric_jax score constituency --format json`` (Python start-up included).
+
+Each side runs ``--repeat`` times, interleaved; the best wall time is reported, after checking that the summary
+figures are equal (as EVALB prints them). EVALB is not part of the repository: build it from the sources named in
+tests/data/constituency/README.md and give its path with ``--evalb PATH`` or ``$EVALB``; without it only our times
+are printed.
+
+Run: ``python bench/bench_constituency.py [--trees N] [--repeat R] [--evalb PATH]``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+DATA = Path(__file__).resolve().parent.parent / "tests" / "data" / "constituency"
+KEYS = {
+    "Bracketing Recall": "recall",
+    "Bracketing Precision": "precision",
+    "Bracketing FMeasure": "f1",
+    "Complete match": "complete_match",
+    "No crossing": "no_crossing",
+    "Tagging accuracy": "tagging_accuracy",
+}
+
+
+def evalb_summary(text: str) -> dict[str, str]:
+    """The ``-- All --`` summary of EVALB's output, as printed."""
+    out: dict[str, str] = {}
+    part = text.split("-- All --", 1)[1].split("-- len", 1)[0]
+    for line in part.splitlines():
+        name, _, value = line.partition("=")
+        if name.strip() in KEYS:
+            out[KEYS[name.strip()]] = value.strip()
+    return out
+
+
+def timed(fn) -> float:
+    t = time.perf_counter()
+    fn()
+    return time.perf_counter() - t
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--trees", type=int, default=13170)
+    parser.add_argument("--repeat", type=int, default=5)
+    parser.add_argument("--evalb", default=os.environ.get("EVALB"))
+    args = parser.parse_args()
+
+    gold_lines = (DATA / "gold.mrg").read_text(encoding="utf-8").splitlines()
+    pred_lines = (DATA / "pred.mrg").read_text(encoding="utf-8").splitlines()
+    copies = -(-args.trees // len(gold_lines))
+    tmp = Path(tempfile.mkdtemp())
+    gold, pred = tmp / "gold.mrg", tmp / "pred.mrg"
+    gold.write_text("\n".join((gold_lines * copies)[: args.trees]) + "\n", encoding="utf-8")
+    pred.write_text("\n".join((pred_lines * copies)[: args.trees]) + "\n", encoding="utf-8")
+    prm = DATA / "COLLINS.prm"
+
+    from metametric_jax.tasks import constituency
+
+    report = constituency.score_files(predictions=pred, references=gold)
+    scores = report.scores["all"]
+    print(
+        f"data: {scores['sentences']} trees per file (tests/data/constituency x {copies}, cut), {scores['words']} words"
+    )
+    evalb = [args.evalb, "-p", str(prm), "-e", "1000000000", str(gold), str(pred)] if args.evalb else None
+    if evalb:
+        text = subprocess.run(evalb, capture_output=True, text=True, check=True).stdout
+        printed = evalb_summary(text)
+        mine = {key: f"{100 * scores[key]:.2f}" for key in printed}
+        assert printed == mine, (printed, mine)
+        print(f"figures: equal to EVALB's summary ({', '.join(f'{k} {v}' for k, v in printed.items())})")
+
+    ours_cli = [sys.executable, "-m", "metametric_jax", "score", "constituency", "--gold", str(gold)]
+    ours_cli += ["--pred", str(pred), "--format", "json"]
+    got = json.loads(subprocess.run(ours_cli, capture_output=True, text=True, check=True).stdout)
+    assert got["all"] == scores
+
+    best: dict[str, float] = {}
+    for _ in range(args.repeat):
+        sides = {"ours": lambda: constituency.score_files(predictions=pred, references=gold)}
+        sides["ours process"] = lambda: subprocess.run(ours_cli, capture_output=True, check=True)
+        if evalb:
+            sides["evalb"] = lambda: subprocess.run(evalb, capture_output=True, check=True)
+        for name, fn in sides.items():
+            best[name] = min(best.get(name, float("inf")), timed(fn))
+    if evalb:
+        e = best["evalb"]
+        print(f"scoring run: evalb {e:.3f} s, score_files {best['ours']:.3f} s: ours/evalb {best['ours'] / e:.2f}x")
+        print(
+            f"whole process: evalb {e:.3f} s, metametric-jax score constituency {best['ours process']:.3f} s: "
+            f"ours/evalb {best['ours process'] / e:.2f}x"
+        )
+    else:
+        print(f"scoring run: score_files {best['ours']:.3f} s (no --evalb given)")
+        print(f"whole process: metametric-jax score constituency {best['ours process']:.3f} s (no --evalb given)")
+
+
+if __name__ == "__main__":
+    main()
