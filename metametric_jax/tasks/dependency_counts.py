@@ -20,6 +20,7 @@ Example:
 from __future__ import annotations
 
 import bisect
+import functools
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
@@ -123,6 +124,7 @@ def _check_heads(sentence: DepSentence, index: int | None) -> None:
 
 
 # ------------------------------------------------------------------------------------------------ one side
+@functools.lru_cache(maxsize=4096)
 def _ufeats(feats: str) -> str:
     return "|".join(sorted(f for f in feats.split("|") if f.split("=", 1)[0] in UNIVERSAL_FEATURES))
 

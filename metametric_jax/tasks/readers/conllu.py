@@ -30,10 +30,8 @@ from metametric_jax.errors import InputFormatError
 
 __all__ = ["DepToken", "MultiwordToken", "DepSentence", "parse_conllu", "read_conllu", "surface"]
 
-_WORD_ID = re.compile(r"[1-9][0-9]*\Z")
-_RANGE_ID = re.compile(r"([1-9][0-9]*)-([1-9][0-9]*)\Z")
-_EMPTY_ID = re.compile(r"(0|[1-9][0-9]*)\.[1-9][0-9]*\Z")
-_HEAD = re.compile(r"(0|[1-9][0-9]*)\Z")
+_RANGE_ID = re.compile(r"([0-9]+)-([0-9]+)\Z")
+_EMPTY_ID = re.compile(r"[0-9]+\.[0-9]+\Z")
 _SENT_ID = re.compile(r"#\s*sent_id\s*=\s*(.*?)\s*\Z")
 # the space separators (Unicode category Zs; all of them lie in the Basic Multilingual Plane)
 _ZS = re.compile("[" + "".join(re.escape(chr(c)) for c in range(0x10000) if unicodedata.category(chr(c)) == "Zs") + "]")
@@ -164,13 +162,14 @@ class _Builder:
 
     def token_line(self, k: int, line: str) -> None:
         columns = line.split("\t")
-        _check_columns(columns, self.source, k, line)
+        if len(columns) != 10:
+            _check_columns(columns, self.source, k, line)
         if self.first_line is None:
             self.first_line = k
         self.started = True
         ident = columns[0]
         expected = len(self.words) + 1
-        if _WORD_ID.match(ident):
+        if ident.isdigit() and ident.isascii():
             self.word(k, columns, expected)
         elif m := _RANGE_ID.match(ident):
             first, last = int(m.group(1)), int(m.group(2))
@@ -202,12 +201,13 @@ class _Builder:
         ident = int(columns[0])
         if ident != expected:
             raise InputFormatError(self.source, k, f"expected word id {expected}; found {columns[0]!r}")
-        if not _HEAD.match(columns[6]):
-            raise InputFormatError(self.source, k, f"expected HEAD to be a word id or 0; found {columns[6]!r}")
+        head = columns[6]
+        if not (head.isdigit() and head.isascii()):
+            raise InputFormatError(self.source, k, f"expected HEAD to be a word id or 0; found {head!r}")
         if not self.range_end and not surface(columns[1]):
             raise InputFormatError(self.source, k, f"expected a non-empty FORM; found {columns[1]!r}")
         c = columns
-        self.words.append(DepToken(ident, c[1], c[2], c[3], c[4], c[5], int(c[6]), c[7], c[8], c[9], k))
+        self.words.append(DepToken(ident, c[1], c[2], c[3], c[4], c[5], int(head), c[7], c[8], c[9], k))
         if self.range_end == ident:
             self.range_end = 0
 
@@ -241,7 +241,7 @@ class _Builder:
 
 def surface(form: str) -> str:
     """The form without space characters (Unicode category Zs), as the text concatenation uses it."""
-    return _ZS.sub("", form)
+    return form if form.isprintable() and " " not in form else _ZS.sub("", form)
 
 
 def parse_conllu(text: str, source: str = "<string>") -> list[DepSentence]:
@@ -263,7 +263,7 @@ def parse_conllu(text: str, source: str = "<string>") -> list[DepSentence]:
     if lines and lines[-1] == "":
         lines.pop()
     for k, line in enumerate(lines, start=1):
-        if not line.strip():
+        if not line or line.isspace():
             builder.end(k)
         elif line.startswith("#"):
             builder.comment(k, line)
