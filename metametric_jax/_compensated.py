@@ -13,7 +13,7 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
-__all__ = ["split", "add", "value"]
+__all__ = ["split", "add", "value", "tree_sum"]
 
 
 def split(x: Any) -> np.ndarray:
@@ -54,3 +54,14 @@ def value(x: jax.Array) -> jax.Array:
     if getattr(jax.config, "jax_enable_x64", False):
         return x[..., 0].astype(jnp.float64) + x[..., 1].astype(jnp.float64)
     return x[..., 0] + x[..., 1]
+
+
+def tree_sum(pairs: jax.Array) -> jax.Array:
+    """Compensated sum over the leading axis of a ``(n, ..., 2)`` pair array (pairwise, log-depth; jittable)."""
+    if pairs.shape[0] == 0:
+        return jnp.zeros(pairs.shape[1:], jnp.float32)
+    while pairs.shape[0] > 1:
+        if pairs.shape[0] % 2:
+            pairs = jnp.concatenate([pairs, jnp.zeros_like(pairs[:1])])
+        pairs = add(pairs[0::2], pairs[1::2])
+    return pairs[0]

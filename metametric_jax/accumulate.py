@@ -170,17 +170,6 @@ def _named(cfg: MetricConfig, pairs: Any) -> dict[str, Any]:
     }
 
 
-def _tree_sum(pairs: jax.Array) -> jax.Array:
-    """Compensated sum over the leading axis of a ``(n, ..., 2)`` pair array (pairwise, log-depth)."""
-    if pairs.shape[0] == 0:
-        return jnp.zeros(pairs.shape[1:], jnp.float32)
-    while pairs.shape[0] > 1:
-        if pairs.shape[0] % 2:
-            pairs = jnp.concatenate([pairs, jnp.zeros_like(pairs[:1])])
-        pairs = comp.add(pairs[0::2], pairs[1::2])
-    return pairs[0]
-
-
 class Metric(struct.PyTreeNode):
     r"""Base class of accumulators built from a similarity or a statistics function (see module docstring).
 
@@ -248,15 +237,26 @@ class Metric(struct.PyTreeNode):
         such a sum. The bootstrap (:mod:`metametric_jax.significance`) sums the same rows under many weightings.
         """
         cfg = cls.metric_config
+        if isinstance(stats, jax.Array):  # on the device (float32; not validated)
+            return _rows(cfg, stats.astype(jnp.float32))
         return _rows(cfg, validate_stats(stats, cfg.name))
 
     @classmethod
-    def from_totals(cls: type[M], totals: Any) -> M:
-        """A state from summed :meth:`example_rows`, float64 ``(..., 3 + K + 1)`` (leading axes stay stacked)."""
+    def sums_from_totals(cls, totals: Any) -> dict[str, Any]:
+        """Named sums (compensated pairs) from summed :meth:`example_rows` ``(..., 3 + K + 1)``.
+
+        Float64 NumPy totals are split exactly; JAX arrays (float32) become pairs with a zero low part.
+        """
         cfg = cls.metric_config
-        totals = np.asarray(totals, np.float64)
-        state = cls.from_sums(_named(cfg, comp.split(totals)))
-        return state.replace(signature=jnp.full(totals.shape[:-1], cfg.signature, jnp.int32))
+        if isinstance(totals, jax.Array):
+            totals = totals.astype(jnp.float32)
+            return _named(cfg, jnp.stack([totals, jnp.zeros_like(totals)], axis=-1))
+        return _named(cfg, comp.split(np.asarray(totals, np.float64)))
+
+    @classmethod
+    def from_totals(cls: type[M], totals: Any) -> M:
+        """A state from summed :meth:`example_rows` ``(..., 3 + K + 1)`` (leading axes stay stacked)."""
+        return cls.from_sums(cls.sums_from_totals(totals))
 
     @classmethod
     def host_sums(cls, stats: Any, weights: Any = None) -> dict[str, Any]:
@@ -280,7 +280,7 @@ class Metric(struct.PyTreeNode):
         rows = _rows(cfg, stats)
         if weights is not None:
             rows = rows * jnp.broadcast_to(jnp.asarray(weights, jnp.float32), (n,))[:, None]
-        return _named(cfg, _tree_sum(jnp.stack([rows, jnp.zeros_like(rows)], axis=-1)))
+        return _named(cfg, comp.tree_sum(jnp.stack([rows, jnp.zeros_like(rows)], axis=-1)))
 
     @classmethod
     def from_stats(cls: type[M], stats: Any, weights: Any = None) -> M:
@@ -314,7 +314,7 @@ class Metric(struct.PyTreeNode):
             micro={k: jnp.asarray(sums["micro"][k]) for k in MICRO},
             macro={k: jnp.asarray(sums["macro"][k]) for k in cfg.macro_names},
             count=jnp.asarray(sums["count"]),
-            signature=jnp.int32(cfg.signature),
+            signature=jnp.full(jnp.shape(sums["count"])[:-1], cfg.signature, jnp.int32),
             config=cfg,
         )
 

@@ -104,14 +104,19 @@ def host_state_sums(
     weights: Any,
     decode: Callable[[Any], Any],
     decode_references: Callable[[Any], Any],
+    extra: dict[str, Any] | None = None,
 ) -> Any:
-    """Decode every example on the host and return the state's sums (named float32 pairs, NumPy)."""
+    """Decode every example on the host and return the state's sums (named float32 pairs, NumPy).
+
+    ``extra`` arrays (one value per example, e.g. ``example_ids``) are passed to ``host_batch_sums`` by keyword.
+    """
     name = metric_cls.metric_config.name
     expected = expected_type(metric_cls)
     preds = _decode_all(decode, pred_def, pred_leaves, n, expected, "predictions", name)
     refs = _decode_all(decode_references, ref_def, ref_leaves, n, expected, "references", name)
     w = None if weights is None else np.asarray(weights, dtype=np.float64)
-    return jax.tree.map(lambda x: np.asarray(x, dtype=np.float32), metric_cls.host_batch_sums(preds, refs, w))
+    kwargs = {k: np.asarray(v) for k, v in (extra or {}).items()}
+    return jax.tree.map(lambda x: np.asarray(x, dtype=np.float32), metric_cls.host_batch_sums(preds, refs, w, **kwargs))
 
 
 def _probe_decode(
@@ -149,6 +154,7 @@ def callback_state(
     weights: Any = None,
     decode: Callable[[Any], Any] | None = None,
     decode_references: Callable[[Any], Any] | None = None,
+    extra: dict[str, Any] | None = None,
 ) -> Any:
     """The state of one batch of arrays, decoded and matched on the host; usable inside ``jit`` / ``pmap``.
 
@@ -159,6 +165,8 @@ def callback_state(
         weights: optional non-negative per-example weights, shape ``(n,)`` or scalar (an array or a tracer).
         decode: host function from one example's slice of ``predictions`` (NumPy) to a structure.
         decode_references: host function for ``references`` (default ``decode``).
+        extra: further per-example arrays (shape ``(n,)``) passed to the class's ``host_batch_sums`` by keyword
+            (the bootstrap's ``example_ids``).
 
     Returns:
         A ``metric_cls`` state equal to the host path's.
@@ -200,8 +208,15 @@ def callback_state(
                 f"shape {tuple(w.shape)}."
             )
 
-    if not _is_traced(pred_leaves + ref_leaves + ([] if w is None else [w])):
-        sums = host_state_sums(metric_cls, pred_leaves, pred_def, ref_leaves, ref_def, n, w, decode, decode_refs)
+    extra = dict(extra or {})
+    for key, value in extra.items():
+        if tuple(np.shape(value)) != (n,):
+            raise ValueError(
+                f"{name}.from_model_output: {key} must have shape ({n},), one per example; found {np.shape(value)}."
+            )
+    names = list(extra)
+    if not _is_traced(pred_leaves + ref_leaves + ([] if w is None else [w]) + list(extra.values())):
+        sums = host_state_sums(metric_cls, pred_leaves, pred_def, ref_leaves, ref_def, n, w, decode, decode_refs, extra)
         return metric_cls.from_sums(sums)
 
     expected = expected_type(metric_cls)
@@ -214,9 +229,10 @@ def callback_state(
         p = list(args[:n_pred])
         r = list(args[n_pred : n_pred + n_ref])
         wt = args[n_pred + n_ref] if w is not None else None
-        return host_state_sums(metric_cls, p, pred_def, r, ref_def, n, wt, decode, decode_refs)
+        given = dict(zip(names, args[n_pred + n_ref + (w is not None) :]))
+        return host_state_sums(metric_cls, p, pred_def, r, ref_def, n, wt, decode, decode_refs, given)
 
-    operands = [*pred_leaves, *ref_leaves] + ([w] if w is not None else [])
+    operands = [*pred_leaves, *ref_leaves] + ([w] if w is not None else []) + [extra[k] for k in names]
     out = metric_cls.sums_shape()
     sums = jax.pure_callback(host, out, *operands, vmap_method="sequential")
     return metric_cls.from_sums(sums)

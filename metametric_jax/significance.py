@@ -82,22 +82,30 @@ def _mix(x: Any) -> Any:
     return x ^ (x >> 16)
 
 
-def _ids32(example_ids: Any) -> np.ndarray:
+def _ids32(example_ids: Any) -> Any:
+    """Example ids as uint32: ids in the int32 range as their two's complement (as on the device), others folded."""
+    if isinstance(example_ids, jax.Array):
+        if not jnp.issubdtype(example_ids.dtype, jnp.integer) or example_ids.ndim != 1:
+            raise TypeError(f"example_ids must be a 1-d integer array; found {example_ids.dtype} {example_ids.shape}.")
+        return example_ids.astype(jnp.int32).astype(jnp.uint32)
     ids = np.asarray(example_ids)
     if ids.ndim != 1 or not (np.issubdtype(ids.dtype, np.integer) or ids.size == 0):
         raise TypeError(f"example_ids must be a 1-d sequence of integers; found {ids.dtype} of shape {ids.shape}.")
     ids = ids.astype(np.int64)
-    return ((ids & 0xFFFFFFFF) ^ ((ids >> 32) & 0xFFFFFFFF)).astype(np.uint32)
+    low = ids & 0xFFFFFFFF
+    folded = np.where((ids >= -(2**31)) & (ids < 2**31), low, low ^ ((ids >> 32) & 0xFFFFFFFF))
+    return folded.astype(np.uint32)
 
 
-def _hashes(example_ids: Any, rows: int, seed: int, stream: int) -> np.ndarray:
-    """``(rows, n)`` uint32 hashes of ``(seed, id, row)``: a pure function of its arguments."""
+def _hashes(example_ids: Any, rows: int, seed: int, stream: int) -> Any:
+    """``(rows, n)`` uint32 hashes of ``(seed, id, row)``: a pure function of its arguments (NumPy or jnp alike)."""
     ids = _ids32(example_ids)
+    xp = jnp if isinstance(ids, jax.Array) else np
     with np.errstate(over="ignore"):
         key = _mix(np.uint32(seed & 0xFFFFFFFF) ^ np.uint32(stream))
-        per_id = _mix(ids ^ key)
-        r = np.arange(rows, dtype=np.uint32)[:, None]
-        return _mix(_mix(per_id[None, :] ^ (r * np.uint32(0x9E3779B9))) + np.uint32(stream))
+        per_id = _mix(ids ^ xp.uint32(key))
+        r = xp.arange(rows, dtype=xp.uint32)[:, None]
+        return _mix(_mix(per_id[None, :] ^ (r * xp.uint32(0x9E3779B9))) + xp.uint32(stream))
 
 
 # Poisson(1) quantile thresholds on 32-bit integers: weight = #{k : h >= T_k}, P(weight = k) = e^-1 / k!
@@ -106,32 +114,41 @@ _THRESHOLDS = np.array(
         min(2**32 - 1, math.floor(sum(math.exp(-1) / math.factorial(j) for j in range(k + 1)) * 2**32))
         for k in range(16)
     ],
-    dtype=np.uint64,
+    dtype=np.uint32,
 )
 
 
-def poisson_weights(example_ids: Sequence[int], replicates: int, seed: int = 0) -> np.ndarray:
-    """Poisson(1) bootstrap weights, ``(replicates, n)`` float64: a pure function of ``(seed, example id, replicate)``.
+def poisson_weights(example_ids: Sequence[int], replicates: int, seed: int = 0) -> Any:
+    """Poisson(1) bootstrap weights, ``(replicates, n)``: a pure function of ``(seed, example id, replicate)``.
+
+    NumPy ids give float64 NumPy weights; JAX integer ids (on the device, also under ``jit``) give the same values as
+    float32 JAX arrays. Ids in the int32 range hash the same on both.
 
     >>> poisson_weights([0, 1, 2], 2, seed=0).shape
     (2, 3)
     """
-    h = _hashes(example_ids, int(replicates), int(seed), _POISSON_STREAM).astype(np.uint64)
+    h = _hashes(example_ids, int(replicates), int(seed), _POISSON_STREAM)
+    if isinstance(h, jax.Array):
+        return (h[..., None] >= jnp.asarray(_THRESHOLDS)).sum(-1).astype(jnp.float32)
     return (h[..., None] >= _THRESHOLDS).sum(-1).astype(np.float64)
 
 
-def swap_masks(example_ids: Sequence[int], permutations: int, seed: int = 0) -> np.ndarray:
+def swap_masks(example_ids: Sequence[int], permutations: int, seed: int = 0) -> Any:
     """Approximate-randomization swaps, ``(permutations, n)`` of 0/1: a pure function of ``(seed, id, permutation)``.
 
     >>> swap_masks([0, 1, 2], 4, seed=0).shape
     (4, 3)
     """
-    return (_hashes(example_ids, int(permutations), int(seed), _SWAP_STREAM) >> np.uint32(31)).astype(np.float64)
+    h = _hashes(example_ids, int(permutations), int(seed), _SWAP_STREAM) >> np.uint32(31)
+    return h.astype(jnp.float32) if isinstance(h, jax.Array) else h.astype(np.float64)
 
 
-def _fingerprint(example_ids: Any) -> np.ndarray:
+def _fingerprint(example_ids: Any) -> Any:
     """An order-independent fingerprint of the ids: the sum of 24-bit hashes (exact as a compensated pair)."""
     h = _hashes(example_ids, 1, 0, _FINGERPRINT_STREAM)[0] >> np.uint32(8)
+    if isinstance(h, jax.Array):
+        v = h.astype(jnp.float32)
+        return comp.tree_sum(jnp.stack([v, jnp.zeros_like(v)], axis=-1))
     return comp.split(np.asarray(h, np.float64).sum())
 
 
@@ -144,11 +161,14 @@ def _rows(metric: Any, predictions: Sequence[Any], references: Sequence[Any]) ->
     return metric.example_rows(metric.batch_stats(predictions, references))
 
 
-def _from_totals(metric: Any, totals: Any) -> Any:
+def _sums_from_totals(metric: Any, totals: Any) -> Any:
     if isinstance(metric, type) and issubclass(metric, Suite):
-        cfg = metric.metric_config
-        return metric(states={k: m.from_totals(totals[k]) for k, m in cfg.members}, config=cfg)
-    return metric.from_totals(totals)
+        return {k: m.sums_from_totals(totals[k]) for k, m in metric.metric_config.members}
+    return metric.sums_from_totals(totals)
+
+
+def _from_totals(metric: Any, totals: Any) -> Any:
+    return metric.from_sums(_sums_from_totals(metric, totals))
 
 
 def _weighted(rows: Any, weights: np.ndarray) -> Any:
@@ -256,34 +276,112 @@ class BootstrapState(struct.PyTreeNode):
     @classmethod
     def from_model_output(
         cls: type[B],
-        predictions: Sequence[Any],
-        references: Sequence[Any],
+        predictions: Any,
+        references: Any,
         weights: Any = None,
         *,
-        example_ids: Sequence[int] | None = None,
+        example_ids: Any = None,
+        decode: Any = None,
+        decode_references: Any = None,
     ) -> B:
         """The state of one batch: the metric's per-example rows under the plain and the ``B`` replicate weightings.
 
         Args:
-            predictions: predicted structures, one per example.
-            references: reference structures, same length.
+            predictions: predicted structures, one per example; or, with ``decode``, arrays with a leading batch axis.
+            references: reference structures, same length (or arrays, with ``decode``).
             weights: optional non-negative per-example weights (multiplied into every replicate's weights).
-            example_ids: one integer per example (default: the running position, see the module docstring).
+            example_ids: one integer per example (default on the host: the running position, see the module
+                docstring; required inside ``jit``).
+            decode: host function from one example's arrays to a structure (the callback path, usable inside
+                ``jax.jit`` / ``pmap``; see :mod:`metametric_jax.jit`).
+            decode_references: the same for the references (default ``decode``).
         """
+        if decode is not None or decode_references is not None:
+            from metametric_jax.jit import callback_state
+
+            leaves = jax.tree.leaves(predictions)
+            if example_ids is None:
+                if any(isinstance(x, jax.core.Tracer) for x in leaves):
+                    raise ValueError(
+                        f"{cls.resampling.name}: inside jit the bootstrap needs example_ids (one integer per example)."
+                    )
+                example_ids = cls.positions.take(int(np.shape(leaves[0])[0]) if leaves else 0)
+            extra = {"example_ids": example_ids}
+            return callback_state(cls, predictions, references, weights, decode, decode_references, extra)
+        check_batch(predictions, references, cls.resampling.name)
+        ids = _example_ids(cls, example_ids, len(predictions))
+        return cls.from_sums(cls.host_batch_sums(predictions, references, weights, example_ids=ids))
+
+    @classmethod
+    def host_batch_sums(
+        cls, predictions: Sequence[Any], references: Sequence[Any], weights: Any = None, *, example_ids: Any
+    ) -> dict[str, Any]:
+        """The state's sums of a batch of structures, on the host (NumPy; what the callback path computes)."""
         cfg = cls.resampling
         check_batch(predictions, references, cfg.name)
         n = len(predictions)
         ids = _example_ids(cls, example_ids, n)
         w = validate_weights(weights, n, cfg.name)
         rows = _rows(cfg.metric, predictions, references)
-        reps = poisson_weights(ids, cfg.samples, cfg.seed)
         base = np.ones(n) if w is None else w
-        plain = _weighted(rows, base[None, :])
-        replicas = _weighted(rows, reps * base[None, :])
+        reps = poisson_weights(ids, cfg.samples, cfg.seed) * base[None, :]
+        return {
+            "plain": _sums_from_totals(cfg.metric, jax.tree.map(lambda r: base @ r, rows)),
+            "replicas": _sums_from_totals(cfg.metric, jax.tree.map(lambda r: reps @ r, rows)),
+            "fingerprint": _fingerprint(ids),
+        }
+
+    @classmethod
+    def sums_shape(cls) -> dict[str, Any]:
+        """The structure of :meth:`host_batch_sums` as ``jax.ShapeDtypeStruct`` leaves."""
+        cfg = cls.resampling
+        plain = cfg.metric.sums_shape()
+        return {
+            "plain": plain,
+            "replicas": jax.tree.map(lambda x: jax.ShapeDtypeStruct((cfg.samples, *x.shape), x.dtype), plain),
+            "fingerprint": jax.ShapeDtypeStruct((2,), jnp.float32),
+        }
+
+    @classmethod
+    def from_sums(cls: type[B], sums: Any) -> B:
+        """A state from its sums (see :meth:`host_batch_sums`; NumPy, JAX arrays or tracers)."""
+        m = cls.resampling.metric
         return cls(
-            plain=_from_totals(cfg.metric, jax.tree.map(lambda x: x[0], plain)),
-            replicas=_from_totals(cfg.metric, replicas),
-            fingerprint=jnp.asarray(_fingerprint(ids)),
+            plain=m.from_sums(sums["plain"]),
+            replicas=m.from_sums(sums["replicas"]),
+            fingerprint=jnp.asarray(sums["fingerprint"], jnp.float32),
+        )
+
+    @classmethod
+    def from_records(cls: type[B], encoded: Any, weights: Any = None, *, example_ids: Any) -> B:
+        """The device-native state of a batch of encoded records (jittable; see :mod:`metametric_jax.device`).
+
+        The replicate weights are computed on the device from ``example_ids`` (int32, in the int32 range) with the
+        same hash as on the host; sums are float32, equal to the host path to float32 rounding (counts exactly).
+        """
+        from metametric_jax.device import device_stats
+
+        cfg = cls.resampling
+        m = cfg.metric
+        if not (isinstance(m, type) and issubclass(m, Metric)):
+            raise TypeError(f"{cfg.name}: the device-native bootstrap needs a single record metric, not a suite.")
+        ids = jnp.asarray(example_ids, jnp.int32)
+        rows = m.example_rows(device_stats(m, encoded))
+        n = rows.shape[0]
+        if ids.shape != (n,):
+            raise ValueError(f"{cfg.name}: example_ids must have shape ({n},); found {ids.shape}.")
+        base = (
+            jnp.ones((n,), jnp.float32)
+            if weights is None
+            else jnp.broadcast_to(jnp.asarray(weights, jnp.float32), (n,))
+        )
+        reps = poisson_weights(ids, cfg.samples, cfg.seed) * base[None, :]
+        return cls.from_sums(
+            {
+                "plain": m.sums_from_totals(base @ rows),
+                "replicas": m.sums_from_totals(reps @ rows),
+                "fingerprint": _fingerprint(ids),
+            }
         )
 
     def merge(self: B, other: B) -> B:
@@ -342,7 +440,13 @@ def bootstrap(metric: Any, replicates: int = 1000, seed: int = 0, level: float =
         raise ValueError(f"bootstrap needs a confidence level in (0, 1); found {level!r}.")
     cfg = ResamplingConfig(metric, replicates, int(seed), float(level))
     name = f"Bootstrap{metric.__name__}"
-    return type(name, (BootstrapState,), {"resampling": cfg, "positions": _Positions(), "__module__": __name__})
+    attrs = {
+        "resampling": cfg,
+        "positions": _Positions(),
+        "metric_config": metric.metric_config,
+        "__module__": __name__,
+    }
+    return type(name, (BootstrapState,), attrs)
 
 
 def _check_pair(a: Any, b: Any, cls: type, what: str) -> None:

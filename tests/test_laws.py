@@ -248,39 +248,41 @@ def _amr_case(mod: Any) -> Case:
 
 
 def _ie_events(mod: Any) -> tuple[list[Any], list[Any]]:
+    from metametric_jax.tasks.ner import Span
+
     rng = random.Random(15)
     roles, types = ["agent", "victim", "place"], ["Attack", "Die"]
 
     def event() -> Any:
         start = rng.randrange(0, 10)
         args = tuple(
-            mod.Argument(mod.Mention(a, a + rng.randrange(0, 2)), rng.choice(roles)) for a in rng.sample(range(12), 2)
+            mod.Argument(Span(a, a + 1 + rng.randrange(0, 2), "X"), rng.choice(roles)) for a in rng.sample(range(12), 2)
         )
-        return mod.Event(mod.Trigger(mod.Mention(start, start), rng.choice(types)), args)
+        return mod.Event(Span(start, start + 1, rng.choice(types)), args)
 
-    refs = [[event() for _ in range(rng.randrange(1, 4))] for _ in range(9)]
-    preds = [[e if rng.random() < 0.6 else event() for e in doc] for doc in refs]
+    refs = [mod.Document(events=tuple(event() for _ in range(rng.randrange(1, 4)))) for _ in range(9)]
+    preds = [mod.Document(events=tuple(e if rng.random() < 0.6 else event() for e in d.events)) for d in refs]
     return preds, refs
 
 
 def _ie_case(mod: Any) -> Case:
-    return Case(mod.EventExtraction, *_ie_events(mod), batch_size=3)
+    return Case(mod.IEMetric("strict"), *_ie_events(mod), batch_size=3)
 
 
 def _ie_relation_case(mod: Any) -> Case:
+    from metametric_jax.tasks.ner import Span
+
     rng = random.Random(16)
 
     def rel() -> Any:
         a, b = rng.sample(range(8), 2)
         return mod.Relation(
-            rng.choice(["works_for", "lives_in"]),
-            mod.Mention(a, a, "PER"),
-            mod.Mention(b, b, rng.choice(["ORG", "LOC"])),
+            rng.choice(["works_for", "lives_in"]), Span(a, a + 1, "PER"), Span(b, b + 1, rng.choice(["ORG", "LOC"]))
         )
 
-    refs = [[rel() for _ in range(rng.randrange(1, 4))] for _ in range(9)]
-    preds = [[r if rng.random() < 0.6 else rel() for r in doc] for doc in refs]
-    return Case(mod.RelationExtraction, preds, refs, batch_size=3)
+    refs = [mod.Document(relations=tuple(rel() for _ in range(rng.randrange(1, 4)))) for _ in range(9)]
+    preds = [mod.Document(relations=tuple(r if rng.random() < 0.6 else rel() for r in d.relations)) for d in refs]
+    return Case(mod.IEMetric("boundaries", directed=False), preds, refs, batch_size=3)
 
 
 def _parsing_case(mod: Any) -> Case:

@@ -2,11 +2,15 @@
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 import jax
+import jax.numpy as jnp
 import numpy as np
 import pytest
 
-from metametric_jax import dsl, make_metric, make_suite
+from metametric_jax import dsl, make_metric, make_suite, metametric, metric_of
+from metametric_jax.device import encode_pairs
 from metametric_jax import significance as sig
 from metametric_jax.normalizer import safe_divide
 
@@ -192,3 +196,54 @@ def test_interval_covers_the_population_f1_about_95_percent_of_the_time() -> Non
         out = Boot.from_model_output(preds, refs, example_ids=np.arange(150) + 1000 * t).compute()
         covered += out["low"]["f1"] <= population_f1 <= out["high"]["f1"]
     assert 0.93 <= covered / trials <= 0.97, covered / trials
+
+
+# ------------------------------------------------------------------------------------------------ every path
+@dataclass(frozen=True)
+class Span:
+    start: int
+    end: int
+    label: str
+
+
+@metametric(normalizer="f1")
+@dataclass(frozen=True)
+class Sentence:
+    spans: frozenset[Span]
+
+
+LABELS = ("PER", "LOC")
+
+
+def decode(row: np.ndarray) -> Sentence:
+    return Sentence(frozenset(Span(int(i), int(i) + 1, LABELS[int(v) - 1]) for i, v in enumerate(row) if v > 0))
+
+
+def tag_batch(n: int, seed: int) -> tuple[np.ndarray, np.ndarray]:
+    rng = np.random.default_rng(seed)
+    gold = rng.integers(0, 3, (n, 6)).astype(np.int32)
+    pred = np.where(rng.random((n, 6)) < 0.3, rng.integers(0, 3, (n, 6)), gold).astype(np.int32)
+    return pred, gold
+
+
+def test_callback_and_device_paths_equal_the_host_path() -> None:
+    pred, gold = tag_batch(24, 0)
+    ids = np.arange(500, 524)
+    Boot = sig.bootstrap(metric_of(Sentence), replicates=40, seed=3)
+    host = Boot.from_model_output([decode(r) for r in pred], [decode(r) for r in gold], example_ids=ids)
+    eager = Boot.from_model_output(pred, gold, example_ids=ids, decode=decode)
+    jitted = jax.jit(lambda p, g, i: Boot.from_model_output(p, g, example_ids=i, decode=decode))(pred, gold, ids)
+    pair = encode_pairs([decode(r) for r in pred], [decode(r) for r in gold], metric=metric_of(Sentence))
+    device = jax.jit(lambda pr, i: Boot.from_records(pr, example_ids=i))(pair, jnp.asarray(ids, jnp.int32))
+    np.testing.assert_array_equal(
+        sig.poisson_weights(jnp.asarray(ids, jnp.int32), 40, 3), sig.poisson_weights(ids, 40, 3)
+    )
+    want = host.replicates()
+    for other in (eager, jitted, device):
+        got = other.replicates()
+        for key in want:
+            np.testing.assert_allclose(got[key], want[key], rtol=2e-6, atol=1e-6, err_msg=key)
+        np.testing.assert_array_equal(np.asarray(other.fingerprint).sum(), np.asarray(host.fingerprint).sum())
+        assert float(other.compute()["estimate"]["f1"]) == pytest.approx(float(host.compute()["estimate"]["f1"]))
+    with pytest.raises(ValueError, match="example_ids"):
+        jax.jit(lambda p, g: Boot.from_model_output(p, g, decode=decode))(pred, gold)
