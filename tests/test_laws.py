@@ -18,12 +18,10 @@ import jax
 import numpy as np
 import pytest
 
-from helpers import flat
-from metametric_jax.tasks.ranking import precision_at_k
-from metametric_jax import make_metric
-from metametric_jax import Variable, dsl, make_suite, metametric, stats_metric
+from metametric_jax import Variable, dsl, make_metric, make_suite, metametric, stats_metric
 from metametric_jax import testing as laws
 from metametric_jax.interop import clu_metric
+from metametric_jax.tasks.ranking import precision_at_k
 
 
 class Case(NamedTuple):

@@ -10,8 +10,8 @@ import numpy as np
 import pytest
 
 from metametric_jax import dsl, make_metric, make_suite, metametric, metric_of
-from metametric_jax.device import encode_pairs
 from metametric_jax import significance as sig
+from metametric_jax.device import encode_pairs
 from metametric_jax.normalizer import safe_divide
 
 Spans = make_metric(dsl.set_matching(dsl.discrete()), "f1", name="sig_spans")
