@@ -32,17 +32,6 @@ __all__ = ["PROG", "LARGE_INPUT", "build_parser", "main"]
 PROG = "metametric-jax"
 
 
-def _version() -> str:
-    from importlib.metadata import PackageNotFoundError, version
-
-    try:
-        return version("metametric-jax")
-    except PackageNotFoundError:  # run from a source tree that was not installed
-        from metametric_jax import __version__
-
-        return __version__
-
-
 def _output_options() -> argparse.ArgumentParser:
     """Options accepted both before and after the task name (``score --format json ner`` or ``score ner --format``)."""
     parent = argparse.ArgumentParser(add_help=False)
@@ -64,7 +53,9 @@ def build_parser(commands: dict[str, Command] | None = None) -> argparse.Argumen
     parser = argparse.ArgumentParser(
         prog=PROG, description="Structured-prediction metrics (metametric_jax) from the command line."
     )
-    parser.add_argument("--version", action="version", version=f"{PROG} {_version()}")
+    from metametric_jax import __version__
+
+    parser.add_argument("--version", action="version", version=f"{PROG} {__version__}")
     subcommands = parser.add_subparsers(dest="command", metavar="COMMAND")
     output = _output_options()
     score = subcommands.add_parser(
