@@ -291,11 +291,19 @@ def test_report_items_per_reference_sentence() -> None:
     assert report.warnings == []
 
 
-def test_empty_reference_warns(tmp_path: Path) -> None:
+def test_empty_files(tmp_path: Path) -> None:
     empty = tmp_path / "empty.conllu"
     empty.write_text("# nothing\n\n", encoding="utf-8")
     report = dep.score_files(predictions=empty, references=empty)
     assert report.scores["las"]["f1"] == 0.0 and "holds no sentences" in report.warnings[0]
+    with pytest.raises(InputFormatError, match=f"expected the sentences of {GOLD}; found no sentence") as err:
+        dep.score_files(predictions=empty, references=GOLD)
+    assert err.value.path == str(empty)
+    with pytest.raises(InputFormatError, match="found no sentence") as err:
+        dep.score_files(predictions=GOLD, references=empty)
+    assert err.value.path == str(empty)
+    with pytest.raises(InputFormatError, match="<predictions> .no words.: the predicted words spell a different"):
+        dep.score([], read_conllu(GOLD))
 
 
 # ============================================================================================ reader

@@ -79,6 +79,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
+from metametric_jax.errors import InputFormatError
 from metametric_jax.report import Report
 from metametric_jax.tasks.dependency_counts import (
     ALIGNED_METRICS,
@@ -291,6 +292,14 @@ def score_files(*, predictions: str | os.PathLike[str], references: str | os.Pat
     parse_options(options)
     gold = read_conllu(references)
     system = read_conllu(predictions)
+    if gold and not system:
+        raise InputFormatError(
+            os.fspath(predictions), None, f"expected the sentences of {os.fspath(references)}; found no sentence"
+        )
+    if system and not gold:
+        raise InputFormatError(
+            os.fspath(references), None, f"expected the sentences of {os.fspath(predictions)}; found no sentence"
+        )
     counts = sentence_counts(system, gold, **options)
     items = []
     for k, (sentence, rows) in enumerate(zip(gold, counts), start=1):

@@ -132,8 +132,9 @@ def _ufeats(feats: str) -> str:
 class _Side:
     """One side (reference or prediction) of a corpus, flattened: its text, tokens, sentences and words."""
 
-    def __init__(self, sentences: Sequence[DepSentence], strip_subtypes: bool, check_trees: bool) -> None:
+    def __init__(self, sentences: Sequence[DepSentence], strip_subtypes: bool, check_trees: bool, name: str) -> None:
         self.sentences = sentences
+        self.name = name
         chars: list[str] = []
         self.tokens: list[tuple[int, int]] = []
         self.token_where: list[tuple[int, int | None]] = []  # (sentence, line)
@@ -200,7 +201,7 @@ class _Side:
     def locate(self, char: int) -> tuple[str, int | None]:
         """The file and line of the token holding character ``char`` (the last token at the end of the text)."""
         if not self.tokens:
-            return ("<empty>", None)
+            return (f"{self.name} (no words)", None)
         k = max(0, min(bisect.bisect_right([a for a, _ in self.tokens], char) - 1, len(self.tokens) - 1))
         s, line = self.token_where[k]
         return self.sentences[s].source, line
@@ -343,8 +344,8 @@ def sentence_counts(predictions: Any, references: Any, **options: Any) -> np.nda
         TypeError: inputs that are not sentences, or an unknown option.
     """
     check_trees, exclude_punct, strip_subtypes = parse_options(options)
-    gold = _Side(_documents(references, "references"), strip_subtypes, check_trees)
-    system = _Side(_documents(predictions, "predictions"), strip_subtypes, check_trees)
+    gold = _Side(_documents(references, "references"), strip_subtypes, check_trees, "<references>")
+    system = _Side(_documents(predictions, "predictions"), strip_subtypes, check_trees, "<predictions>")
     _check_text(gold, system)
     out = np.zeros((len(gold.sentences), len(METRICS), 4), dtype=np.int64)
     if not gold.sentences:
