@@ -207,3 +207,12 @@ def test_unknown_scheme_lists_valid_schemes(capsys) -> None:
     assert code == 2
     for scheme in ("IOB1", "IOB2", "IOE1", "IOE2", "IOBES", "BILOU"):
         assert scheme in err
+
+
+def test_one_file_from_standard_input() -> None:
+    """``--file -`` reads standard input, as conlleval.pl does."""
+    data = (DATA / "random_iob2.txt").read_bytes()
+    argv = [sys.executable, "-m", "metametric_jax", "score", "ner", "--file", "-", "--format", "json"]
+    proc = subprocess.run(argv, input=data, capture_output=True, timeout=120, check=False)
+    assert proc.returncode == 0, proc.stderr.decode()
+    assert json.loads(proc.stdout) == score_files(file=DATA / "random_iob2.txt").scores

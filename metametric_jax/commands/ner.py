@@ -41,7 +41,8 @@ def _add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--file",
         metavar="FILE",
-        help="one file in conlleval's layout: the gold and the predicted tag in the last two columns",
+        help="one file in conlleval's layout: the gold and the predicted tag in the last two columns ('-': standard "
+        "input, as conlleval.pl reads it)",
     )
     parser.add_argument(
         "--scheme",
@@ -57,7 +58,13 @@ def _add_arguments(parser: argparse.ArgumentParser) -> None:
         metavar="DELIM",
         help="the field separator, a regular expression as conlleval -d takes it (default: any whitespace)",
     )
-    parser.add_argument("-o", "--outside", default="O", metavar="TAG", help="the outside tag (default: O)")
+    parser.add_argument(
+        "-o",
+        "--outside",
+        default="O",
+        metavar="TAG",
+        help="the outside tag, read as O (default: O; conlleval applies -o with -r only, here it applies always)",
+    )
     parser.add_argument(
         "-r", "--raw", action="store_true", help="tags without prefixes: every non-outside token is a chunk"
     )

@@ -31,6 +31,7 @@ import dataclasses
 import itertools
 import os
 import re
+import sys
 from collections.abc import Callable
 
 from metametric_jax.errors import InputFormatError
@@ -86,9 +87,12 @@ def split_fields(delimiter: str | None) -> re.Pattern[str] | None:
 
 
 def _text(path: str) -> str:
-    """The file's text, a byte-order mark removed; undecodable bytes raise with their line."""
-    with open(path, "rb") as handle:
-        data = handle.read()
+    """The file's text (``-``: standard input), a byte-order mark removed; undecodable bytes raise with their line."""
+    if path == "-":
+        data = sys.stdin.buffer.read()
+    else:
+        with open(path, "rb") as handle:
+            data = handle.read()
     try:
         return data.decode("utf-8-sig")
     except UnicodeDecodeError as err:
@@ -221,7 +225,7 @@ def read_conlleval(
     """Read ``conlleval``'s one-file layout: the last two columns are the reference and the predicted tag.
 
     Args:
-        path: the file (UTF-8).
+        path: the file (UTF-8); ``-`` reads standard input, as ``conlleval.pl`` does.
         scheme: if given, every tag is checked against this tag scheme.
         delimiter: the field separator, a regular expression as ``conlleval -d`` takes it (default: whitespace).
         outside: the outside tag (``-o``).
