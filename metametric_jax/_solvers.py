@@ -1,18 +1,34 @@
-"""Matching solvers behind :mod:`metametric_jax.matching`: assignment, row/column maxima, integer programs."""
+"""Matching solvers behind :mod:`metametric_jax.matching`: assignment, row/column maxima, integer programs.
+
+Each solver lives here once; the exact latent matching (Smatch's problem, used by :mod:`metametric_jax.tasks.amr` and
+:class:`metametric_jax.matching.LatentSetMatching` alike) is :func:`solve_latent`, from :mod:`metametric_jax._latent`.
+"""
 
 from __future__ import annotations
 
-from collections import Counter
-from collections.abc import Sequence
+import warnings
+from collections import Counter, defaultdict
+from collections.abc import Callable, Sequence
 from typing import Any
 
 import numpy as np
 from scipy import sparse
 from scipy.optimize import Bounds, LinearConstraint, linear_sum_assignment, milp
 
+from metametric_jax._latent import DEFAULT_TIME_LIMIT, LatentSolution, SolverBudgetWarning, solve_latent
 from metametric_jax.constraint import Constraint
 
-__all__ = ["solve_gram", "discrete_stats", "solve_binary_program", "lcs_dp"]
+__all__ = [
+    "solve_latent_elements",
+    "solve_gram",
+    "discrete_stats",
+    "solve_binary_program",
+    "lcs_dp",
+    "solve_latent",
+    "LatentSolution",
+    "SolverBudgetWarning",
+    "DEFAULT_TIME_LIMIT",
+]
 
 
 def solve_gram(g: np.ndarray, constraint: Constraint, want_pairs: bool = False) -> tuple[float, list[tuple[int, int]]]:
@@ -144,3 +160,158 @@ def lcs_dp(g: np.ndarray) -> tuple[float, list[tuple[int, int]]]:
             j -= 1
     pairs.reverse()
     return float(dp[n, m]), [(a, b) for a, b in pairs if g[a, b] > 0]
+
+
+def _element_factor(constraint: Constraint, n_pred: int, n_ref: int) -> int:
+    """Matches between ``n_pred`` predicted and ``n_ref`` reference copies of one element under ``constraint``."""
+    if constraint is Constraint.ONE_TO_ONE:
+        return min(n_pred, n_ref)
+    if constraint is Constraint.ONE_TO_MANY:
+        return n_pred
+    if constraint is Constraint.MANY_TO_ONE:
+        return n_ref
+    return n_pred * n_ref
+
+
+def solve_latent_elements(
+    g: np.ndarray,
+    bindings: Callable[[int, int], Sequence[tuple[Any, Any]]],
+    constraint: Constraint,
+    *,
+    time_limit: float | None = DEFAULT_TIME_LIMIT,
+) -> tuple[float, list[tuple[int, int]], bool]:
+    r"""Joint matching of elements and their latent variables: ``(total, matched element pairs, optimal)``.
+
+    Element ``i`` (predicted) may match element ``j`` (reference), gaining ``g[i, j]``, only if every variable pair
+    ``bindings(i, j)`` is in the one-to-one variable mapping; elements match under ``constraint``.
+
+    When the elements compatible with each other form complete blocks of equal weight (elements equal up to their
+    variables, the case of Smatch's triples), the problem is one of :func:`solve_latent`: for a fixed mapping, the
+    predicted copies of a block with variable tuple :math:`T` match the reference copies with tuple :math:`m(T)`,
+    :math:`\min(c_T, c_{m(T)})` of them under ``1:1``, so each pair of tuples is one term over the variable pairs it
+    requires. Otherwise it is solved as an integer program over element and variable pairs
+    (:func:`solve_binary_program`, exact, without time bound).
+    """
+    n_x, n_y = g.shape
+    cand = [(int(i), int(j)) for i, j in zip(*np.nonzero(g > 0))]
+    if not cand:
+        return 0.0, [], True
+    blocks = _blocks(g, cand)
+    if blocks is None:
+        return _latent_program(g, cand, bindings, constraint)
+    pred_vars: dict[Any, int] = {}
+    gold_vars: dict[Any, int] = {}
+    groups = []  # per block: weight, {pred tuple: [i]}, {gold tuple: [j]}
+    for rows, cols, weight in blocks:
+        left: dict[tuple, list[int]] = defaultdict(list)
+        right: dict[tuple, list[int]] = defaultdict(list)
+        for i in rows:
+            left[tuple(pred_vars.setdefault(u, len(pred_vars)) for u, _ in bindings(i, cols[0]))].append(i)
+        for j in cols:
+            right[tuple(gold_vars.setdefault(v, len(gold_vars)) for _, v in bindings(rows[0], j))].append(j)
+        groups.append((weight, left, right))
+    n_g = max(len(gold_vars), 1)
+    constant = 0.0
+    unary: dict[int, float] = defaultdict(float)
+    pairwise: dict[tuple[int, int], float] = defaultdict(float)
+    higher: dict[tuple[int, ...], float] = defaultdict(float)
+    requirements = []
+    for weight, left, right in groups:
+        for t_pred, items in left.items():
+            for t_gold, others in right.items():
+                if len(t_pred) != len(t_gold):
+                    continue
+                needed = dict.fromkeys(zip(t_pred, t_gold))
+                if len({u for u, _ in needed}) != len(needed) or len({v for _, v in needed}) != len(needed):
+                    continue  # a variable would be mapped twice
+                gain = weight * _element_factor(constraint, len(items), len(others))
+                pairs = tuple(sorted(u * n_g + v for u, v in needed))
+                requirements.append((pairs, items, others))
+                if not pairs:
+                    constant += gain
+                elif len(pairs) == 1:
+                    unary[pairs[0]] += gain
+                elif len(pairs) == 2:
+                    pairwise[(pairs[0], pairs[1])] += gain
+                else:
+                    higher[pairs] += gain
+    solution = solve_latent(len(pred_vars), len(gold_vars), unary, pairwise, higher, time_limit=time_limit)
+    if not solution.optimal:
+        warnings.warn(
+            f"latent matching: the time budget of {time_limit} s ran out; the best variable mapping found is used "
+            f"({solution.value + constant:g}, at most {solution.upper_bound + constant:g}).",
+            SolverBudgetWarning,
+            stacklevel=3,
+        )
+    chosen = {u * n_g + v for u, v in solution.mapping.items()}
+    matched: list[tuple[int, int]] = []
+    for pairs, items, others in requirements:
+        if all(a in chosen for a in pairs):
+            if constraint is Constraint.ONE_TO_ONE:
+                matched.extend(zip(items, others))
+            elif constraint is Constraint.ONE_TO_MANY:
+                matched.extend((i, others[0]) for i in items)
+            elif constraint is Constraint.MANY_TO_ONE:
+                matched.extend((items[0], j) for j in others)
+            else:
+                matched.extend((i, j) for i in items for j in others)
+    total = float(sum(g[i, j] for i, j in matched))
+    return total, sorted(matched), solution.optimal
+
+
+def _blocks(g: np.ndarray, cand: list[tuple[int, int]]) -> list[tuple[list[int], list[int], float]] | None:
+    """The connected components of the candidate pairs, if each is complete with one weight (else ``None``)."""
+    parent: dict[tuple[str, int], tuple[str, int]] = {}
+
+    def find(x: tuple[str, int]) -> tuple[str, int]:
+        while parent.setdefault(x, x) != x:
+            parent[x] = parent[parent[x]]
+            x = parent[x]
+        return x
+
+    for i, j in cand:
+        a, b = find(("p", i)), find(("r", j))
+        if a != b:
+            parent[a] = b
+    members: dict[tuple[str, int], tuple[list[int], list[int]]] = defaultdict(lambda: ([], []))
+    for node in list(parent):
+        rows, cols = members[find(node)]
+        (rows if node[0] == "p" else cols).append(node[1])
+    out = []
+    for rows, cols in members.values():
+        block = g[np.ix_(sorted(rows), sorted(cols))]
+        if block.min() <= 0 or block.max() != block.min():
+            return None
+        out.append((sorted(rows), sorted(cols), float(block[0, 0])))
+    return out
+
+
+def _latent_program(
+    g: np.ndarray,
+    cand: list[tuple[int, int]],
+    bindings: Callable[[int, int], Sequence[tuple[Any, Any]]],
+    constraint: Constraint,
+) -> tuple[float, list[tuple[int, int]], bool]:
+    """The integer program over element pairs ``z`` and variable pairs ``b``: ``z <= b`` for each binding."""
+    var_index: dict[tuple[Any, Any], int] = {}
+    links: list[tuple[int, int]] = []
+    n = len(cand)
+    for k, (i, j) in enumerate(cand):
+        for u, v in bindings(i, j):
+            idx = var_index.get((u, v))
+            if idx is None:
+                idx = var_index[(u, v)] = n + len(var_index)
+            links.append((k, idx))
+    w = np.concatenate([np.array([g[i, j] for i, j in cand]), np.zeros(len(var_index))])
+    groups: dict[tuple[str, Any], list[int]] = {}
+    if constraint in (Constraint.ONE_TO_ONE, Constraint.ONE_TO_MANY):
+        for k, (i, _) in enumerate(cand):
+            groups.setdefault(("i", i), []).append(k)
+    if constraint in (Constraint.ONE_TO_ONE, Constraint.MANY_TO_ONE):
+        for k, (_, j) in enumerate(cand):
+            groups.setdefault(("j", j), []).append(k)
+    for (u, v), idx in var_index.items():
+        groups.setdefault(("u", u), []).append(idx)
+        groups.setdefault(("v", v), []).append(idx)
+    total, z = solve_binary_program(w, list(groups.values()), links)
+    return total, [cand[k] for k in range(n) if z[k] > 0.5], True

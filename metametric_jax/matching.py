@@ -22,7 +22,14 @@ from typing import Any
 
 import numpy as np
 
-from metametric_jax._solvers import discrete_stats, lcs_dp, solve_binary_program, solve_gram
+from metametric_jax._solvers import (
+    DEFAULT_TIME_LIMIT,
+    discrete_stats,
+    lcs_dp,
+    solve_binary_program,
+    solve_gram,
+    solve_latent_elements,
+)
 from metametric_jax.composite import Product
 from metametric_jax.constraint import Constraint, parse_constraint
 from metametric_jax.explain import Match
@@ -284,7 +291,7 @@ class LatentSetMatching(Similarity):
     r"""Matching of collections whose elements carry latent :class:`~metametric_jax.Variable` s (Smatch-style).
 
     Elements and variables are matched jointly: a predicted element may be aligned to a reference element only if
-    their variables are aligned too, and variables are aligned one-to-one. Solved exactly as an integer program:
+    their variables are aligned too, and variables are aligned one-to-one:
 
     .. math::
 
@@ -292,47 +299,34 @@ class LatentSetMatching(Similarity):
         B(x_i, y_j), \quad \sum_v b_{uv} \le 1, \quad \sum_u b_{uv} \le 1
 
     plus the element constraint. Element similarities treat variables as equal; :math:`B(x, y)` are the variable
-    pairs the alignment of ``x`` with ``y`` requires (Cai and Knight, "Smatch", ACL 2013, solved exactly).
+    pairs the alignment of ``x`` with ``y`` requires (Cai and Knight, "Smatch", ACL 2013). When elements equal up to
+    their variables match with one weight (discrete fields, as Smatch's triples), this is the problem AMR's Smatch
+    solves, by the same exact solver and time budget (:func:`metametric_jax._solvers.solve_latent_elements`): when the
+    budget runs out, the best mapping found is used and a ``SolverBudgetWarning`` is issued. Other similarities are
+    solved as an integer program over element and variable pairs.
 
     Args:
         inner: the similarity of elements (with variable fields).
         constraint: the element matching constraint (default ``1:1``).
+        time_limit: seconds per problem past the solver's quick certificates of optimality (``None``: unbounded).
     """
 
-    def __init__(self, inner: Similarity, constraint: str | Constraint = "<->") -> None:
+    def __init__(
+        self, inner: Similarity, constraint: str | Constraint = "<->", time_limit: float | None = DEFAULT_TIME_LIMIT
+    ) -> None:
         self.inner = inner
         self.constraint = parse_constraint(constraint)
+        self.time_limit = time_limit
         self.name = f"latent[{inner.name}, {self.constraint.value}]"
 
     def _solve(self, xs: list, ys: list, mode: Mode) -> tuple[float, list[tuple[int, int]], np.ndarray]:
         g = self.inner.gram(xs, ys, mode)
-        cand = [(int(i), int(j)) for i, j in zip(*np.nonzero(g > 0))]
-        if not cand:
-            return 0.0, [], g
-        var_index: dict[tuple[Any, Any], int] = {}
-        links: list[tuple[int, int]] = []
-        n = len(cand)
-        for k, (i, j) in enumerate(cand):
-            for u, v in self.inner.bindings(xs[i], ys[j]):
-                idx = var_index.get((u, v))
-                if idx is None:
-                    idx = var_index[(u, v)] = n + len(var_index)
-                links.append((k, idx))
-        w = np.concatenate([np.array([g[i, j] for i, j in cand]), np.zeros(len(var_index))])
-        rows: list[list[int]] = []
-        groups: dict[tuple[str, Any], list[int]] = {}
-        if self.constraint in (Constraint.ONE_TO_ONE, Constraint.ONE_TO_MANY):
-            for k, (i, _) in enumerate(cand):
-                groups.setdefault(("i", i), []).append(k)
-        if self.constraint in (Constraint.ONE_TO_ONE, Constraint.MANY_TO_ONE):
-            for k, (_, j) in enumerate(cand):
-                groups.setdefault(("j", j), []).append(k)
-        for (u, v), idx in var_index.items():
-            groups.setdefault(("u", u), []).append(idx)
-            groups.setdefault(("v", v), []).append(idx)
-        rows = list(groups.values())
-        total, z = solve_binary_program(w, rows, links)
-        pairs = [cand[k] for k in range(n) if z[k] > 0.5]
+        total, pairs, _ = solve_latent_elements(
+            g,
+            lambda i, j: self.inner.bindings(xs[i], ys[j]),
+            self.constraint,
+            time_limit=self.time_limit,
+        )
         return total, pairs, g
 
     def score(self, x: Any, y: Any, mode: Mode = "pr") -> float:

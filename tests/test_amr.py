@@ -1,11 +1,11 @@
-"""Smatch: triples and scores against the smatch 1.0.4 package, exactness against brute force."""
+"""Smatch: triples and scores against smatch 1.0.4, fine-grained scores against amr-evaluation, files, options."""
 
 from __future__ import annotations
 
 import io
-import itertools
 import random
-import sys
+import re
+import warnings
 from collections import Counter
 from pathlib import Path
 
@@ -14,13 +14,25 @@ import numpy as np
 import penman
 import pytest
 import smatch
+from amr_graphs import random_pairs
 
+from metametric_jax import Report
 from metametric_jax.errors import InputFormatError
 from metametric_jax.tasks import amr as ours
-from metametric_jax.tasks.amr import Smatch, score_files, smatch_match, smatch_triples
+from metametric_jax.tasks import amr_fine
+from metametric_jax.tasks.amr import (
+    SmatchMetric,
+    SolverBudgetWarning,
+    score,
+    score_files,
+    smatch_match,
+    smatch_triples,
+)
 
 DATA = Path(ours.__file__).resolve().parents[1] / "data" / "amr"
 GOLD, PRED = DATA / "gold.txt", DATA / "pred.txt"
+FIXTURES = Path(__file__).parent / "data" / "amr"
+FINE_GOLD, FINE_PRED = FIXTURES / "fine_gold.txt", FIXTURES / "fine_pred.txt"
 
 
 # ----------------------------------------------------------------------------------------------------- references
@@ -70,136 +82,26 @@ def renamed(triples) -> Counter:
 
 
 def blocks(path: Path) -> list[str]:
-    text = path.read_text()
-    return [b for b in text.split("\n\n") if b.strip()]
-
-
-def brute_force(pred, gold) -> int:
-    """Maximum multiset overlap over every one-to-one partial variable mapping."""
-    pred_vars = list(dict.fromkeys(s for r, s, _ in pred if r == "instance"))
-    gold_vars = list(dict.fromkeys(s for r, s, _ in gold if r == "instance"))
-    gold_set = set(gold_vars)
-    gold_bag = Counter((r.lower(), s, t if t in gold_set and r != "TOP" else t.lower()) for r, s, t in gold)
-    best = 0
-    slots = gold_vars + [None] * len(pred_vars)
-    for image in itertools.permutations(slots, len(pred_vars)):
-        m = {p: (g if g is not None else f"__unmapped_{p}") for p, g in zip(pred_vars, image)}
-        bag = Counter(
-            (r.lower(), m[s], m[t] if t in m and r.lower() not in ("instance", "top") else t.lower())
-            for r, s, t in pred
-        )
-        best = max(best, sum((bag & gold_bag).values()))
-    return best
-
-
-def mapping_score(pred, gold, mapping) -> int:
-    gold_vars = {s for r, s, _ in gold if r == "instance"}
-    gold_bag = Counter((r.lower(), s, t if t in gold_vars and r != "TOP" else t.lower()) for r, s, t in gold)
-    pred_vars = {s for r, s, _ in pred if r == "instance"}
-    m = {p: mapping.get(p, f"__unmapped_{p}") for p in pred_vars}
-    bag = Counter(
-        (r.lower(), m[s], m[t] if t in m and r.lower() not in ("instance", "top") else t.lower()) for r, s, t in pred
-    )
-    return sum((bag & gold_bag).values())
-
-
-# ----------------------------------------------------------------------------------------------------- random graphs
-CONCEPTS = ["want-01", "go-02", "boy", "girl", "person", "thing", "city", "name", "say-01", "and", "believe-01", "dog"]
-ROLES = ["ARG0", "ARG1", "ARG2", "mod", "op1", "op2", "location", "time", "poss", "consist-of"]
-ATTRS = [
-    ("polarity", "-"),
-    ("quant", "2"),
-    ("quant", "5"),
-    ("op1", '"Paris"'),
-    ("op1", '"Kim"'),
-    ("mode", "expressive"),
-]
-
-
-def random_graph(rng, n_triples):
-    n_nodes = max(2, round(n_triples * 0.3))
-    concepts = [rng.choice(CONCEPTS) for _ in range(n_nodes)]
-    edges = [(rng.randrange(i), rng.choice(ROLES), i) for i in range(1, n_nodes)]
-    attrs = []
-    while n_nodes + 1 + len(edges) + len(attrs) < n_triples:
-        if n_nodes > 2 and rng.random() < 0.5:
-            s, t = rng.sample(range(n_nodes), 2)
-            if (s, t) not in {(a, b) for a, _, b in edges} | {(b, a) for a, _, b in edges}:
-                edges.append((s, rng.choice(ROLES), t))
-        else:
-            a = (rng.randrange(n_nodes), *rng.choice(ATTRS))
-            if a not in attrs:
-                attrs.append(a)
-    return concepts, edges, attrs
-
-
-def perturb(rng, graph, rate=0.25):
-    concepts, edges, attrs = graph
-    concepts = [rng.choice(CONCEPTS) if rng.random() < rate else c for c in concepts]
-    edges = [(s, rng.choice(ROLES) if rng.random() < rate else r, t) for s, r, t in edges]
-    edges = [e for e in edges if rng.random() > rate / 2 or e[0] == 0]
-    attrs = [a for a in attrs if rng.random() > rate]
-    return concepts, edges, attrs
-
-
-def to_penman(rng, graph) -> str:
-    """PENMAN with shuffled variable names and branch order; edges are written forward or inverted (-of)."""
-    concepts, edges, attrs = graph
-    n = len(concepts)
-    names = [f"{chr(97 + rng.randrange(26))}{i}" for i in rng.sample(range(n), n)]
-    edges = list(edges)
-    adjacent = {i: [] for i in range(n)}
-    for k, (s, _, t) in enumerate(edges):
-        adjacent[s].append(k)
-        adjacent[t].append(k)
-    reach, todo = set(), [0]
-    while todo:
-        x = todo.pop()
-        if x not in reach:
-            reach.add(x)
-            todo.extend(edges[k][2] if edges[k][0] == x else edges[k][0] for k in adjacent[x])
-    for i in range(n):
-        if i not in reach:
-            edges.append((0, rng.choice(ROLES), i))
-            adjacent[0].append(len(edges) - 1)
-            adjacent[i].append(len(edges) - 1)
-    seen, used = {0}, set()
-
-    def write(x):
-        parts = [f"({names[x]} / {concepts[x]}"]
-        items = [("e", k) for k in adjacent[x]] + [("a", a) for a in attrs if a[0] == x]
-        rng.shuffle(items)
-        for kind, item in items:
-            if kind == "a":
-                parts.append(f":{item[1]} {item[2]}")
-                continue
-            if item in used:
-                continue
-            used.add(item)
-            s, r, t = edges[item]
-            other, role = (t, r) if s == x else (s, r[:-3] if r.endswith("-of") else r + "-of")
-            if other in seen:
-                parts.append(f":{role} {names[other]}")
-            else:
-                seen.add(other)
-                parts.append(f":{role} {write(other)}")
-        return " ".join(parts) + ")"
-
-    return write(0)
-
-
-def random_pairs(seed, n_triples, count):
-    rng = random.Random(seed)
-    out = []
-    for _ in range(count):
-        gold = random_graph(rng, n_triples)
-        out.append((to_penman(rng, perturb(rng, gold)), to_penman(rng, gold)))
-    return out
+    return [b for b in path.read_text().split("\n\n") if b.strip()]
 
 
 def no_repeated_triples(text: str) -> bool:
-    counts = smatch_package_triples(text)
-    return all(c == 1 for c in counts.values())
+    return all(c == 1 for c in smatch_package_triples(text).values())
+
+
+def smatch_pairs_fixture(name: str) -> list[tuple[float, float, float]]:
+    """Per-pair (precision, recall, F1) printed by ``smatch.py --pr --ms`` (see tests/data/amr/README.md)."""
+    values = [float(x) for x in re.findall(r": ([0-9.]+)", (FIXTURES / name).read_text())]
+    return [tuple(values[k : k + 3]) for k in range(0, len(values), 3)]
+
+
+def amr_evaluation_fixture(name: str) -> dict[str, tuple[str, str, str]]:
+    """``amr-evaluation``'s printed figures: {metric: (P, R, F)} as the two-decimal strings it prints."""
+    out = {}
+    for line in (FIXTURES / name).read_text().splitlines():
+        metric = line.split("->")[0].strip()
+        out[metric] = tuple(re.findall(r"[PRF]: ([0-9.]+)", line))
+    return out
 
 
 # ----------------------------------------------------------------------------------------------------- triples
@@ -229,6 +131,19 @@ def test_inverse_roles_mod_and_top():
     assert ("TOP", "a", "top") in triples
 
 
+def test_documented_differences_from_smatch_triples():
+    """`:mod` with a constant and quoted constants with spaces: smatch 1.0.4 drops or truncates, we keep."""
+    text = '(c / city :mod "old" :name (n / name :op1 "New York"))'
+    theirs = smatch_package_triples(text)
+    mine = renamed(smatch_triples(text))
+    assert ("mod", "v0", "old") in mine and not any(r in ("mod", "domain") for r, _, _ in theirs)
+    assert ("op1", "v1", "New York") in mine and ("op1", "v1", "New") in theirs
+    # a repeated triple: smatch counts each pair of copies, we match each copy at most once
+    twice = "(a / and :op1 (b / boy) :op1 b)"
+    assert smatch_match(smatch_triples(twice), smatch_triples(twice))[:3] == (5, 5, 5)
+    assert smatch_reference(twice, twice) == (7, 5, 5)  # precision 7/5
+
+
 def test_graph_tree_and_triple_inputs_agree():
     text = blocks(GOLD)[3]
     expected = smatch_triples(text)
@@ -237,7 +152,35 @@ def test_graph_tree_and_triple_inputs_agree():
     assert smatch_triples(expected) == expected
 
 
-# ----------------------------------------------------------------------------------------------------- exactness
+# ----------------------------------------------------------------------------------------------------- alignments
+def test_alignment_markers_removed_by_default():
+    aligned = '(b / boy~e.2 :ARG0-of~e.1 (g / go-02~3) :name (n / name :op1 "Kim"~e.0,1) :polarity -~e.4)'
+    plain = '(b / boy :ARG0-of (g / go-02) :name (n / name :op1 "Kim") :polarity -)'
+    assert smatch_triples(aligned) == smatch_triples(plain)
+    kept = smatch_triples(aligned, keep_alignments=True)
+    assert ("instance", "b", "boy~e.2") in kept and kept != smatch_triples(plain)
+    assert score([aligned], [plain])["f1"] == 1.0
+    assert score([aligned], [plain], keep_alignments=True)["f1"] < 1.0
+
+
+def test_aligned_parser_output_file():
+    """Alignment markers in the prediction file: removed by default; kept, the figures equal smatch 1.0.4's."""
+    default = score_files(predictions=FINE_PRED, references=FINE_GOLD)
+    stripped = [re.sub(r"~e\.\d+", "", b) for b in blocks(FINE_PRED)]
+    assert default.scores == score(stripped, blocks(FINE_GOLD))
+    kept = score_files(predictions=FINE_PRED, references=FINE_GOLD, keep_alignments=True)
+    assert kept.scores["f1"] < default.scores["f1"]
+    for theirs_file, report in (
+        ("smatch_1.0.4_fine_aligned_pairs.txt", kept),
+        ("smatch_1.0.4_fine_pairs.txt", default),
+    ):
+        theirs = smatch_pairs_fixture(theirs_file)
+        assert len(theirs) == len(report.items) == 6
+        for (p, r, f), item in zip(theirs, report.items):
+            assert (item["precision"], item["recall"], item["f1"]) == pytest.approx((p, r, f), abs=5e-7)
+
+
+# ----------------------------------------------------------------------------------------------------- scores
 def test_cai_knight_example():
     """Cai & Knight (2013), Section 2: 'the boy wants to go' vs 'the boy wants the football', F1 = 0.73."""
     go = [
@@ -255,19 +198,18 @@ def test_cai_knight_example():
         ("ARG0", "x", "y"),
         ("ARG1", "x", "z"),
     ]
-    matched, n_pred, n_gold, mapping = smatch_match(football, go)
-    assert (matched, n_pred, n_gold) == (4, 5, 6)
-    assert mapping["x"] == "a" and mapping["y"] == "b"
-    assert 2 * matched / (n_pred + n_gold) == pytest.approx(0.73, abs=0.005)
-    assert Smatch.from_stats([[matched, n_pred, n_gold]]).compute()["f1"] == pytest.approx(0.73, abs=0.005)
+    found = smatch_match(football, go)
+    assert found[:3] == (4, 5, 6) and found.optimal and found.upper_bound == 4
+    assert found.mapping["x"] == "a" and found.mapping["y"] == "b"
+    assert SmatchMetric.from_stats([found[:3]]).compute()["f1"] == pytest.approx(0.73, abs=0.005)
 
 
 def test_cai_knight_penman_matches_smatch_package(seeded_smatch):
     go = "(w / want-01 :ARG0 (b / boy) :ARG1 (g / go-01 :ARG0 b))"
     football = "(w / want-01 :ARG0 (b / boy) :ARG1 (f / football))"
     expected = smatch_reference(football, go)
-    assert Smatch.stats(football, go) == tuple(float(x) for x in expected)
-    assert Smatch.score(football, go) == pytest.approx(2 * expected[0] / (expected[1] + expected[2]))
+    assert SmatchMetric.stats(football, go) == tuple(float(x) for x in expected)
+    assert SmatchMetric.score(football, go) == pytest.approx(2 * expected[0] / (expected[1] + expected[2]))
 
 
 def test_case_and_quotes_compare_like_smatch(seeded_smatch):
@@ -275,26 +217,7 @@ def test_case_and_quotes_compare_like_smatch(seeded_smatch):
     gold = '(w / want-01 :ARG0 (x / boy :polarity -) :ARG1 (y / city :name (z / name :op1 "paris")))'
     expected = smatch_reference(pred, gold)
     assert expected[0] == expected[1] == expected[2]
-    assert Smatch.stats(pred, gold) == tuple(float(v) for v in expected)
-
-
-@pytest.mark.parametrize("seed", range(6))
-def test_equals_brute_force_on_tiny_graphs(seed):
-    for pred, gold in random_pairs(100 + seed, 9, 6):
-        p, g = smatch_triples(pred), smatch_triples(gold)
-        matched, n_pred, n_gold, mapping = smatch_match(p, g)
-        assert matched == brute_force(p, g), (pred, gold)
-        assert mapping_score(p, g, mapping) == matched
-        assert (n_pred, n_gold) == (len(p), len(g))
-
-
-def test_tiny_problem_without_relations_uses_assignment():
-    p = [("instance", "a", "dog"), ("instance", "b", "dog"), ("polarity", "b", "-"), ("TOP", "a", "top")]
-    g = [("instance", "x", "dog"), ("polarity", "x", "-"), ("instance", "y", "cat"), ("TOP", "y", "top")]
-    matched, _, _, mapping = smatch_match(p, g)
-    # b -> x matches "dog" and the polarity, a -> y the TOP attribute.
-    assert matched == brute_force(p, g) == 3
-    assert mapping == {"a": "y", "b": "x"}
+    assert SmatchMetric.stats(pred, gold) == tuple(float(v) for v in expected)
 
 
 @pytest.mark.parametrize("n_triples", [10, 25])
@@ -305,7 +228,7 @@ def test_never_below_smatch_package(seeded_smatch, n_triples):
     strictly_better = 0
     for pred, gold in pairs:
         ref = smatch_reference(pred, gold)
-        mine = Smatch.stats(pred, gold)
+        mine = SmatchMetric.stats(pred, gold)
         assert mine[1:] == (ref[1], ref[2])
         assert mine[0] >= ref[0], (pred, gold)
         strictly_better += mine[0] > ref[0]
@@ -317,54 +240,133 @@ def test_equals_smatch_with_many_restarts(seeded_smatch, monkeypatch):
     pairs = [(p, g) for p, g in random_pairs(3, 12, 30) if no_repeated_triples(p) and no_repeated_triples(g)]
     pairs += list(zip(blocks(PRED), blocks(GOLD)))
     for pred, gold in pairs:
-        assert Smatch.stats(pred, gold) == tuple(float(x) for x in smatch_reference(pred, gold)), (pred, gold)
+        assert SmatchMetric.stats(pred, gold) == tuple(float(x) for x in smatch_reference(pred, gold)), (pred, gold)
 
 
-def test_solver_paths_agree(monkeypatch):
-    """Branch and bound, the LP relaxation with its certificate, and the integer program give one optimum."""
-    pairs = random_pairs(11, 40, 12)
-    default = [smatch_match(smatch_triples(p), smatch_triples(g))[0] for p, g in pairs]
-    monkeypatch.setattr(ours, "_BNB_NODE_LIMIT", 0)
-    via_highs = [smatch_match(smatch_triples(p), smatch_triples(g))[0] for p, g in pairs]
-    assert via_highs == default
-    for pred, gold in pairs:
-        p, g = ours._Side(smatch_triples(pred)), ours._Side(smatch_triples(gold))
-        unary, edges, _ = ours._problem(p, g)
-        if edges:
-            chosen, value = ours._highs(len(g.names), unary, edges, integer=True)
-            assert ours._evaluate(chosen, unary, edges) == round(value)
-            assert round(value) == smatch_match(smatch_triples(pred), smatch_triples(gold))[0]
+def test_sample_equals_smatch_fixture_per_pair_and_corpus():
+    report = score_files(predictions=PRED, references=GOLD)
+    theirs = smatch_pairs_fixture("smatch_1.0.4_sample_pairs.txt")
+    assert len(theirs) == len(report.items) == 10
+    for (p, r, f), item in zip(theirs, report.items):
+        assert (item["precision"], item["recall"], item["f1"]) == pytest.approx((p, r, f), abs=5e-7)
+    (total,) = smatch_pairs_fixture("smatch_1.0.4_sample.txt")
+    assert tuple(report.scores[k] for k in ("precision", "recall", "f1")) == pytest.approx(total, abs=5e-7)
 
 
-# ----------------------------------------------------------------------------------------------------- corpus / metric
-def test_score_files_equals_smatch_package(seeded_smatch, monkeypatch):
-    monkeypatch.setattr(smatch, "iteration_num", 60)
-    with open(PRED) as f1, open(GOLD) as f2:
-        (precision, recall, f1_score) = next(smatch.score_amr_pairs(f1, f2))
-    result = score_files(GOLD, PRED)
-    assert set(result) == {"precision", "recall", "f1"}
-    assert all(isinstance(v, float) for v in result.values())
-    assert result["precision"] == pytest.approx(precision)
-    assert result["recall"] == pytest.approx(recall)
-    assert result["f1"] == pytest.approx(f1_score)
+def test_score_files_report_shape():
+    report = score_files(predictions=PRED, references=GOLD)
+    assert isinstance(report, Report) and report.warnings == []
+    assert report.scores["pairs"] == report.scores["pairs_optimal"] == 10
+    assert [item["id"] for item in report.items] == [f"sample.{k}" for k in range(1, 11)]
+    for key in ("matched", "predicted", "reference"):
+        assert sum(item[key] for item in report.items) == report.scores[key]
+    assert all(item["optimal"] and item["upper_bound"] == item["matched"] for item in report.items)
+    assert report.scores == score(blocks(PRED), blocks(GOLD))
+    assert all(isinstance(report.scores[k], float) for k in ("precision", "recall", "f1"))
 
 
 def test_metric_is_micro_over_pairs_and_merges(seeded_smatch):
     preds, golds = blocks(PRED), blocks(GOLD)
     refs = [smatch_reference(p, g) for p, g in zip(preds, golds)]
     m, t, g = (sum(r[k] for r in refs) for k in range(3))
-    state = Smatch.from_model_output(preds, golds)
+    state = SmatchMetric.from_model_output(preds, golds)
     result = state.compute()
     assert float(result["precision"]) == pytest.approx(m / t, rel=1e-6)
     assert float(result["recall"]) == pytest.approx(m / g, rel=1e-6)
     assert float(result["f1"]) == pytest.approx(2 * m / (t + g), rel=1e-6)
     macro = np.mean([2 * a / (b + c) for a, b, c in refs])
     assert float(result["macro_f1"]) == pytest.approx(macro, rel=1e-6)
-    merged = Smatch.from_model_output(preds[:4], golds[:4]).merge(Smatch.from_model_output(preds[4:], golds[4:]))
+    merged = SmatchMetric.from_model_output(preds[:4], golds[:4]).merge(
+        SmatchMetric.from_model_output(preds[4:], golds[4:])
+    )
     np.testing.assert_allclose(np.asarray(merged.compute()["f1"]), np.asarray(result["f1"]), rtol=1e-6)
     mixed_preds = [penman.decode(p) if k % 2 else smatch_triples(p) for k, p in enumerate(preds)]
-    mixed = Smatch.from_model_output(mixed_preds, [penman.parse(x) for x in golds]).compute()
+    mixed = SmatchMetric.from_model_output(mixed_preds, [penman.parse(x) for x in golds]).compute()
     assert float(mixed["f1"]) == pytest.approx(float(result["f1"]), rel=1e-6)
+
+
+# ----------------------------------------------------------------------------------------------------- fine-grained
+@pytest.mark.parametrize(
+    ("fixture", "pred", "gold"),
+    [("amr_evaluation_sample.txt", PRED, GOLD), ("amr_evaluation_fine.txt", FINE_PRED, FINE_GOLD)],
+)
+def test_fine_grained_counts_equal_amr_evaluation(fixture, pred, gold):
+    """The figures without a variable mapping are amr-evaluation's, printed as it prints them (two decimals)."""
+    theirs = amr_evaluation_fixture(fixture)
+    scores = score_files(predictions=pred, references=gold, fine_grained=True).scores
+    names = {
+        "Concepts": "concepts",
+        "Named Ent.": "named_entities",
+        "Negations": "negations",
+        "Wikification": "wikification",
+        "No WSD": "no_wsd",
+    }
+    for printed, name in names.items():
+        mine = tuple(f"{scores[name][k]:.2f}" for k in ("precision", "recall", "f1"))
+        assert mine == theirs[printed], (printed, mine, theirs[printed])
+
+
+def test_fine_grained_definitions():
+    gold = smatch_triples(
+        '(w / want-01 :ARG0 (g / girl :polarity - :wiki "Kim" :name (n / name :op1 "Kim")) '
+        ":ARG1 (b / believe-01 :ARG0 (b2 / boy) :ARG1 g))"
+    )
+    assert sorted(amr_fine.named_entities(gold)) == ["girl"]
+    assert amr_fine.negations(gold) == ["girl"] and amr_fine.wikification(gold) == ["kim"]
+    reentrant = amr_fine.reentrancies(gold)
+    assert sorted(t for t in reentrant if t[0] != "instance") == [("ARG0", "w", "g"), ("ARG1", "b", "g")]
+    assert {t[1] for t in reentrant if t[0] == "instance"} == {"w", "g", "b"}
+    srl = amr_fine.srl(gold)
+    assert sorted(t[0] for t in srl if t[0] != "instance") == ["ARG0", "ARG0", "ARG1", "ARG1"]
+    assert ("instance", "n", "name") not in srl
+    labels = {r for r, _, _ in amr_fine.unlabeled(gold)}
+    assert labels == {"instance", "TOP", "label"}
+    assert ("instance", "w", "want-01") in amr_fine.no_wsd([("instance", "w", "want-02")])
+    assert amr_fine.no_wsd([("instance", "x", "have-org-role-91")]) == [("instance", "x", "have-org-role-01")]
+
+
+def test_fine_grained_per_pair_and_exact():
+    report = score_files(predictions=FINE_PRED, references=FINE_GOLD, fine_grained=True)
+    for name in amr_fine.NAMES:
+        totals = [
+            sum(item["fine_grained"][name][k] for item in report.items) for k in ("matched", "predicted", "reference")
+        ]
+        m, p, g = totals
+        assert report.scores[name]["f1"] == pytest.approx(2 * m / (p + g) if p + g else 0.0)
+    # the Smatch-based figures are exact: each equals the Smatch of the extracted triples
+    pred_graphs, gold_graphs = blocks(FINE_PRED), blocks(FINE_GOLD)
+    for item, p, g in zip(report.items, pred_graphs, gold_graphs):
+        pt, gt = smatch_triples(p), smatch_triples(g)
+        for name in ("unlabeled", "no_wsd", "reentrancies", "srl"):
+            view = getattr(amr_fine, name)
+            assert item["fine_grained"][name]["matched"] == smatch_match(view(pt), view(gt), time_limit=None)[0]
+
+
+# ----------------------------------------------------------------------------------------------------- budget
+def test_hard_pair_is_bounded_flagged_and_warned_once():
+    from amr_graphs import unrelated_pair
+
+    pairs = [unrelated_pair(seed, 60) for seed in (0, 1)]
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        result = score([p for p, _ in pairs], [g for _, g in pairs], time_limit=0.2)
+    budget = [w for w in caught if issubclass(w.category, SolverBudgetWarning)]
+    assert len(budget) == 1 and "2 of 2 graph pairs" in str(budget[0].message)
+    assert result["pairs"] == 2 and result["pairs_optimal"] == 0
+    found = smatch_match(smatch_triples(pairs[0][0]), smatch_triples(pairs[0][1]), time_limit=0.2)
+    assert not found.optimal and found.matched < found.upper_bound
+
+
+def test_report_counts_flagged_pairs(tmp_path):
+    from amr_graphs import unrelated_pair
+
+    p, g = unrelated_pair(3, 50)
+    (tmp_path / "p.txt").write_text(f"{p}\n\n(a / b)\n")
+    (tmp_path / "g.txt").write_text(f"{g}\n\n(a / b)\n")
+    report = score_files(predictions=tmp_path / "p.txt", references=tmp_path / "g.txt", time_limit=0.1)
+    assert report.scores["pairs"] == 2 and report.scores["pairs_optimal"] == 1
+    assert [item["optimal"] for item in report.items] == [False, True]
+    assert len(report.warnings) == 1 and "1 of 2 graph pairs" in report.warnings[0]
 
 
 # ----------------------------------------------------------------------------------------------------- bad input
@@ -385,15 +387,29 @@ def test_bad_penman_in_file(tmp_path, text, fragment):
     good = tmp_path / "good.txt"
     good.write_text("(x / fine)\n\n(y / fine)\n")
     with pytest.raises(InputFormatError) as info:
-        score_files(good, bad)
+        score_files(predictions=bad, references=good)
     assert info.value.path == str(bad)
     assert info.value.line == 5
     assert fragment in info.value.message
 
 
+def test_bom_and_crlf_are_accepted(tmp_path):
+    text = GOLD.read_text()
+    odd = tmp_path / "gold.txt"
+    odd.write_bytes(b"\xef\xbb\xbf" + text.replace("\n", "\r\n").encode())
+    assert score_files(predictions=PRED, references=odd).scores == score_files(predictions=PRED, references=GOLD).scores
+
+
+def test_not_utf8(tmp_path):
+    bad = tmp_path / "bad.txt"
+    bad.write_bytes(b"(a / caf\xe9)\n")
+    with pytest.raises(InputFormatError, match="UTF-8"):
+        score_files(predictions=bad, references=GOLD)
+
+
 def test_bad_penman_string_in_batch():
     with pytest.raises(InputFormatError, match=r"<prediction\[1\]>.*unbalanced"):
-        Smatch.from_model_output(["(a / b)", "(a / b"], ["(a / b)", "(a / b)"])
+        SmatchMetric.from_model_output(["(a / b)", "(a / b"], ["(a / b)", "(a / b)"])
 
 
 def test_different_graph_counts(tmp_path):
@@ -402,20 +418,19 @@ def test_different_graph_counts(tmp_path):
     gold.write_text("(a / b)\n\n(c / d)\n\n(e / f)\n")
     pred.write_text("(a / b)\n\n(c / d)\n")
     with pytest.raises(InputFormatError, match=r"2 graphs.*has 3"):
-        score_files(gold, pred)
+        score_files(predictions=pred, references=gold)
 
 
-def test_wrong_types():
+def test_wrong_types_and_options():
     with pytest.raises(TypeError, match="PENMAN string"):
         smatch_triples(42)
     with pytest.raises(TypeError, match="item 1"):
         smatch_triples([("instance", "a", "b"), ("ARG0", "a")])
     with pytest.raises(ValueError, match="same length"):
-        Smatch.from_model_output(["(a / b)"], [])
-
-
-def test_missing_penman_gives_install_hint(monkeypatch):
-    monkeypatch.setitem(sys.modules, "penman", None)
-    with pytest.raises(ImportError, match=r"pip install metametric-jax\[formats\]"):
-        smatch_triples("(a / b)")
-    assert smatch_match([("instance", "a", "b")], [("instance", "x", "b")])[0] == 1
+        SmatchMetric.from_model_output(["(a / b)"], [])
+    with pytest.raises(ValueError, match="same length"):
+        score(["(a / b)"], [])
+    with pytest.raises(TypeError, match="keep_alignment"):
+        score(["(a / b)"], ["(a / b)"], keep_alignment=True)
+    with pytest.raises(TypeError):
+        score_files(PRED, GOLD)  # keyword-only: a swap cannot happen silently

@@ -4,8 +4,6 @@ table output, exit statuses, error messages and warnings."""
 from __future__ import annotations
 
 import json
-import subprocess
-import sys
 from importlib import resources
 from pathlib import Path
 
@@ -13,12 +11,11 @@ import pytest
 
 import metametric_jax
 from metametric_jax.cli import main
-from metametric_jax.tasks import amr, ner
+from metametric_jax.tasks import ner
 
 DATA = resources.files("metametric_jax") / "data"
 SAMPLES = {
     "ner": (DATA / "ner" / "gold.txt", DATA / "ner" / "pred.txt"),
-    "amr": (DATA / "amr" / "gold.txt", DATA / "amr" / "pred.txt"),
 }
 
 
@@ -32,13 +29,6 @@ def run_json(capsys, *argv: str) -> tuple[dict, str]:
     code, out, err = run(capsys, *argv, "--format", "json")
     assert code == 0, err
     return json.loads(out), err
-
-
-def test_amr_sample_json_equals_score_files(capsys):
-    got, err = run_json(capsys, "score", "amr")
-    assert got == amr.score_files(*SAMPLES["amr"])
-    assert set(got) == {"precision", "recall", "f1"}
-    assert "bundled amr sample" in err
 
 
 def test_explicit_files_and_format_before_task(capsys):
@@ -55,7 +45,6 @@ def test_explicit_files_and_format_before_task(capsys):
     "task, names",
     [
         ("ner", ["LOC", "MISC", "ORG", "PER", "micro avg", "macro avg", "Precision", "Recall", "F1", "Support"]),
-        ("amr", ["Smatch", "Precision", "Recall", "F1"]),
     ],
 )
 def test_table_names_metrics_task_and_files(capsys, task, names):
@@ -64,12 +53,6 @@ def test_table_names_metrics_task_and_files(capsys, task, names):
     for name in names:
         assert name in out
     assert task in out and Path(str(SAMPLES[task][1])).name in out
-
-
-def test_table_shows_percentages(capsys):
-    code, out, _ = run(capsys, "score", "amr")
-    f1 = amr.score_files(*SAMPLES["amr"])["f1"]
-    assert code == 0 and f"{100 * f1:.2f}" in out
 
 
 # --------------------------------------------------------------------------------------------------------- exit codes
@@ -83,13 +66,6 @@ def test_score_help_lists_tasks(capsys):
     assert code == 0
     for task in ("coref", "ner", "amr"):
         assert task in out
-
-
-def test_malformed_amr_file(capsys, tmp_path):
-    bad = tmp_path / "bad.amr"
-    bad.write_text("# ::id 1\n(a / b\n")
-    code, _, err = run(capsys, "score", "amr", "--gold", str(bad), "--pred", str(bad))
-    assert code == 1 and err.startswith(f"metametric-jax: error: {bad}:2: ")
 
 
 def test_non_utf8_file_names_file_and_line(capsys, tmp_path):
@@ -114,10 +90,8 @@ def test_missing_file(capsys, tmp_path):
         (["score", "pos"], "invalid choice"),
         (["score"], "TASK"),
         ([], "usage"),
-        (["score", "amr", "--gold", "g.txt"], "--pred"),
         (["score", "ner", "--scheme", "XYZ"], "IOBES"),
         (["score", "ner", "--format", "xml"], "invalid choice"),
-        (["score", "amr", "--key", "k.txt"], "unrecognized"),
     ],
 )
 def test_bad_usage_exits_2(capsys, argv, needle):
@@ -127,22 +101,8 @@ def test_bad_usage_exits_2(capsys, argv, needle):
 
 
 # --------------------------------------------------------------------------------------------------------- subprocess
-def test_module_entry_point_subprocess():
-    proc = subprocess.run(
-        [sys.executable, "-m", "metametric_jax", "score", "amr", "--format", "json"],
-        capture_output=True,
-        text=True,
-        timeout=120,
-        check=False,
-    )
-    assert proc.returncode == 0, proc.stderr
-    assert json.loads(proc.stdout) == amr.score_files(*SAMPLES["amr"])
-    assert "bundled amr sample" in proc.stderr
-
-
 @pytest.mark.parametrize(("task", "sides", "what"), [
     ("ner", ("--gold", "--pred"), "sentences"),
-    ("amr", ("--gold", "--pred"), "graphs"),
 ])  # fmt: skip
 def test_empty_reference_file_warns(capsys, tmp_path, task, sides, what):
     empty = tmp_path / "empty.txt"

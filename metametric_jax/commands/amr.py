@@ -5,38 +5,114 @@ from __future__ import annotations
 import argparse
 from typing import Any
 
-from metametric_jax.commands import Command, Progress, count_blocks, empty_warning, percent
+from metametric_jax.commands import Command, Progress, count_blocks, percent
+
+#: AMR pairs can take up to the time budget each: show progress from this many pairs (unless --no-progress).
+_PROGRESS_FROM = 200
+
+_FINE = (
+    ("unlabeled", "Unlabeled"),
+    ("no_wsd", "No WSD"),
+    ("concepts", "Concepts"),
+    ("named_entities", "Named Ent."),
+    ("negations", "Negations"),
+    ("wikification", "Wikification"),
+    ("reentrancies", "Reentrancies"),
+    ("srl", "SRL"),
+)
+
+
+def _time_limit(text: str) -> float | None:
+    if text.lower() == "none":
+        return None
+    try:
+        value = float(text)
+    except ValueError:
+        value = -1.0
+    if not value > 0:
+        raise argparse.ArgumentTypeError(f"expected a positive number of seconds or 'none', found {text!r}")
+    return value
 
 
 def _add_arguments(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("--gold", metavar="FILE", help="the gold (reference) file")
-    parser.add_argument("--pred", metavar="FILE", help="the pred (system output) file")
+    parser.add_argument("--gold", metavar="FILE", help="the gold (reference) graphs")
+    parser.add_argument("--pred", metavar="FILE", help="the predicted graphs, in the same order")
+    parser.add_argument("--per-pair", action="store_true", help="also give every graph pair's figures")
+    parser.add_argument(
+        "--fine-grained",
+        action="store_true",
+        help="also give the fine-grained scores of Damonte et al. (2017): unlabeled, no WSD, concepts, named "
+        "entities, negations, wikification, reentrancies, SRL (computed exactly)",
+    )
+    parser.add_argument(
+        "--keep-alignments",
+        action="store_true",
+        help="keep alignment markers (~e.8) as part of concepts, roles and constants (default: removed)",
+    )
+    parser.add_argument(
+        "--time-limit",
+        type=_time_limit,
+        default=1.0,
+        metavar="SECONDS",
+        help="search budget per graph pair past the quick certificates of optimality (default 1.0; 'none': "
+        "unbounded); pairs that hit it use the best mapping found and are counted in pairs_optimal",
+    )
 
 
 def _run(args: argparse.Namespace) -> tuple[dict[str, Any], list[str]]:
     from metametric_jax.tasks import amr
 
     units = count_blocks(args.gold)
-    with Progress("amr: scoring graph pairs", units, Progress.wanted(args.progress, units)) as bar:
-        scores = amr.score_files(args.gold, args.pred, progress=bar.update if bar.enabled else False)
-    return dict(scores), empty_warning(args.gold, units, "graphs")
+    wanted = units >= _PROGRESS_FROM if args.progress is None else bool(args.progress)
+    with Progress("amr: scoring graph pairs", units, wanted) as bar:
+        report = amr.score_files(
+            predictions=args.pred,
+            references=args.gold,
+            progress=bar.update if bar.enabled else False,
+            fine_grained=args.fine_grained,
+            keep_alignments=args.keep_alignments,
+            time_limit=args.time_limit,
+        )
+    scores = dict(report.scores)
+    if args.per_pair:
+        scores["per_pair"] = report.items
+    return scores, list(report.warnings)
+
+
+def _row(name: str, figures: dict[str, Any]) -> tuple[str, str, str, str]:
+    return (name, percent(figures["precision"]), percent(figures["recall"]), percent(figures["f1"]))
 
 
 def _table(scores: dict[str, Any], args: argparse.Namespace) -> Any:
     from rich.table import Table
 
-    table = Table(caption="scores in %")
+    caption = f"scores in %; {scores['pairs_optimal']} of {scores['pairs']} graph pairs proven optimal"
+    if scores["pairs_optimal"] < scores["pairs"]:
+        caption += " (* the time budget ran out: best mapping found)"
+    table = Table(caption=caption)
     for column in ("Metric", "Precision", "Recall", "F1"):
         table.add_column(column, justify="left" if column == "Metric" else "right")
-    table.add_row("Smatch", percent(scores["precision"]), percent(scores["recall"]), percent(scores["f1"]))
+    for item in scores.get("per_pair", ()):
+        table.add_row(*_row(f"Smatch {item['id']}{'' if item['optimal'] else ' *'}", item))
+    if scores.get("per_pair"):
+        table.add_section()
+    table.add_row(*_row("Smatch", scores))
+    for key, name in _FINE:
+        if key in scores:
+            table.add_row(*_row(name, scores[key]))
     return table
 
 
 COMMAND = Command(
     name="amr",
-    help="AMR graphs: PENMAN files (corpus Smatch, exact)",
+    help="AMR graphs: PENMAN files (corpus Smatch, exact; fine-grained scores)",
     description="Score predicted PENMAN graphs against gold graphs, in the same order: graphs separated by blank "
-    "lines, '#' comment lines skipped. JSON: {precision, recall, f1}.",
+    "lines, '#' comment lines skipped (a '# ::id' names a pair). Smatch triples as smatch 1.0.4 reads them, with "
+    "the optimal variable mapping (not hill climbing) found within a time budget per pair; alignment markers "
+    "(~e.8) are removed unless --keep-alignments. JSON: {precision, recall, f1, matched, predicted, reference, "
+    "pairs, pairs_optimal}; with --fine-grained also {unlabeled, no_wsd, concepts, named_entities, negations, "
+    "wikification, reentrancies, srl}, each {precision, recall, f1}; with --per-pair also per_pair: [{id, "
+    "precision, recall, f1, matched, predicted, reference, optimal, upper_bound, ...}].",
     add_arguments=_add_arguments,
     inputs=("gold", "pred"),
     sample={"gold": "amr/gold.txt", "pred": "amr/pred.txt"},

@@ -1,4 +1,4 @@
-r"""Smatch for AMR graphs, solved exactly, as a JAX accumulator.
+r"""Smatch for AMR graphs, solved exactly within a time budget, as a JAX accumulator.
 
 Smatch (Cai & Knight, 2013, *Smatch: an Evaluation Metric for Semantic Feature Structures*, ACL) compares two AMR
 graphs through their triples under the best one-to-one (partial) mapping :math:`m` of the predicted variables onto
@@ -7,127 +7,77 @@ the gold variables:
 .. math::
 
     \mathrm{match}(P, G) = \max_{m} \bigl| m(T(P)) \cap T(G) \bigr|, \qquad
-    \mathrm{precision} = \frac{\mathrm{match}}{|T(P)|}, \quad \mathrm{recall} = \frac{\mathrm{match}}{|T(G)|}, \quad
-    F_1 = \frac{2\,\mathrm{match}}{|T(P)| + |T(G)|}.
+    \mathrm{precision} = \frac{\sum \mathrm{match}}{\sum |T(P)|}, \quad
+    \mathrm{recall} = \frac{\sum \mathrm{match}}{\sum |T(G)|}, \quad
+    F_1 = \frac{2 \sum \mathrm{match}}{\sum |T(P)| + \sum |T(G)|},
 
-The triples :math:`T` are those of the ``smatch`` package (version 1.0.4):
+summed over the graph pairs of a corpus (micro average, as the ``smatch`` tool scores a file); ``macro_f1`` of
+:class:`SmatchMetric` averages the per-pair F1.
 
-* instance triples ``("instance", var, concept)``, one per variable;
-* attribute triples ``(role, var, constant)``, quotes removed, plus ``("TOP", root, "top")``;
-* relation triples ``(role, var1, var2)``; an inverse role ``:X-of`` is stored as ``(X, var2, var1)`` (except
-  ``:consist-of``, ``:prep-on-behalf-of``, ``:prep-out-of``), and ``:mod`` as ``("domain", var2, var1)``.
+**Triples** :math:`T` are those of the ``smatch`` package (version 1.0.4): ``("instance", var, concept)`` per variable;
+``("TOP", root, "top")``; ``(role, var, constant)`` with quotes removed; ``(role, var1, var2)``, where an inverse role
+``:X-of`` is stored as ``(X, var2, var1)`` (except ``:consist-of``, ``:prep-on-behalf-of``, ``:prep-out-of``) and
+``:mod`` as ``("domain", var2, var1)``. Roles, concepts and constants compare case-insensitively. Where smatch 1.0.4
+reads a graph differently, we keep what the graph says:
 
-Roles, concepts and constants are compared case-insensitively. Over a corpus the counts are summed first (micro
-average), as the ``smatch`` tool does for a file of graph pairs.
+* ``:mod`` (or any inverse role) with a constant, ``:mod "x"`` or ``:ARG0-of 5``: smatch files the triple under the
+  constant and then drops it; here it is the attribute ``("mod", var, "x")``;
+* a quoted constant with spaces, ``:op1 "New York"``: smatch keeps the first word (``New``); here ``New York``;
+* a triple repeated within one graph is matched at most once per copy (a multiset intersection), where smatch counts
+  every pair of copies (so its match may exceed the number of triples);
+* alignment markers of parser output (``boy~e.3``, ``:ARG0~e.2``, ``"Paris"~8``) are removed before scoring by
+  default (``keep_alignments=True`` keeps them as part of the strings, as smatch does).
 
-The ``smatch`` package searches the mapping by hill climbing with random restarts, which may stop at a local optimum.
-Here the maximum is exact: an integer linear program (the formulation of Cai & Knight's Section 3, tightened)
+**The maximum is exact** where it can be proven (:func:`metametric_jax._solvers.solve_latent`): linear assignment
+when no relation triples can match; else depth-first branch and bound; else the linear relaxation of Cai & Knight's
+integer program (Section 3, tightened), whose rounding is optimal when it reaches the relaxation's bound; else a
+swap local search and the integer program (HiGHS) within ``time_limit`` seconds per pair (default 1.0). When the
+budget runs out (large, nearly symmetric graph pairs: many variables with few distinct concepts), the best mapping
+found is used, a lower bound on the true Smatch; the pair is flagged (``optimal`` False in per-pair results,
+``pairs_optimal`` counts the others) and a :class:`SolverBudgetWarning` is issued once per call. Results of pairs
+solved to optimality do not depend on the machine; flagged pairs may (the budget is wall-clock time).
 
-.. math::
+The ``smatch`` package searches the mapping by hill climbing with random restarts, which may stop at a local optimum:
+our match is never below its match, and equal where its search finds the optimum.
 
-    \max \sum_{(u,v)} w_{uv}\, y_{uv} + \sum_{e} w_e\, x_e \quad \text{s.t.} \quad
-    \sum_v y_{uv} \le 1, \ \sum_u y_{uv} \le 1, \
-    \sum_{v_2} x_{(u_1 v_1)(u_2 v_2)} \le y_{u_1 v_1}, \ \sum_{u_2} x_{(u_1 v_1)(u_2 v_2)} \le y_{u_1 v_1},
-
-with binary :math:`y_{uv}` (predicted variable :math:`u` mapped to gold variable :math:`v`), :math:`w_{uv}` the
-instance and attribute triples that the pair alone matches, and one :math:`x_e \in [0, 1]` per pair of variable pairs
-whose relation triples match (weight :math:`w_e`). Variable pairs that match nothing are pruned. Small problems are
-solved by a depth-first branch and bound, problems without relation matches by a linear assignment, and the rest by
-``scipy.optimize.milp`` (HiGHS).
-
-Identical triples are matched at most once each (a multiset intersection); on graphs without repeated triples this is
-the ``smatch`` objective.
+>>> score(["(w / want-01 :ARG0 (b / boy))"], ["(w / want-01 :ARG0 (g / girl))"])["f1"]
+0.75
 """
 
 from __future__ import annotations
 
-import re
 import sys
+import warnings
 from collections import Counter, defaultdict
 from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 
 import numpy as np
+import penman
 
-from metametric_jax.accumulate import stats_metric
+from metametric_jax import Report, stats_metric
+from metametric_jax._solvers import DEFAULT_TIME_LIMIT, SolverBudgetWarning, solve_latent
 from metametric_jax.errors import InputFormatError
+from metametric_jax.tasks import amr_fine
+from metametric_jax.tasks.readers.penman import parse_tree, read_penman, strip_alignments
 
-__all__ = ["Smatch", "smatch_triples", "smatch_match", "score_files", "read_penman"]
+__all__ = [
+    "SmatchMetric",
+    "SmatchAlignment",
+    "SolverBudgetWarning",
+    "smatch_triples",
+    "smatch_match",
+    "score",
+    "score_files",
+    "DEFAULT_TIME_LIMIT",
+]
 
 Triple = tuple[str, str, str]
 
 INSTANCE = "instance"
 TOP = "TOP"
 _NOT_INVERTED = frozenset({"consist-of", "prep-on-behalf-of", "prep-out-of"})
-_QUOTED = re.compile(r'"(?:[^"\\]|\\.)*"')
-_BNB_NODE_LIMIT = 400
-
-
-# ------------------------------------------------------------------------------------------------------------ reading
-def _penman() -> Any:
-    try:
-        import penman
-    except ImportError:
-        raise ImportError(
-            "Reading PENMAN graphs needs the optional dependency `penman`; install it with "
-            "`pip install metametric-jax[formats]` (or `pip install penman`)."
-        ) from None
-    return penman
-
-
-def _parse_tree(text: str, path: str, line: int | None) -> Any:
-    """One PENMAN graph (``#`` comment lines allowed) as a ``penman.Tree``; :class:`InputFormatError` otherwise."""
-    penman = _penman()
-    body = "\n".join("" if ln.lstrip().startswith("#") else ln for ln in text.splitlines())
-    stripped = body.strip()
-    if not stripped.startswith("("):
-        raise InputFormatError(path, line, f"expected a PENMAN graph starting with '(', found {stripped[:40]!r}")
-    unquoted = _QUOTED.sub('""', stripped)
-    opened, closed = unquoted.count("("), unquoted.count(")")
-    if opened != closed:
-        raise InputFormatError(path, line, f"unbalanced parentheses in the PENMAN graph: {opened} '(' but {closed} ')'")
-    try:
-        trees = list(penman.iterparse(body))
-    except penman.DecodeError as err:
-        where = f" (line {err.lineno} of the graph)" if err.lineno is not None else ""
-        raise InputFormatError(path, line, f"invalid PENMAN graph{where}: {err.message}") from None
-    if len(trees) != 1:
-        raise InputFormatError(
-            path, line, f"expected one PENMAN graph per blank-line separated block, found {len(trees)}"
-        )
-    return trees[0]
-
-
-def read_penman(path: str | Path) -> list[tuple[int, Any]]:
-    """The graphs of a PENMAN file as ``(line, penman.Tree)`` pairs.
-
-    Graphs are separated by blank lines; lines starting with ``#`` (such as ``# ::snt``) are skipped. ``line`` is the
-    1-based line of the graph's first non-comment line.
-
-    Raises:
-        InputFormatError: a block is not exactly one well-formed PENMAN graph.
-    """
-    path = str(path)
-    blocks: list[tuple[int, list[str]]] = []
-    start: int | None = None
-    lines: list[str] = []
-    with open(path, encoding="utf-8") as handle:
-        for number, raw in enumerate(handle, start=1):
-            text = raw.rstrip("\n")
-            if not text.strip():
-                if start is not None:
-                    blocks.append((start, lines))
-                start, lines = None, []
-                continue
-            if text.lstrip().startswith("#"):
-                continue
-            if start is None:
-                start = number
-            lines.append(text)
-    if start is not None:
-        blocks.append((start, lines))
-    return [(start, _parse_tree("\n".join(body), path, start)) for start, body in blocks]
 
 
 # ------------------------------------------------------------------------------------------------------------ triples
@@ -149,7 +99,9 @@ def _relation(role: str, source: str, target: str) -> Triple:
     return (role, source, target)
 
 
-def _tree_triples(tree: Any, path: str, line: int | None) -> list[Triple]:
+def _tree_triples(tree: Any, path: str, line: int | None, keep_alignments: bool = False) -> list[Triple]:
+    if not keep_alignments:
+        tree = strip_alignments(tree)
     nodes = _preorder(tree)
     concepts: dict[str, str] = {}
     for var, branches in nodes:
@@ -190,13 +142,15 @@ def _check_triples(graph: Sequence[Any], label: str) -> list[Triple]:
     return out
 
 
-def smatch_triples(graph: Any, *, label: str = "<graph>") -> list[Triple]:
+def smatch_triples(graph: Any, *, label: str = "<graph>", keep_alignments: bool = False) -> list[Triple]:
     """The triples Smatch compares, with the graph's own variable names.
 
     Args:
         graph: a PENMAN string, a ``penman.Tree``, a ``penman.Graph``, or a list of ``(role, source, target)`` triples
             (returned as a list of tuples).
         label: names the graph in error messages (the ``path`` of an :class:`InputFormatError`).
+        keep_alignments: keep alignment markers (``~e.8``) as part of concepts, roles and constants; by default
+            they are removed (triple lists are returned as given).
 
     Returns:
         Instance triples in the order the variables appear, then ``("TOP", root, "top")``, then relation and attribute
@@ -211,14 +165,13 @@ def smatch_triples(graph: Any, *, label: str = "<graph>") -> list[Triple]:
 ('ARG0', 'w', 'b'), ('ARG1', 'g', 'w')]
     """
     if isinstance(graph, str):
-        return _tree_triples(_parse_tree(graph, label, 1), label, 1)
+        return _tree_triples(parse_tree(graph, label, 1), label, 1, keep_alignments)
     if isinstance(graph, (list, tuple)):
         return _check_triples(graph, label)
     module = type(graph).__module__ or ""
     if module.startswith("penman"):
-        penman = _penman()
         if isinstance(graph, penman.Tree):
-            return _tree_triples(graph, label, None)
+            return _tree_triples(graph, label, None, keep_alignments)
         if isinstance(graph, penman.Graph):
             try:
                 tree = penman.configure(graph)
@@ -300,312 +253,261 @@ def _problem(pred: _Side, gold: _Side) -> tuple[dict[int, int], dict[tuple[int, 
     return dict(unary), dict(edges), bound
 
 
-def _evaluate(chosen: set[int], unary: dict[int, int], edges: dict[tuple[int, int], int]) -> int:
-    total = sum(unary.get(a, 0) for a in chosen)
-    return total + sum(w for (a, b), w in edges.items() if a in chosen and b in chosen)
+class SmatchAlignment(NamedTuple):
+    """The result of :func:`smatch_match`.
 
-
-class _BudgetExceededError(Exception):
-    pass
-
-
-class _ReachedBoundError(Exception):
-    pass
-
-
-def _assignment(n_g: int, unary: dict[int, int]) -> set[int]:
-    from scipy.optimize import linear_sum_assignment
-
-    rows = sorted({a // n_g for a in unary})
-    cols = sorted({a % n_g for a in unary})
-    r_index = {u: i for i, u in enumerate(rows)}
-    c_index = {v: j for j, v in enumerate(cols)}
-    weights = np.zeros((len(rows), len(cols)))
-    for a, w in unary.items():
-        weights[r_index[a // n_g], c_index[a % n_g]] = w
-    ri, ci = linear_sum_assignment(weights, maximize=True)
-    return {rows[i] * n_g + cols[j] for i, j in zip(ri, ci) if weights[i, j] > 0}
-
-
-def _branch_and_bound(
-    n_g: int, unary: dict[int, int], edges: dict[tuple[int, int], int], bound: int, limit: int
-) -> set[int]:
-    """Exact depth-first search over predicted variables; raises :class:`_BudgetExceededError` after ``limit`` nodes."""
-    pairs = set(unary)
-    neighbours: dict[int, set[int]] = defaultdict(set)
-    for a, b in edges:
-        pairs.add(a)
-        pairs.add(b)
-        ua, ub = a // n_g, b // n_g
-        neighbours[ua].add(ub)
-        neighbours[ub].add(ua)
-    candidates: dict[int, list[int]] = defaultdict(list)
-    for a in sorted(pairs):
-        candidates[a // n_g].append(a % n_g)
-    # Visit variables breadth-first along relations, so that relation gains are counted early.
-    order: list[int] = []
-    seen: set[int] = set()
-    for start in sorted(candidates, key=lambda u: (-len(neighbours[u]), u)):
-        if start in seen:
-            continue
-        seen.add(start)
-        queue = [start]
-        while queue:
-            u = queue.pop(0)
-            order.append(u)
-            for x in sorted(neighbours[u]):
-                if x not in seen:
-                    seen.add(x)
-                    queue.append(x)
-    position = {u: k for k, u in enumerate(order)}
-    # links[a]: relation gains of pair a with pairs of variables placed earlier in the order.
-    links: dict[int, list[tuple[int, int, int]]] = defaultdict(list)
-    for (a, b), w in edges.items():
-        if position[a // n_g] < position[b // n_g]:
-            a, b = b, a
-        links[a].append((b // n_g, b % n_g, w))
-    optimistic = []
-    for u in order:
-        best_u = 0
-        for v in candidates[u]:
-            a = u * n_g + v
-            per_var: dict[tuple[int, int], int] = defaultdict(int)
-            for u2, v2, w in links.get(a, ()):
-                per_var[(u2, v2)] += w
-            grouped: dict[int, int] = defaultdict(int)
-            for (u2, _), w in per_var.items():
-                grouped[u2] = max(grouped[u2], w)
-            best_u = max(best_u, unary.get(a, 0) + sum(grouped.values()))
-        optimistic.append(best_u)
-    suffix = [0] * (len(order) + 1)
-    for k in range(len(order) - 1, -1, -1):
-        suffix[k] = suffix[k + 1] + optimistic[k]
-    bound = min(bound, suffix[0])
-
-    n = len(order)
-    assign: dict[int, int] = {}
-    used: set[int] = set()
-    best: list[Any] = [-1, set()]
-    visited = [0]
-
-    def search(k: int, current: int) -> None:
-        visited[0] += 1
-        if visited[0] > limit:
-            raise _BudgetExceededError
-        if k == n:
-            if current > best[0]:
-                best[0] = current
-                best[1] = {u * n_g + v for u, v in assign.items()}
-                if current >= bound:
-                    raise _ReachedBoundError
-            return
-        u = order[k]
-        rest = suffix[k + 1]
-        options = []
-        for v in candidates[u]:
-            if v in used:
-                continue
-            a = u * n_g + v
-            gain = unary.get(a, 0)
-            for u2, v2, w in links.get(a, ()):
-                if assign.get(u2) == v2:
-                    gain += w
-            options.append((gain, v))
-        options.sort(reverse=True)
-        for gain, v in options:
-            if current + gain + rest <= best[0]:
-                break
-            assign[u] = v
-            used.add(v)
-            search(k + 1, current + gain)
-            del assign[u]
-            used.discard(v)
-        if current + rest > best[0]:
-            search(k + 1, current)
-
-    try:
-        search(0, 0)
-    except _ReachedBoundError:
-        pass
-    return best[1]
-
-
-def _highs(n_g: int, unary: dict[int, int], edges: dict[tuple[int, int], int], integer: bool) -> tuple[set[int], float]:
-    """The integer program (``integer=True``) or its linear relaxation, solved by HiGHS.
-
-    Returns the pairs whose ``y`` exceeds 1/2 (a one-to-one mapping, since each variable's ``y`` sum to at most 1)
-    and the optimal objective value (an upper bound on the match when ``integer`` is false).
+    Attributes:
+        matched: the number of matched triples under ``mapping``.
+        predicted: the number of predicted triples.
+        reference: the number of reference triples.
+        mapping: ``{predicted variable: reference variable}`` (unmapped predicted variables are absent).
+        optimal: whether ``matched`` is proven to be the maximum (False only when the time budget ran out).
+        upper_bound: an upper bound on the maximum (``matched`` when optimal).
     """
-    from scipy.optimize import Bounds, LinearConstraint, milp
-    from scipy.sparse import csr_array
 
-    pairs = sorted(set(unary).union(*edges))
-    col = {a: i for i, a in enumerate(pairs)}
-    n_y, edge_list = len(pairs), list(edges.items())
-    n_x = len(edge_list)
-    rows: list[int] = []
-    cols: list[int] = []
-    vals: list[float] = []
-    n_rows = 0
-    # One-to-one: each predicted and each gold variable in at most one chosen pair.
-    by_pred: dict[int, list[int]] = defaultdict(list)
-    by_gold: dict[int, list[int]] = defaultdict(list)
-    for a in pairs:
-        by_pred[a // n_g].append(col[a])
-        by_gold[a % n_g].append(col[a])
-    for group in list(by_pred.values()) + list(by_gold.values()):
-        if len(group) > 1:
-            rows.extend([n_rows] * len(group))
-            cols.extend(group)
-            vals.extend([1.0] * len(group))
-            n_rows += 1
-    n_one_to_one = n_rows
-    # Relation pairs: given a chosen pair a and another predicted (or gold) variable, at most one x_e with a is on.
-    linked: dict[tuple[int, int, int], list[int]] = defaultdict(list)
-    for k, ((a, b), _) in enumerate(edge_list):
-        for this, other in ((a, b), (b, a)):
-            linked[(this, 0, other // n_g)].append(n_y + k)
-            linked[(this, 1, other % n_g)].append(n_y + k)
-    for (a, _, _), xs in linked.items():
-        rows.extend([n_rows] * (len(xs) + 1))
-        cols.extend(xs)
-        cols.append(col[a])
-        vals.extend([1.0] * len(xs))
-        vals.append(-1.0)
-        n_rows += 1
-    matrix = csr_array((vals, (rows, cols)), shape=(n_rows, n_y + n_x))
-    upper = np.concatenate([np.ones(n_one_to_one), np.zeros(n_rows - n_one_to_one)])
-    c = -np.concatenate([np.array([unary.get(a, 0) for a in pairs], float), np.array([w for _, w in edge_list], float)])
-    integrality = np.concatenate([np.full(n_y, 1 if integer else 0), np.zeros(n_x)])
-    options: dict[str, Any] = {"presolve": False}
-    if integer:
-        options["mip_rel_gap"] = 0.0
-    result = milp(
-        c,
-        constraints=LinearConstraint(matrix, -np.inf, upper),
-        integrality=integrality,
-        bounds=Bounds(0, 1),
-        options=options,
-    )
-    if result.x is None or result.status != 0:
-        raise RuntimeError(f"smatch: HiGHS did not solve the matching problem to optimality ({result.message}).")
-    return {a for a, value in zip(pairs, result.x[:n_y]) if value > 0.5}, -float(result.fun)
-
-
-def _solve(pred: _Side, gold: _Side) -> tuple[int, set[int]]:
-    n_g = max(len(gold.names), 1)
-    unary, edges, bound = _problem(pred, gold)
-    if not unary and not edges:
-        return 0, set()
-    if not edges:
-        chosen = _assignment(n_g, unary)
-    else:
-        try:
-            chosen = _branch_and_bound(n_g, unary, edges, bound, _BNB_NODE_LIMIT)
-        except _BudgetExceededError:
-            # The linear relaxation is usually integral; its rounding is optimal when it reaches the LP bound.
-            chosen, relaxed = _highs(n_g, unary, edges, integer=False)
-            if _evaluate(chosen, unary, edges) < int(relaxed + 1e-6):
-                chosen, _ = _highs(n_g, unary, edges, integer=True)
-    return _evaluate(chosen, unary, edges), chosen
+    matched: int
+    predicted: int
+    reference: int
+    mapping: dict[str, str]
+    optimal: bool
+    upper_bound: int
 
 
 def smatch_match(
-    pred_triples: Sequence[Triple], gold_triples: Sequence[Triple]
-) -> tuple[int, int, int, dict[str, str]]:
-    """The exact Smatch match between two triple lists.
+    predicted: Sequence[Triple], reference: Sequence[Triple], *, time_limit: float | None = DEFAULT_TIME_LIMIT
+) -> SmatchAlignment:
+    """The Smatch match between two triple lists, exact unless the time budget runs out.
 
     A triple ``(role, source, target)`` is an instance triple when ``role`` is ``instance``; its ``source`` is a
     variable. Any other triple whose target is a variable (and whose role is not ``TOP``) is a relation triple; the
-    rest are attribute triples. Roles and constants compare case-insensitively.
+    rest are attribute triples. Roles and constants compare case-insensitively; identical triples match at most once
+    per copy.
 
     Args:
-        pred_triples: the predicted graph's triples (see :func:`smatch_triples`).
-        gold_triples: the gold graph's triples.
+        predicted: the predicted graph's triples (see :func:`smatch_triples`).
+        reference: the reference graph's triples.
+        time_limit: seconds for the search past the quick certificates of optimality (``None``: unbounded).
 
     Returns:
-        ``(matched, n_pred, n_gold, mapping)``: the maximum number of matched triples over one-to-one variable
-        mappings, the triple counts, and an optimal mapping ``{predicted variable: gold variable}`` (unmapped
-        predicted variables are absent).
+        A :class:`SmatchAlignment` (a named tuple starting ``matched, predicted, reference, mapping``).
 
     >>> p = [("instance", "a", "dog"), ("TOP", "a", "top")]
     >>> g = [("instance", "x", "cat"), ("instance", "y", "dog"), ("TOP", "y", "top")]
-    >>> smatch_match(p, g)
+    >>> smatch_match(p, g)[:4]
     (2, 2, 3, {'a': 'y'})
     """
-    pred, gold = _Side(pred_triples), _Side(gold_triples)
-    matched, chosen = _solve(pred, gold)
-    n_g = max(len(gold.names), 1)
-    mapping = {pred.names[a // n_g]: gold.names[a % n_g] for a in sorted(chosen)}
-    return matched, pred.n_triples, gold.n_triples, mapping
+    pred, gold = _Side(predicted), _Side(reference)
+    unary, edges, _ = _problem(pred, gold)
+    solution = solve_latent(len(pred.names), len(gold.names), unary, edges, time_limit=time_limit)
+    mapping = {pred.names[u]: gold.names[v] for u, v in solution.mapping.items()}
+    matched = int(round(solution.value))
+    bound = int(round(solution.upper_bound))
+    return SmatchAlignment(matched, pred.n_triples, gold.n_triples, mapping, solution.optimal, bound)
 
 
 # ------------------------------------------------------------------------------------------------------------ metric
-def _pair_stats(prediction: Any, reference: Any, label: str = "") -> tuple[int, int, int]:
-    pred = smatch_triples(prediction, label=f"<prediction{label}>")
-    gold = smatch_triples(reference, label=f"<reference{label}>")
-    matched, n_pred, n_gold, _ = smatch_match(pred, gold)
-    return matched, n_pred, n_gold
+def _budget_warning(flagged: int, total: int, time_limit: float | None) -> str:
+    return (
+        f"smatch: {flagged} of {total} graph pairs hit the time budget of {time_limit} s per pair; their best "
+        "mapping found was used (a lower bound on Smatch). Raise the budget (time_limit=, --time-limit) to prove more "
+        "pairs optimal."
+    )
 
 
 def _batch_stats(predictions: Sequence[Any], references: Sequence[Any]) -> np.ndarray:
-    rows = [_pair_stats(p, r, f"[{i}]") for i, (p, r) in enumerate(zip(predictions, references))]
+    rows, flagged = [], 0
+    for i, (p, r) in enumerate(zip(predictions, references)):
+        found = smatch_match(
+            smatch_triples(p, label=f"<prediction[{i}]>"), smatch_triples(r, label=f"<reference[{i}]>")
+        )
+        flagged += not found.optimal
+        rows.append(found[:3])
+    if flagged:
+        warnings.warn(_budget_warning(flagged, len(rows), DEFAULT_TIME_LIMIT), SolverBudgetWarning, stacklevel=3)
     return np.asarray(rows, dtype=np.float64).reshape(-1, 3)
 
 
-Smatch = stats_metric(
+SmatchMetric = stats_metric(
     batch_stats=_batch_stats,
     normalizer="f1",
     name="smatch",
-    doc=(
-        "Smatch (Cai & Knight, 2013) with the exact optimal variable mapping.\n\n"
-        "Per pair the statistics are (matched triples, predicted triples, gold triples), so ``precision`` = "
-        "matched / predicted, ``recall`` = matched / gold and ``f1`` = 2 matched / (predicted + gold) over the summed "
-        "counts (micro, as the smatch tool scores a file); ``macro_f1`` averages the per-pair F1. Predictions and "
-        "references are PENMAN strings, ``penman.Tree`` / ``penman.Graph`` objects or triple lists."
-    ),
+    class_name="SmatchMetric",
+    doc=r"""Smatch (Cai & Knight, 2013) as an accumulator: exact optimal variable mapping, micro and macro averages.
+
+    Per pair the statistics are :math:`(\mathrm{match}, |T(P)|, |T(G)|)` (see :mod:`metametric_jax.tasks.amr`), so
+
+    .. math::
+
+        \mathrm{precision} = \frac{\sum \mathrm{match}}{\sum |T(P)|}, \quad
+        \mathrm{recall} = \frac{\sum \mathrm{match}}{\sum |T(G)|}, \quad
+        F_1 = \frac{2 \sum \mathrm{match}}{\sum |T(P)| + \sum |T(G)|}
+
+    over the summed counts (micro, as the smatch tool scores a file); ``macro_f1`` averages the per-pair F1.
+
+    State attributes: ``micro`` (summed ``xy`` = matched, ``xx`` = predicted, ``yy`` = reference triples),
+    ``macro`` (summed per-pair precision, recall, F1, Jaccard) and ``count`` (pairs). Predictions and references are
+    PENMAN strings, ``penman.Tree`` / ``penman.Graph`` objects or triple lists; alignment markers are removed.
+
+    Source: Cai & Knight, "Smatch: an Evaluation Metric for Semantic Feature Structures", ACL 2013.
+
+    >>> state = SmatchMetric.from_model_output(["(b / boy)"], ["(b / boy :mod (t / tall))"])
+    >>> round(float(state.compute()["f1"]), 4)
+    0.6667
+    """,
 )
-Smatch.__name__ = Smatch.__qualname__ = "Smatch"
-Smatch.__module__ = __name__
+
+
+# ------------------------------------------------------------------------------------------------------------ scoring
+_FIGURES = ("precision", "recall", "f1")
+
+
+def _prf(matched: int, predicted: int, reference: int) -> dict[str, float]:
+    precision = matched / predicted if predicted else 0.0
+    recall = matched / reference if reference else 0.0
+    f1 = 2 * matched / (predicted + reference) if predicted and reference else 0.0
+    return {"precision": float(precision), "recall": float(recall), "f1": float(f1)}
+
+
+def _check_options(options: dict[str, Any], allowed: tuple[str, ...], where: str) -> None:
+    unknown = sorted(set(options) - set(allowed))
+    if unknown:
+        raise TypeError(
+            f"{where}() got unexpected keyword argument(s) {', '.join(unknown)}; valid: {', '.join(allowed)}"
+        )
+
+
+class _Scorer:
+    """Accumulates per-pair Smatch (and fine-grained) counts into corpus figures and per-pair items."""
+
+    def __init__(self, fine_grained: bool, time_limit: float | None) -> None:
+        self.fine_grained = fine_grained
+        self.time_limit = time_limit
+        self.totals = [0, 0, 0]
+        self.fine: dict[str, list[int]] = {name: [0, 0, 0] for name in amr_fine.NAMES} if fine_grained else {}
+        self.items: list[dict[str, Any]] = []
+        self.flagged = 0
+
+    def add(self, ident: str, pred: list[Triple], gold: list[Triple]) -> None:
+        found = smatch_match(pred, gold, time_limit=self.time_limit)
+        item: dict[str, Any] = {"id": ident, **_prf(*found[:3])}
+        item.update(matched=found.matched, predicted=found.predicted, reference=found.reference)
+        item.update(optimal=found.optimal, upper_bound=found.upper_bound)
+        optimal = found.optimal
+        for k in range(3):
+            self.totals[k] += found[k]
+        if self.fine_grained:
+            fine = {}
+            for name, (m, p, g, ok) in amr_fine.fine_grained_counts(pred, gold, self._match).items():
+                optimal = optimal and ok
+                self.fine[name] = [self.fine[name][0] + m, self.fine[name][1] + p, self.fine[name][2] + g]
+                fine[name] = {**_prf(m, p, g), "matched": m, "predicted": p, "reference": g}
+            item["fine_grained"] = fine
+            item["optimal"] = optimal
+        self.flagged += not optimal
+        self.items.append(item)
+
+    def _match(self, pred: list[Triple], gold: list[Triple]) -> tuple[int, int, int, bool]:
+        found = smatch_match(pred, gold, time_limit=self.time_limit)
+        return found.matched, found.predicted, found.reference, found.optimal
+
+    def scores(self) -> dict[str, Any]:
+        out: dict[str, Any] = _prf(*self.totals)
+        out.update(matched=self.totals[0], predicted=self.totals[1], reference=self.totals[2])
+        out.update(pairs=len(self.items), pairs_optimal=len(self.items) - self.flagged)
+        for name, counts in self.fine.items():
+            out[name] = _prf(*counts)
+        return out
+
+    def warnings(self) -> list[str]:
+        return [_budget_warning(self.flagged, len(self.items), self.time_limit)] if self.flagged else []
+
+
+def score(predictions: Sequence[Any], references: Sequence[Any], **options: Any) -> dict[str, Any]:
+    """Corpus Smatch of graph pairs (micro average over pairs, as the ``smatch`` tool scores a file).
+
+    Args:
+        predictions: predicted graphs: PENMAN strings, ``penman.Tree`` / ``penman.Graph`` objects or triple lists.
+        references: the reference graphs, in the same order.
+        **options: ``keep_alignments`` (default False: alignment markers are removed), ``fine_grained`` (default
+            False: add the scores of Damonte et al. (2017), see :mod:`metametric_jax.tasks.amr_fine`),
+            ``time_limit`` (seconds per pair, default :data:`DEFAULT_TIME_LIMIT`; ``None``: unbounded).
+
+    Returns:
+        ``{"precision", "recall", "f1", "matched", "predicted", "reference", "pairs", "pairs_optimal"}`` (``f1`` is
+        the headline), plus one ``{"precision", "recall", "f1"}`` per fine-grained score when asked.
+
+    Raises:
+        ValueError: lists of different lengths. TypeError: an unknown option or a graph of another type.
+
+    >>> result = score(["(b / boy)", "(g / go-02 :ARG0 (b / boy))"], ["(b / boy)", "(g / go-01 :ARG0 (b / boy))"])
+    >>> result["matched"], result["predicted"], result["reference"], round(result["f1"], 4)
+    (5, 6, 6, 0.8333)
+    """
+    _check_options(options, ("keep_alignments", "fine_grained", "time_limit"), "score")
+    predictions, references = list(predictions), list(references)
+    if len(predictions) != len(references):
+        raise ValueError(
+            f"score: predictions and references must have the same length; found {len(predictions)} and "
+            f"{len(references)}."
+        )
+    keep = bool(options.get("keep_alignments", False))
+    scorer = _Scorer(bool(options.get("fine_grained", False)), options.get("time_limit", DEFAULT_TIME_LIMIT))
+    for i, (p, r) in enumerate(zip(predictions, references)):
+        pred = smatch_triples(p, label=f"<prediction[{i}]>", keep_alignments=keep)
+        gold = smatch_triples(r, label=f"<reference[{i}]>", keep_alignments=keep)
+        scorer.add(str(i + 1), pred, gold)
+    for message in scorer.warnings():
+        warnings.warn(message, SolverBudgetWarning, stacklevel=2)
+    return scorer.scores()
 
 
 def score_files(
-    gold_path: str | Path, pred_path: str | Path, progress: bool | Callable[[int, int], None] = False
-) -> dict[str, float]:
-    """Corpus Smatch of two PENMAN files, graph by graph, micro-averaged as the ``smatch`` tool does.
+    *,
+    predictions: str | Path,
+    references: str | Path,
+    progress: bool | Callable[[int, int], None] = False,
+    **options: Any,
+) -> Report:
+    """Corpus Smatch of two PENMAN files, graph by graph, with per-pair figures.
 
     Args:
-        gold_path: the gold graphs (blank-line separated, ``#`` comment lines skipped).
-        pred_path: the predicted graphs, in the same order.
-        progress: print a progress count to standard error, or a callback ``(done, total)``.
+        predictions: the predicted graphs (blank-line separated, ``#`` comment lines skipped).
+        references: the gold graphs, in the same order.
+        progress: a callback ``(done, total)`` called as pairs are scored (or True: a count on standard error).
+        **options: as for :func:`score` (``keep_alignments``, ``fine_grained``, ``time_limit``).
 
     Returns:
-        ``{"precision", "recall", "f1"}`` as floats (0.0 when either file has no triples).
+        A :class:`~metametric_jax.report.Report`: ``scores`` as :func:`score` returns them; ``items`` one dict per pair
+        (``id`` from a ``# ::id`` comment of the gold graph, else its 1-based position; ``precision``, ``recall``,
+        ``f1``, ``matched``, ``predicted``, ``reference``, ``optimal``, ``upper_bound``, and ``fine_grained`` when
+        asked); ``warnings`` (pairs that hit the time budget, an empty reference file).
 
     Raises:
         InputFormatError: an unparsable graph, or files with different numbers of graphs.
     """
-    gold = read_penman(gold_path)
-    pred = read_penman(pred_path)
+    _check_options(options, ("keep_alignments", "fine_grained", "time_limit"), "score_files")
+    gold = read_penman(references)
+    pred = read_penman(predictions)
     if len(gold) != len(pred):
         raise InputFormatError(
-            str(pred_path),
+            str(predictions),
             None,
-            f"the predicted file has {len(pred)} graphs but the gold file {gold_path} has {len(gold)}; "
-            "expected one predicted graph per gold graph, in the same order",
+            f"the predicted file has {len(pred)} graphs but the reference file {references} has {len(gold)}; "
+            "expected one predicted graph per reference graph, in the same order",
         )
-    matched = n_pred = n_gold = 0
-    for k, ((p_line, p_tree), (g_line, g_tree)) in enumerate(zip(pred, gold), start=1):
-        m, p, g, _ = smatch_match(
-            _tree_triples(p_tree, str(pred_path), p_line), _tree_triples(g_tree, str(gold_path), g_line)
+    keep = bool(options.get("keep_alignments", False))
+    scorer = _Scorer(bool(options.get("fine_grained", False)), options.get("time_limit", DEFAULT_TIME_LIMIT))
+    for k, (p, g) in enumerate(zip(pred, gold), start=1):
+        scorer.add(
+            g.id or str(k),
+            _tree_triples(p.tree, str(predictions), p.line, keep),
+            _tree_triples(g.tree, str(references), g.line, keep),
         )
-        matched, n_pred, n_gold = matched + m, n_pred + p, n_gold + g
-        if callable(progress) and (k % 100 == 0 or k == len(gold)):
+        if callable(progress):
             progress(k, len(gold))
         elif progress and (k % 100 == 0 or k == len(gold)):
             print(f"smatch: {k}/{len(gold)} graph pairs", file=sys.stderr)
-    if n_pred == 0 or n_gold == 0:
-        return {"precision": 0.0, "recall": 0.0, "f1": 0.0}
-    precision, recall = matched / n_pred, matched / n_gold
-    f1 = 2 * matched / (n_pred + n_gold)
-    return {"precision": float(precision), "recall": float(recall), "f1": float(f1)}
+    messages = scorer.warnings()
+    if not gold:
+        messages.append(f"{references} holds no graphs; every figure is 0")
+    return Report(scorer.scores(), scorer.items, messages)

@@ -1,0 +1,464 @@
+r"""Exact latent matching (Smatch's problem): one solver for AMR and for derived latent metrics.
+
+:func:`solve_latent` (reached through :mod:`metametric_jax._solvers`) serves :mod:`metametric_jax.tasks.amr` and
+:class:`metametric_jax.matching.LatentSetMatching` alike: the best one-to-one partial mapping :math:`m` of
+predicted onto reference variables for an objective made of terms over variable pairs,
+
+.. math::
+
+    \max_m \; \sum_{(u, v)} w_{uv} [m(u) = v] + \sum_{((u_1, v_1), (u_2, v_2))} w_{u_1 v_1 u_2 v_2}
+    [m(u_1) = v_1][m(u_2) = v_2] + \dots
+
+(a quadratic assignment problem, NP-hard in general), solved by a cascade that stops at the first certificate of
+optimality: a linear assignment when no term links two pairs; else a depth-first branch and bound (small problems);
+else the linear relaxation of the integer program of Cai & Knight (2013, Section 3, tightened), whose rounding is
+optimal when it reaches the relaxation's bound; else a swap local search, then the integer program (HiGHS through
+``scipy.optimize.milp``). The last two steps share a time budget: when it runs out, the best mapping found is returned
+with ``optimal=False`` and the best upper bound known.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import math
+import time
+from collections import defaultdict
+from collections.abc import Mapping
+from typing import Any
+
+import numpy as np
+from scipy import sparse
+from scipy.optimize import Bounds, LinearConstraint, linear_sum_assignment, linprog, milp
+
+__all__ = ["solve_latent", "LatentSolution", "SolverBudgetWarning", "DEFAULT_TIME_LIMIT"]
+
+#: Seconds the exact latent solver may spend on one problem past its quick certificates (see :func:`solve_latent`).
+DEFAULT_TIME_LIMIT = 1.0
+_BNB_NODE_LIMIT = 400
+_TOL = 1e-9
+
+
+# ------------------------------------------------------------------------------------------------ exact latent matching
+class SolverBudgetWarning(UserWarning):
+    """A latent matching problem hit its time budget: the best mapping found is used, not proven optimal."""
+
+
+@dataclasses.dataclass(frozen=True)
+class LatentSolution:
+    """The result of :func:`solve_latent`.
+
+    Attributes:
+        value: the objective of ``mapping``.
+        mapping: the chosen variable pairs ``{predicted variable: reference variable}``.
+        optimal: whether ``value`` is proven to be the maximum.
+        upper_bound: an upper bound on the maximum (``value`` itself when optimal).
+    """
+
+    value: float
+    mapping: dict[int, int]
+    optimal: bool
+    upper_bound: float
+
+
+class _Problem:
+    """Terms over variable pairs ``a = u * n_gold + v``: unary weights, pairwise links, higher-order terms."""
+
+    def __init__(
+        self,
+        n_pred: int,
+        n_gold: int,
+        unary: Mapping[int, float],
+        pairwise: Mapping[tuple[int, int], float],
+        higher: Mapping[tuple[int, ...], float],
+    ) -> None:
+        self.n_pred, self.n_gold = n_pred, max(n_gold, 1)
+        self.unary = {a: float(w) for a, w in unary.items() if w}
+        self.pairwise = {(a, b) if a < b else (b, a): float(w) for (a, b), w in pairwise.items() if w}
+        self.higher = {tuple(sorted(t)): float(w) for t, w in higher.items() if w}
+        weights = [*self.unary.values(), *self.pairwise.values(), *self.higher.values()]
+        if any(not math.isfinite(w) or w < 0 for w in weights):
+            raise ValueError("latent matching: term weights must be finite and non-negative.")
+        self.integral = all(w == int(w) for w in weights)
+        self.pairs = sorted(set(self.unary).union(*self.pairwise, *self.higher))
+
+    def evaluate(self, chosen: set[int]) -> float:
+        total = sum(self.unary.get(a, 0.0) for a in chosen)
+        total += sum(w for (a, b), w in self.pairwise.items() if a in chosen and b in chosen)
+        return total + sum(w for t, w in self.higher.items() if all(a in chosen for a in t))
+
+    def floor(self, bound: float) -> float:
+        """The bound rounded down to what the objective can reach (integers when every weight is one)."""
+        return float(math.floor(bound + 1e-6)) if self.integral and math.isfinite(bound) else bound
+
+    def mapping(self, chosen: set[int]) -> dict[int, int]:
+        return {a // self.n_gold: a % self.n_gold for a in sorted(chosen)}
+
+
+def _assignment_only(p: _Problem) -> set[int]:
+    rows = sorted({a // p.n_gold for a in p.unary})
+    cols = sorted({a % p.n_gold for a in p.unary})
+    r_index = {u: i for i, u in enumerate(rows)}
+    c_index = {v: j for j, v in enumerate(cols)}
+    weights = np.zeros((len(rows), len(cols)))
+    for a, w in p.unary.items():
+        weights[r_index[a // p.n_gold], c_index[a % p.n_gold]] = w
+    ri, ci = linear_sum_assignment(weights, maximize=True)
+    return {rows[i] * p.n_gold + cols[j] for i, j in zip(ri, ci) if weights[i, j] > 0}
+
+
+def _branch_and_bound(p: _Problem, limit: int) -> tuple[float, set[int], bool, float]:
+    """Depth-first search over predicted variables: ``(best, chosen, complete, bound)``; stops after ``limit`` nodes.
+
+    ``bound`` is the optimistic bound of the search (each variable's best pair with its best partners).
+    """
+    n_g = p.n_gold
+    neighbours: dict[int, set[int]] = defaultdict(set)
+    for t in [*p.pairwise, *p.higher]:
+        us = {a // n_g for a in t}
+        for u in us:
+            neighbours[u] |= us - {u}
+    candidates: dict[int, list[int]] = defaultdict(list)
+    for a in p.pairs:
+        candidates[a // n_g].append(a % n_g)
+    # Visit variables breadth-first along the terms, so that their gains are counted early.
+    order: list[int] = []
+    seen: set[int] = set()
+    for start in sorted(candidates, key=lambda u: (-len(neighbours[u]), u)):
+        if start in seen:
+            continue
+        seen.add(start)
+        queue = [start]
+        while queue:
+            u = queue.pop(0)
+            order.append(u)
+            for x in sorted(neighbours[u]):
+                if x not in seen:
+                    seen.add(x)
+                    queue.append(x)
+    position = {u: k for k, u in enumerate(order)}
+    # links[a]: the terms completed when pair a is placed (their other pairs belong to earlier variables).
+    links: dict[int, list[tuple[tuple[tuple[int, int], ...], float]]] = defaultdict(list)
+    for t, w in [*p.pairwise.items(), *p.higher.items()]:
+        last = max(t, key=lambda a: position[a // n_g])
+        links[last].append((tuple((a // n_g, a % n_g) for a in t if a != last), w))
+    optimistic = []
+    for u in order:
+        best_u = 0.0
+        for v in candidates[u]:
+            a = u * n_g + v
+            per_var: dict[int, float] = defaultdict(float)  # one partner per other variable in a pairwise term
+            extra = 0.0
+            for others, w in links.get(a, ()):
+                if len(others) == 1:
+                    u2, v2 = others[0]
+                    per_var[(u2, v2)] += w  # type: ignore[index]
+                else:
+                    extra += w
+            grouped: dict[int, float] = defaultdict(float)
+            for (u2, _), w in per_var.items():  # type: ignore[misc]
+                grouped[u2] = max(grouped[u2], w)
+            best_u = max(best_u, p.unary.get(a, 0.0) + sum(grouped.values()) + extra)
+        optimistic.append(best_u)
+    suffix = [0.0] * (len(order) + 1)
+    for k in range(len(order) - 1, -1, -1):
+        suffix[k] = suffix[k + 1] + optimistic[k]
+    bound = p.floor(suffix[0])
+    n = len(order)
+    assign: dict[int, int] = {}
+    used: set[int] = set()
+    best: list[Any] = [-1.0, set()]
+    visited = [0]
+
+    class _StopError(Exception):
+        pass
+
+    def search(k: int, current: float) -> None:
+        visited[0] += 1
+        if visited[0] > limit:
+            raise _StopError
+        if k == n:
+            if current > best[0] + _TOL:
+                best[0], best[1] = current, {u * n_g + v for u, v in assign.items()}
+                if current >= bound - _TOL:
+                    raise _StopError
+            return
+        u = order[k]
+        rest = suffix[k + 1]
+        options = []
+        for v in candidates[u]:
+            if v in used:
+                continue
+            a = u * n_g + v
+            gain = p.unary.get(a, 0.0)
+            for others, w in links.get(a, ()):
+                if all(assign.get(u2) == v2 for u2, v2 in others):
+                    gain += w
+            options.append((gain, v))
+        options.sort(reverse=True)
+        for gain, v in options:
+            if current + gain + rest <= best[0] + _TOL:
+                break
+            assign[u] = v
+            used.add(v)
+            search(k + 1, current + gain)
+            del assign[u]
+            used.discard(v)
+        if current + rest > best[0] + _TOL:
+            search(k + 1, current)
+
+    try:
+        search(0, 0.0)
+        complete = True
+    except _StopError:
+        complete = visited[0] <= limit
+    return max(best[0], 0.0), best[1], complete, bound
+
+
+def _formulation(p: _Problem) -> tuple[np.ndarray, Any, np.ndarray, int]:
+    """Cai & Knight's integer program: objective ``c`` (minimized), rows ``A z <= ub``, the number of pair variables.
+
+    Variables: one ``y`` per variable pair (binary), one ``x`` per term in ``[0, 1]``.
+    """
+    n_g, pairs = p.n_gold, p.pairs
+    col = {a: i for i, a in enumerate(pairs)}
+    n_y = len(pairs)
+    terms = [*p.pairwise.items(), *p.higher.items()]
+    rows: list[int] = []
+    cols: list[int] = []
+    n_rows = 0
+    by_pred: dict[int, list[int]] = defaultdict(list)
+    by_gold: dict[int, list[int]] = defaultdict(list)
+    for a in pairs:
+        by_pred[a // n_g].append(col[a])
+        by_gold[a % n_g].append(col[a])
+    for group in [*by_pred.values(), *by_gold.values()]:
+        if len(group) > 1:
+            rows.extend([n_rows] * len(group))
+            cols.extend(group)
+            n_rows += 1
+    n_one_to_one = n_rows
+    # Given a chosen pair a and another predicted (or reference) variable, at most one pairwise term of a with that
+    # variable is on (Cai & Knight's constraint, tightened); a higher-order term is on only if each of its pairs is.
+    linked: dict[tuple[int, int, int], list[int]] = defaultdict(list)
+    for k, (t, _) in enumerate(terms):
+        if len(t) == 2:
+            a, b = t
+            for this, other in ((a, b), (b, a)):
+                linked[(this, 0, other // n_g)].append(n_y + k)
+                linked[(this, 1, other % n_g)].append(n_y + k)
+        else:
+            for a in t:
+                linked[(a, 2, k)].append(n_y + k)
+    vals = [1.0] * len(rows)
+    for (a, _, _), xs in linked.items():
+        rows.extend([n_rows] * (len(xs) + 1))
+        cols.extend(xs)
+        cols.append(col[a])
+        vals.extend([1.0] * len(xs))
+        vals.append(-1.0)
+        n_rows += 1
+    matrix = sparse.csr_array((vals, (rows, cols)), shape=(n_rows, n_y + len(terms)))
+    upper = np.concatenate([np.ones(n_one_to_one), np.zeros(n_rows - n_one_to_one)])
+    c = -np.concatenate([np.array([p.unary.get(a, 0.0) for a in pairs]), np.array([w for _, w in terms])])
+    return c, matrix, upper, n_y
+
+
+def _relaxation(p: _Problem, time_limit: float | None) -> tuple[np.ndarray | None, float]:
+    """The linear relaxation (HiGHS interior point): the pair variables ``y`` and the bound (``inf`` if unsolved)."""
+    c, matrix, upper, n_y = _formulation(p)
+    options: dict[str, Any] = {} if time_limit is None else {"time_limit": max(time_limit, 1e-3)}
+    result = linprog(c, A_ub=matrix, b_ub=upper, bounds=(0, 1), method="highs-ipm", options=options)
+    if result.status != 0 or result.x is None:
+        return None, math.inf
+    return np.asarray(result.x[:n_y]), -float(result.fun)
+
+
+def _program(p: _Problem, time_limit: float | None) -> tuple[np.ndarray | None, float, bool]:
+    """The integer program, solved by HiGHS branch and cut.
+
+    Returns the values of the pair variables ``y`` (``None`` without a feasible point), an upper bound on the optimum
+    (``inf`` when none is known) and whether the program was solved to optimality within ``time_limit``.
+    """
+    c, matrix, upper, n_y = _formulation(p)
+    options: dict[str, Any] = {"presolve": False, "mip_rel_gap": 0.0}
+    if time_limit is not None:
+        options["time_limit"] = max(time_limit, 1e-3)
+    result = milp(
+        c,
+        constraints=LinearConstraint(matrix, -np.inf, upper),
+        integrality=np.concatenate([np.ones(n_y), np.zeros(len(c) - n_y)]),
+        bounds=Bounds(0, 1),
+        options=options,
+    )
+    solved = result.status == 0 and result.x is not None
+    bound = -float(result.fun) if solved else math.inf
+    dual = getattr(result, "mip_dual_bound", None)
+    if dual is not None and math.isfinite(dual):
+        bound = min(bound, -float(dual))
+    return (None if result.x is None else np.asarray(result.x[:n_y])), bound, solved
+
+
+def _rounded(p: _Problem, y: np.ndarray) -> set[int]:
+    """A one-to-one mapping maximizing the summed ``y`` (ties broken by unary weight)."""
+    weights = np.zeros((p.n_pred, p.n_gold))
+    for a, value in zip(p.pairs, y):
+        weights[a // p.n_gold, a % p.n_gold] = value + 1e-6 * p.unary.get(a, 0.0)
+    ri, ci = linear_sum_assignment(weights, maximize=True)
+    return {int(i) * p.n_gold + int(j) for i, j in zip(ri, ci) if weights[i, j] > 1e-9}
+
+
+def _local_search(p: _Problem, starts: list[set[int]], deadline: float, max_rounds: int) -> set[int]:
+    """Iterated steepest-ascent swap search (pairwise terms only) from each start; the best mapping found.
+
+    Both sides are padded with dummy variables so that a mapping is a permutation of ``N = n_pred + n_gold`` and every
+    move is a swap of two predicted variables' images (unmapping is a swap with a dummy). Kicks of a few random swaps
+    (a fixed seed) restart the ascent until ``max_rounds`` or ``deadline``.
+    """
+    n_p, n_g = p.n_pred, p.n_gold
+    size = n_p + n_g
+    unary = np.zeros((size, size))
+    for a, w in p.unary.items():
+        unary[a // n_g, a % n_g] = w
+    terms = list(p.pairwise.items())
+    ua = np.array([a // n_g for (a, _), _ in terms], dtype=np.int64)
+    va = np.array([a % n_g for (a, _), _ in terms], dtype=np.int64)
+    ub = np.array([b // n_g for (_, b), _ in terms], dtype=np.int64)
+    vb = np.array([b % n_g for (_, b), _ in terms], dtype=np.int64)
+    w = np.array([x for _, x in terms], dtype=np.float64)
+    rng = np.random.default_rng(0)
+    rows = np.arange(size)
+
+    def value(perm: np.ndarray) -> float:
+        on = (perm[ua] == va) & (perm[ub] == vb)
+        return float(unary[rows, perm].sum() + w[on].sum())
+
+    key_a, key_b = ua * size + va, ub * size + vb  # cells of the gain matrix
+    key_ab, key_ba = ua * size + ub, ub * size + ua  # cells of the swap matrix
+    cells = size * size
+
+    def ascend(perm: np.ndarray) -> np.ndarray:
+        while time.perf_counter() < deadline:
+            on_a, on_b = perm[ua] == va, perm[ub] == vb
+            gain = unary + (
+                np.bincount(key_a, w * on_b, minlength=cells) + np.bincount(key_b, w * on_a, minlength=cells)
+            ).reshape(size, size)
+            current = gain[rows, perm]
+            cross = gain[:, perm]
+            delta = cross + cross.T - current[:, None] - current[None, :]
+            # a term lost twice by the two swapped variables, or one the swap creates
+            fix = w * ((on_a & on_b) | ((perm[ub] == va) & (perm[ua] == vb)))
+            delta += (np.bincount(key_ab, fix, minlength=cells) + np.bincount(key_ba, fix, minlength=cells)).reshape(
+                size, size
+            )
+            k = int(delta.argmax())
+            if delta.flat[k] <= _TOL:
+                break
+            i, j = divmod(k, size)
+            perm[i], perm[j] = perm[j], perm[i]
+        return perm
+
+    best_perm: np.ndarray | None = None
+    best = -1.0
+    for start in starts:
+        perm = np.full(size, -1, dtype=np.int64)
+        for a in start:
+            perm[a // n_g] = a % n_g
+        free = iter(sorted(set(range(size)) - set(perm[perm >= 0].tolist())))
+        for u in range(size):
+            if perm[u] < 0:
+                perm[u] = next(free)
+        perm = ascend(perm)
+        score = value(perm)
+        if score > best + _TOL:
+            best, best_perm = score, perm.copy()
+    assert best_perm is not None
+    perm = best_perm.copy()
+    for _ in range(max_rounds):
+        if time.perf_counter() >= deadline:
+            break
+        trial = perm.copy()
+        for _ in range(int(rng.integers(2, 5))):
+            i, j = rng.integers(0, size, 2)
+            trial[i], trial[j] = trial[j], trial[i]
+        trial = ascend(trial)
+        score = value(trial)
+        if score >= best - _TOL:  # accept sideways moves to drift across plateaus
+            if score > best + _TOL:
+                best_perm = trial.copy()
+            best, perm = max(best, score), trial
+    return {u * n_g + int(best_perm[u]) for u in range(n_p) if best_perm[u] < n_g}
+
+
+def solve_latent(
+    n_pred: int,
+    n_gold: int,
+    unary: Mapping[int, float],
+    pairwise: Mapping[tuple[int, int], float] | None = None,
+    higher: Mapping[tuple[int, ...], float] | None = None,
+    *,
+    time_limit: float | None = DEFAULT_TIME_LIMIT,
+) -> LatentSolution:
+    r"""The best one-to-one partial mapping of predicted onto reference variables (see the module docstring).
+
+    A variable pair is coded ``a = u * n_gold + v`` (predicted variable ``u``, reference variable ``v``).
+
+    Args:
+        n_pred: the number of predicted variables.
+        n_gold: the number of reference variables.
+        unary: weight of each pair, gained when ``u`` is mapped to ``v``.
+        pairwise: weight of each two pairs ``(a, b)`` (of different variables on both sides), gained when both are.
+        higher: weight of each tuple of three or more pairs, gained when all are.
+        time_limit: seconds for the local search and the integer program (``None``: no limit, exact but unbounded
+            in time). The quick certificates (assignment, branch and bound, the relaxation's rounding) come first.
+
+    Returns:
+        A :class:`LatentSolution`; ``optimal`` is False only when the time budget ran out.
+
+    >>> s = solve_latent(2, 2, {0: 1.0, 3: 1.0, 1: 1.5}, {(0, 3): 1.0})  # pairs (0,0), (1,1), (0,1)
+    >>> s.value, s.mapping, s.optimal
+    (3.0, {0: 0, 1: 1}, True)
+    """
+    p = _Problem(n_pred, n_gold, unary, pairwise or {}, higher or {})
+    if not p.pairs:
+        return LatentSolution(0.0, {}, True, 0.0)
+    if not p.pairwise and not p.higher:
+        chosen = _assignment_only(p)
+        found = p.evaluate(chosen)
+        return LatentSolution(found, p.mapping(chosen), True, found)
+    start = time.perf_counter()
+    best, chosen, complete, bound = _branch_and_bound(p, _BNB_NODE_LIMIT)
+    if complete:
+        return LatentSolution(best, p.mapping(chosen), True, best)
+    budget = math.inf if time_limit is None else float(time_limit)
+    # The linear relaxation is usually tight on graphs that resemble each other: its rounding is then optimal.
+    y, relaxed = _relaxation(p, None if time_limit is None else max(0.5 * budget, 0.05))
+    bound = min(bound, p.floor(relaxed))
+    starts = [chosen, _assignment_only(p)] if p.unary else [chosen]
+    if y is not None:
+        starts.insert(0, _rounded(p, y))
+    for candidate in starts:
+        found = p.evaluate(candidate)
+        if found > best + _TOL:
+            best, chosen = found, candidate
+    if best >= bound - _TOL:
+        return LatentSolution(best, p.mapping(chosen), True, best)
+    deadline = start + budget
+    if not p.higher:
+        searched = _local_search(p, starts, min(deadline, start + 0.8 * budget), max_rounds=100)
+        found = p.evaluate(searched)
+        if found > best + _TOL:
+            best, chosen = found, searched
+        if best >= bound - _TOL:
+            return LatentSolution(best, p.mapping(chosen), True, best)
+    remaining = None if time_limit is None else deadline - time.perf_counter()
+    if remaining is not None and remaining <= 0.01:
+        return LatentSolution(best, p.mapping(chosen), False, max(bound, best))
+    y, exact_bound, solved = _program(p, remaining)
+    if y is not None:
+        incumbent = {a for a, value in zip(p.pairs, y) if value > 0.5}
+        found = p.evaluate(incumbent)
+        if found > best + _TOL:
+            best, chosen = found, incumbent
+    bound = min(bound, p.floor(exact_bound))
+    optimal = solved or best >= bound - _TOL
+    return LatentSolution(best, p.mapping(chosen), optimal, best if optimal else max(bound, best))

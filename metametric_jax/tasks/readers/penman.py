@@ -1,0 +1,122 @@
+"""PENMAN files (AMR): blank-line separated graphs, ``#`` comment lines, alignment markers.
+
+A file holds one graph per block of lines separated by blank lines; lines starting with ``#`` (``# ::snt``,
+``# ::id``) are comments. A UTF-8 byte order mark and CRLF line endings are accepted. Parser output often carries
+alignment markers (``boy~e.3``, ``:ARG0~e.2``, ``"Paris"~8``) that tie a concept, role or constant to sentence tokens;
+:func:`strip_alignments` removes them.
+
+>>> tree = parse_tree("(b / boy~e.2 :ARG0-of~e.1 (g / go-02~3))", "<string>", 1)
+>>> strip_alignments(tree).node
+('b', [('/', 'boy'), (':ARG0-of', ('g', [('/', 'go-02')]))])
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import re
+from pathlib import Path
+from typing import Any
+
+import penman
+
+from metametric_jax.errors import InputFormatError
+
+__all__ = ["PenmanBlock", "read_penman", "parse_tree", "strip_alignments"]
+
+_QUOTED = re.compile(r'"(?:[^"\\]|\\.)*"')
+_ALIGNMENT = re.compile(r"~(?:[A-Za-z]+\.?)?\d+(?:,\d+)*$")
+_ID = re.compile(r"::id\s+(\S+)")
+
+
+@dataclasses.dataclass(frozen=True)
+class PenmanBlock:
+    """One graph of a PENMAN file.
+
+    Attributes:
+        line: the 1-based line of the graph's first non-comment line.
+        id: the value of a ``# ::id`` comment before the graph, if any.
+        tree: the graph as a ``penman.Tree`` (alignment markers kept).
+    """
+
+    line: int
+    id: str | None
+    tree: Any
+
+
+def parse_tree(text: str, path: str, line: int | None) -> Any:
+    """One PENMAN graph (``#`` comment lines allowed) as a ``penman.Tree``.
+
+    Raises:
+        InputFormatError: not exactly one well-formed graph (named by ``path`` and ``line``).
+    """
+    body = "\n".join("" if ln.lstrip().startswith("#") else ln for ln in text.splitlines())
+    stripped = body.strip()
+    if not stripped.startswith("("):
+        raise InputFormatError(path, line, f"expected a PENMAN graph starting with '(', found {stripped[:40]!r}")
+    unquoted = _QUOTED.sub('""', stripped)
+    opened, closed = unquoted.count("("), unquoted.count(")")
+    if opened != closed:
+        raise InputFormatError(path, line, f"unbalanced parentheses in the PENMAN graph: {opened} '(' but {closed} ')'")
+    try:
+        trees = list(penman.iterparse(body))
+    except penman.DecodeError as err:
+        where = f" (line {err.lineno} of the graph)" if err.lineno is not None else ""
+        raise InputFormatError(path, line, f"invalid PENMAN graph{where}: {err.message}") from None
+    if len(trees) != 1:
+        raise InputFormatError(
+            path, line, f"expected one PENMAN graph per blank-line separated block, found {len(trees)}"
+        )
+    return trees[0]
+
+
+def read_penman(path: str | Path) -> list[PenmanBlock]:
+    """The graphs of a PENMAN file, in file order.
+
+    Raises:
+        InputFormatError: a block is not exactly one well-formed PENMAN graph, or the file is not UTF-8.
+    """
+    path = str(path)
+    blocks: list[tuple[int, str | None, list[str]]] = []
+    start: int | None = None
+    ident: str | None = None
+    lines: list[str] = []
+    try:
+        with open(path, encoding="utf-8-sig") as handle:
+            for number, raw in enumerate(handle, start=1):
+                text = raw.rstrip("\r\n")
+                if not text.strip():
+                    if start is not None:
+                        blocks.append((start, ident, lines))
+                        ident = None
+                    start, lines = None, []
+                    continue
+                if text.lstrip().startswith("#"):
+                    found = _ID.search(text)
+                    if found and start is None:
+                        ident = found.group(1)
+                    continue
+                if start is None:
+                    start = number
+                lines.append(text)
+    except UnicodeDecodeError as err:
+        raise InputFormatError(path, None, f"expected UTF-8 text, found byte {err.object[err.start]:#04x}") from None
+    if start is not None:
+        blocks.append((start, ident, lines))
+    return [PenmanBlock(start, ident, parse_tree("\n".join(body), path, start)) for start, ident, body in blocks]
+
+
+def _strip(atom: Any) -> Any:
+    return _ALIGNMENT.sub("", atom) if isinstance(atom, str) else atom
+
+
+def strip_alignments(tree: Any) -> Any:
+    """The tree without alignment markers (``~e.8``, ``~8``, ``~e.8,9``) on concepts, roles and constants."""
+
+    def node(n: Any) -> Any:
+        var, branches = n
+        out = []
+        for role, target in branches:
+            out.append((_strip(role), node(target) if isinstance(target, tuple) else _strip(target)))
+        return (var, out)
+
+    return penman.Tree(node(tree.node), metadata=tree.metadata)

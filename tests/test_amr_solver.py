@@ -1,0 +1,229 @@
+"""The exact latent solver: one optimum for AMR's Smatch and LatentSetMatching, brute force, the cascade's paths."""
+
+from __future__ import annotations
+
+import functools
+import itertools
+import random
+import time
+from collections import Counter
+from collections.abc import Collection
+from dataclasses import dataclass
+from typing import Union
+
+import numpy as np
+import pytest
+from amr_graphs import random_pairs, unrelated_pair
+
+from metametric_jax import Variable, _solvers, dsl, metametric, metric_of
+from metametric_jax import _latent as latent
+from metametric_jax._solvers import solve_latent, solve_latent_elements
+from metametric_jax.constraint import parse_constraint
+from metametric_jax.matching import LatentSetMatching
+from metametric_jax.tasks.amr import smatch_match, smatch_triples
+
+
+# ----------------------------------------------------------------------------------------------------- references
+def brute_force(pred, gold) -> int:
+    """Maximum multiset overlap over every one-to-one partial variable mapping."""
+    pred_vars = list(dict.fromkeys(s for r, s, _ in pred if r == "instance"))
+    gold_vars = list(dict.fromkeys(s for r, s, _ in gold if r == "instance"))
+    gold_set = set(gold_vars)
+    gold_bag = Counter((r.lower(), s, t if t in gold_set and r != "TOP" else t.lower()) for r, s, t in gold)
+    best = 0
+    slots = gold_vars + [None] * len(pred_vars)
+    for image in itertools.permutations(slots, len(pred_vars)):
+        m = {p: (g if g is not None else f"__unmapped_{p}") for p, g in zip(pred_vars, image)}
+        bag = Counter(
+            (r.lower(), m[s], m[t] if t in m and r.lower() not in ("instance", "top") else t.lower())
+            for r, s, t in pred
+        )
+        best = max(best, sum((bag & gold_bag).values()))
+    return best
+
+
+def mapping_score(pred, gold, mapping) -> int:
+    gold_vars = {s for r, s, _ in gold if r == "instance"}
+    gold_bag = Counter((r.lower(), s, t if t in gold_vars and r != "TOP" else t.lower()) for r, s, t in gold)
+    pred_vars = {s for r, s, _ in pred if r == "instance"}
+    m = {p: mapping.get(p, f"__unmapped_{p}") for p in pred_vars}
+    bag = Counter(
+        (r.lower(), m[s], m[t] if t in m and r.lower() not in ("instance", "top") else t.lower()) for r, s, t in pred
+    )
+    return sum((bag & gold_bag).values())
+
+
+# ----------------------------------------------------------------------------------------------------- a derived AMR
+@metametric()
+@dataclass(frozen=True)
+class Instance:
+    var: Variable
+    concept: str
+
+
+@metametric()
+@dataclass(frozen=True)
+class Attribute:
+    var: Variable
+    role: str
+    value: str
+
+
+@metametric()
+@dataclass(frozen=True)
+class Relation:
+    source: Variable
+    role: str
+    target: Variable
+
+
+@metametric(normalizer="f1")
+@dataclass
+class Graph:
+    triples: Collection[Union[Instance, Attribute, Relation]]
+
+
+def as_graph(triples) -> Graph:
+    """Smatch triples as a derived structure (lower-cased, as Smatch compares them)."""
+    variables = {s for r, s, _ in triples if r == "instance"}
+    out = []
+    for r, s, t in triples:
+        if r == "instance":
+            out.append(Instance(Variable(s), t.lower()))
+        elif t in variables and r != "TOP":
+            out.append(Relation(Variable(s), r.lower(), Variable(t)))
+        else:
+            out.append(Attribute(Variable(s), r.lower(), t.lower()))
+    return Graph(out)
+
+
+LATENT = metric_of(Graph)
+
+
+# ----------------------------------------------------------------------------------------------------- one optimum
+@pytest.mark.parametrize("seed", range(6))
+def test_equals_brute_force_on_tiny_graphs(seed):
+    for pred, gold in random_pairs(100 + seed, 9, 6):
+        p, g = smatch_triples(pred), smatch_triples(gold)
+        found = smatch_match(p, g)
+        best = brute_force(p, g)
+        assert found.matched == best and found.optimal, (pred, gold)
+        assert mapping_score(p, g, found.mapping) == found.matched
+        assert found[1:3] == (len(p), len(g))
+        assert LATENT.stats(as_graph(p), as_graph(g))[0] == best
+
+
+@pytest.mark.parametrize("n_triples", [10, 25, 50])
+def test_latent_set_matching_equals_amr_smatch(n_triples):
+    """One solver: the derived latent metric and AMR's Smatch give one optimum on generated graphs."""
+    for pred, gold in random_pairs(40 + n_triples, n_triples, 12):
+        p, g = smatch_triples(pred), smatch_triples(gold)
+        expected = smatch_match(p, g, time_limit=None).matched
+        assert LATENT.stats(as_graph(p), as_graph(g)) == (float(expected), float(len(p)), float(len(g)))
+
+
+def test_tiny_problem_without_relations_uses_assignment():
+    p = [("instance", "a", "dog"), ("instance", "b", "dog"), ("polarity", "b", "-"), ("TOP", "a", "top")]
+    g = [("instance", "x", "dog"), ("polarity", "x", "-"), ("instance", "y", "cat"), ("TOP", "y", "top")]
+    found = smatch_match(p, g)
+    # b -> x matches "dog" and the polarity, a -> y the TOP attribute.
+    assert found.matched == brute_force(p, g) == 3
+    assert found.mapping == {"a": "y", "b": "x"}
+
+
+def test_cascade_paths_agree(monkeypatch):
+    """Branch and bound, the relaxation's certificate, local search and the integer program give one optimum."""
+    pairs = random_pairs(11, 40, 12)
+    default = [smatch_match(smatch_triples(p), smatch_triples(g)) for p, g in pairs]
+    assert all(found.optimal for found in default)
+    monkeypatch.setattr(latent, "_BNB_NODE_LIMIT", 0)
+    without_search = [smatch_match(smatch_triples(p), smatch_triples(g)) for p, g in pairs]
+    assert [f.matched for f in without_search] == [f.matched for f in default]
+    monkeypatch.setattr(latent, "_relaxation", lambda p, limit: (None, float("inf")))  # no certificate: the MILP
+    integer = [smatch_match(smatch_triples(p), smatch_triples(g), time_limit=None) for p, g in pairs]
+    assert [f.matched for f in integer] == [f.matched for f in default]
+    assert all(f.optimal for f in integer)
+
+
+def test_local_search_finds_a_good_mapping_alone(monkeypatch):
+    """With no time for the integer program, the local search's mapping is a valid one near the optimum."""
+    monkeypatch.setattr(latent, "_BNB_NODE_LIMIT", 0)
+    for pred, gold in random_pairs(12, 40, 6):
+        p, g = smatch_triples(pred), smatch_triples(gold)
+        best = smatch_match(p, g, time_limit=None).matched
+        found = smatch_match(p, g, time_limit=1e-4)
+        assert mapping_score(p, g, found.mapping) == found.matched <= best <= found.upper_bound
+
+
+@pytest.mark.parametrize("constraint", ["<->", "->", "<-", "~"])
+def test_block_reduction_equals_integer_program(constraint, monkeypatch):
+    """Every element constraint: the reduction to variable-pair terms equals the program over element pairs."""
+    program = _solvers._latent_program
+    monkeypatch.setattr(_solvers, "_latent_program", None)  # the reduction must not fall back to it
+    rng = random.Random(5)
+    inner = dsl.auto(Union[Instance, Relation])
+    for _ in range(15):
+        n_vars = 4
+        xs = [Instance(Variable(f"p{rng.randrange(n_vars)}"), rng.choice("ab")) for _ in range(4)]
+        xs += [
+            Relation(Variable(f"p{rng.randrange(n_vars)}"), rng.choice("rs"), Variable(f"p{rng.randrange(n_vars)}"))
+            for _ in range(5)
+        ]
+        ys = [Instance(Variable(f"g{rng.randrange(n_vars)}"), rng.choice("ab")) for _ in range(4)]
+        ys += [
+            Relation(Variable(f"g{rng.randrange(n_vars)}"), rng.choice("rs"), Variable(f"g{rng.randrange(n_vars)}"))
+            for _ in range(5)
+        ]
+        g = inner.gram(xs, ys)
+        c = parse_constraint(constraint)
+        bindings = functools.partial(_bindings, inner, xs, ys)
+        total, pairs, optimal = solve_latent_elements(g, bindings, c)
+        cand = [(int(i), int(j)) for i, j in zip(*np.nonzero(g > 0))]
+        expected, _, _ = program(g, cand, bindings, c)
+        assert optimal and total == pytest.approx(expected)
+        assert sum(g[i, j] for i, j in pairs) == pytest.approx(total)
+
+
+def _bindings(inner, xs, ys, i, j):
+    return inner.bindings(xs[i], ys[j])
+
+
+def test_soft_similarity_uses_the_integer_program():
+    @dataclass(frozen=True)
+    class Node:
+        var: Variable
+        weight: float
+
+    sim = dsl.latent_set_matching(dsl.dataclass(Node, weight=dsl.from_function(lambda a, b: 1.0 / (1.0 + abs(a - b)))))
+    xs = [Node(Variable("a"), 1.0), Node(Variable("b"), 2.0)]
+    ys = [Node(Variable("x"), 2.0), Node(Variable("y"), 1.5)]
+    # a -> y (1/1.5) and b -> x (1) beat a -> x (1/2) and b -> y (1/1.5)
+    assert sim.score(xs, ys) == pytest.approx(1.0 + 1.0 / 1.5)
+
+
+# ----------------------------------------------------------------------------------------------------- the budget
+def test_solve_latent_doctest_example_and_validation():
+    s = solve_latent(2, 2, {0: 1.0, 3: 1.0, 1: 1.5}, {(0, 3): 1.0})
+    assert (s.value, s.mapping, s.optimal, s.upper_bound) == (3.0, {0: 0, 1: 1}, True, 3.0)
+    with pytest.raises(ValueError, match="non-negative"):
+        solve_latent(1, 1, {0: -1.0})
+
+
+def test_hard_pair_finishes_within_budget():
+    """Two unrelated 60-variable graphs with 2 concepts: no longer unbounded; flagged, with a valid mapping."""
+    pred, gold = unrelated_pair(0, 60)
+    p, g = smatch_triples(pred), smatch_triples(gold)
+    start = time.perf_counter()
+    found = smatch_match(p, g, time_limit=0.5)
+    elapsed = time.perf_counter() - start
+    assert elapsed < 5.0  # the budget plus the problem's construction, on a loaded machine
+    assert not found.optimal and found.matched < found.upper_bound
+    assert mapping_score(p, g, found.mapping) == found.matched
+
+
+def test_latent_set_matching_warns_when_the_budget_runs_out():
+    pred, gold = unrelated_pair(1, 60)
+    sim = LatentSetMatching(dsl.auto(Union[Instance, Attribute, Relation]), time_limit=0.2)
+    with pytest.warns(latent.SolverBudgetWarning, match="time budget"):
+        value = sim.score(as_graph(smatch_triples(pred)).triples, as_graph(smatch_triples(gold)).triples)
+    assert value > 0

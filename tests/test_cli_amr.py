@@ -1,0 +1,128 @@
+"""``metametric-jax score amr``: JSON against the API and smatch 1.0.4's figures; options, errors, warnings."""
+
+from __future__ import annotations
+
+import json
+import re
+import subprocess
+import sys
+from importlib import resources
+from pathlib import Path
+
+import pytest
+from amr_graphs import unrelated_pair
+
+from metametric_jax.cli import main
+from metametric_jax.tasks.amr import score_files
+
+DATA = resources.files("metametric_jax") / "data" / "amr"
+GOLD, PRED = str(DATA / "gold.txt"), str(DATA / "pred.txt")
+FIXTURES = Path(__file__).parent / "data" / "amr"
+
+
+def run(capsys, *argv: str) -> tuple[int, str, str]:
+    code = main(list(argv))
+    captured = capsys.readouterr()
+    return code, captured.out, captured.err
+
+
+def run_json(capsys, *argv: str) -> tuple[dict, str]:
+    code, out, err = run(capsys, *argv, "--format", "json")
+    assert code == 0, err
+    return json.loads(out), err
+
+
+def test_sample_json_equals_score_files_and_smatch(capsys):
+    got, err = run_json(capsys, "score", "amr")
+    assert got == score_files(predictions=PRED, references=GOLD).scores
+    assert set(got) == {"precision", "recall", "f1", "matched", "predicted", "reference", "pairs", "pairs_optimal"}
+    assert "bundled amr sample" in err
+    smatch = [float(x) for x in re.findall(r": ([0-9.]+)", (FIXTURES / "smatch_1.0.4_sample.txt").read_text())]
+    assert [got["precision"], got["recall"], got["f1"]] == pytest.approx(smatch, abs=5e-7)
+
+
+def test_options_json(capsys):
+    gold, pred = str(FIXTURES / "fine_gold.txt"), str(FIXTURES / "fine_pred.txt")
+    got, _ = run_json(capsys, "score", "amr", "--gold", gold, "--pred", pred, "--fine-grained", "--per-pair")
+    report = score_files(predictions=pred, references=gold, fine_grained=True)
+    assert got == {**report.scores, "per_pair": report.items}
+    assert [item["id"] for item in got["per_pair"]] == [f"fine.{k}" for k in range(1, 7)]
+    kept, _ = run_json(capsys, "score", "amr", "--gold", gold, "--pred", pred, "--keep-alignments")
+    assert kept == score_files(predictions=pred, references=gold, keep_alignments=True).scores
+    assert kept["f1"] < got["f1"]
+
+
+def test_table(capsys):
+    code, out, err = run(capsys, "score", "amr", "--fine-grained", "--per-pair")
+    assert code == 0, err
+    for name in ("Smatch", "Precision", "Recall", "F1", "Unlabeled", "No WSD", "Reentrancies", "SRL", "sample.10"):
+        assert name in out
+    f1 = score_files(predictions=PRED, references=GOLD).scores["f1"]
+    assert f"{100 * f1:.2f}" in out and "10 of 10 graph pairs proven optimal" in out
+
+
+def test_time_budget_warns_and_flags(capsys, tmp_path):
+    p, g = unrelated_pair(0, 60)
+    (tmp_path / "p.txt").write_text(p + "\n")
+    (tmp_path / "g.txt").write_text(g + "\n")
+    argv = ("score", "amr", "--gold", str(tmp_path / "g.txt"), "--pred", str(tmp_path / "p.txt"))
+    got, err = run_json(capsys, *argv, "--time-limit", "0.2")
+    assert got["pairs"] == 1 and got["pairs_optimal"] == 0
+    assert "1 of 1 graph pairs hit the time budget" in err
+    code, out, _ = run(capsys, *argv, "--time-limit", "0.2", "--per-pair")
+    assert code == 0 and "Smatch 1 *" in out and "time budget" in " ".join(out.split())
+
+
+def test_malformed_file(capsys, tmp_path):
+    bad = tmp_path / "bad.amr"
+    bad.write_text("# ::id 1\n(a / b\n")
+    code, _, err = run(capsys, "score", "amr", "--gold", str(bad), "--pred", str(bad))
+    assert code == 1 and err.startswith(f"metametric-jax: error: {bad}:2: ") and "Traceback" not in err
+
+
+def test_graph_count_mismatch(capsys, tmp_path):
+    (tmp_path / "g.txt").write_text("(a / b)\n\n(c / d)\n")
+    (tmp_path / "p.txt").write_text("(a / b)\n")
+    code, _, err = run(capsys, "score", "amr", "--gold", str(tmp_path / "g.txt"), "--pred", str(tmp_path / "p.txt"))
+    assert code == 1 and "1 graphs" in err and "has 2" in err
+
+
+@pytest.mark.parametrize(
+    "argv, needle",
+    [
+        (["score", "amr", "--gold", "g.txt"], "--pred"),
+        (["score", "amr", "--key", "k.txt"], "unrecognized"),
+        (["score", "amr", "--time-limit", "0"], "positive number"),
+        (["score", "amr", "--time-limit", "soon"], "positive number"),
+    ],
+)
+def test_bad_usage_exits_2(capsys, argv, needle):
+    code, out, err = run(capsys, *argv)
+    assert code == 2 and out == ""
+    assert needle in err
+
+
+def test_empty_reference_file_warns(capsys, tmp_path):
+    empty = tmp_path / "empty.txt"
+    empty.write_text("")
+    got, err = run_json(capsys, "score", "amr", "--gold", str(empty), "--pred", str(empty))
+    assert got["f1"] == 0.0 and got["pairs"] == 0
+    assert "holds no graphs" in err
+
+
+def test_progress_on_request(capsys):
+    code, _, err = run(capsys, "score", "amr", "--progress", "--format", "json")
+    assert code == 0 and "amr: scoring graph pairs" in err
+
+
+def test_module_entry_point_subprocess():
+    proc = subprocess.run(
+        [sys.executable, "-m", "metametric_jax", "score", "amr", "--format", "json"],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+    )
+    assert proc.returncode == 0, proc.stderr
+    assert json.loads(proc.stdout) == score_files(predictions=PRED, references=GOLD).scores
+    assert "bundled amr sample" in proc.stderr
