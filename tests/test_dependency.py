@@ -334,6 +334,27 @@ def test_malformed_conllu_is_reported_with_its_line() -> None:
         parse_conllu("x\tw\tw\tX\t_\t_\t0\troot\t_\t_\n")
 
 
+@pytest.mark.parametrize("name", ["gold", "pred-all", "pred-multiword"])
+def test_reader_equals_the_conllu_package(name: str) -> None:
+    import conllu
+
+    path = DATA / f"{name}.conllu"
+    theirs = conllu.parse(path.read_text(encoding="utf-8"))
+    ours = read_conllu(path)
+    assert len(ours) == len(theirs)
+    for mine, other in zip(ours, theirs):
+        words = [t for t in other if isinstance(t["id"], int)]
+        ranges = [t for t in other if isinstance(t["id"], tuple) and t["id"][1] == "-"]
+        fields = ("form", "lemma", "upos", "xpos", "head", "deprel")
+        assert [tuple(getattr(w, f) for f in fields) for w in mine.words] == [
+            tuple("_" if t[f] is None else t[f] for f in fields) for t in words
+        ]
+        assert [(m.first, m.last, m.form) for m in mine.multiword] == [
+            (t["id"][0], t["id"][2], t["form"]) for t in ranges
+        ]
+        assert mine.sent_id == other.metadata.get("sent_id")
+
+
 def test_bom_crlf_blank_runs_and_missing_final_blank_line_are_accepted(tmp_path: Path) -> None:
     text = Path(GOLD).read_text(encoding="utf-8")
     reference = dep.score_files(predictions=_pred("pred-all"), references=GOLD).scores
