@@ -566,3 +566,60 @@ def test_host_and_device_chunkers_agree_on_random_rows(batch) -> None:
             Span(int(a), int(b), type_names[int(t)]) for (a, b, t), m in zip(np.asarray(rec[k]).tolist(), keep[k]) if m
         ]
         assert got == (host[k] if k < len(pred) else [])
+
+
+# ------------------------------------------------------------------------------------------- reader fuzzing
+def corrupt(data: bytes, kind: str, at: int) -> bytes:
+    lines = data.split(b"\n")
+    k = at % len(lines)
+    if kind == "drop":
+        return b"\n".join(lines[:k] + lines[k + 1 :])
+    if kind == "duplicate":
+        return b"\n".join(lines[: k + 1] + lines[k:])
+    if kind == "truncate":
+        return data[: at % len(data)]
+    if kind == "flip":
+        i = at % len(data)
+        return data[:i] + bytes([data[i] ^ (1 << (at % 8))]) + data[i + 1 :]
+    if kind == "bom":
+        return b"\xef\xbb\xbf" + data
+    if kind == "crlf":
+        return data.replace(b"\n", b"\r\n")
+    if kind == "tabs":
+        return data.replace(b" ", b"\t")
+    raise AssertionError(kind)
+
+
+@settings(max_examples=120, deadline=None)
+@given(st.sampled_from(["drop", "duplicate", "truncate", "flip", "bom", "crlf", "tabs"]), st.integers(0, 10**6))
+def test_corrupted_prediction_file_scores_as_clean_or_fails_with_file_and_line(kind: str, at: int) -> None:
+    """Issue 10: never a traceback, never a silently different score for a misaligned pair."""
+    import tempfile
+
+    gold, pred = sample_paths()
+    clean = score_files(references=gold, predictions=pred).scores
+    data = Path(pred).read_bytes()
+    bad = corrupt(data, kind, at)
+    with tempfile.TemporaryDirectory() as tmp:
+        path = Path(tmp) / "pred.txt"
+        path.write_bytes(bad)
+        try:
+            got = score_files(references=gold, predictions=path).scores
+        except InputFormatError as err:
+            assert str(err).startswith(f"{path}:") and "\n" not in str(err)
+            return
+    if kind in ("bom", "crlf", "tabs"):
+        assert got == clean
+        return
+    # a line dropped or duplicated leaves the pair aligned only where it was blank or a -DOCSTART- line
+    lines = data.split(b"\n")
+    changed = lines[at % len(lines)].strip()
+    if kind in ("drop", "duplicate"):
+        assert got == clean and (not changed or changed.startswith(b"-DOCSTART-")), changed
+    else:  # a cut or flipped tag is a different prediction; the tokens must still be the reference's
+
+        def tokens(raw: bytes) -> list[str]:
+            rows = raw.decode("utf-8-sig").split("\n")
+            return [x.split()[0] for x in rows if x.strip() and not x.startswith("-DOCSTART-")]
+
+        assert tokens(bad) == tokens(data)
