@@ -44,6 +44,7 @@ from metametric_jax.tasks.coref import (
     score_files,
     state_scores,
 )
+from metametric_jax.tasks.coref_counts import best_alignment, max_assignment
 from metametric_jax.tasks.readers.conll2012 import parse_conll2012, read_conll2012
 from metametric_jax.testing import check_accumulator_laws
 
@@ -941,3 +942,19 @@ def test_reader_fuzz(tmp_path: Path, name: str, side: str) -> None:
         assert new_warnings or changed_annotation, (kind, new_warnings)
         counts["different, explained"] += 1
     assert counts["error"] >= 10 and counts["same"] >= 3, counts
+
+
+@pytest.mark.parametrize("seed", range(3))
+def test_alignment_solvers_equal_scipy(seed: int) -> None:
+    """CEAF's alignment (per block: enumeration, shortest augmenting paths or scipy) equals linear_sum_assignment."""
+    from scipy.optimize import linear_sum_assignment
+
+    rng = np.random.default_rng(seed)
+    for t in range(300):
+        n, m = rng.integers(1, 30, size=2)
+        w = (rng.random((n, m)) < rng.random()) * rng.integers(1, 5, (n, m)).astype(float)
+        if t % 2:
+            w = w * rng.random((n, m))
+        r, c = linear_sum_assignment(w, maximize=True)
+        assert max_assignment(w) == pytest.approx(w[r, c].sum(), abs=1e-9)
+        assert best_alignment(w) == pytest.approx(w[r, c].sum(), abs=1e-9)

@@ -7,7 +7,7 @@ key × response *contingency matrix* of a document,
 
     n_{ij} = |K_i \cap R_j|, \qquad a_i = |K_i|, \qquad b_j = |R_j|,
 
-computed once per document with NumPy (CEAF's optimal alignment with :func:`scipy.optimize.linear_sum_assignment`).
+computed once per document with NumPy (CEAF's optimal alignment by shortest augmenting paths, exact).
 Mentions are compared by exact span, as in the reference scorer (Pradhan et al., "Scoring Coreference Partitions of
 Predicted Mentions: A Reference Implementation", ACL 2014), twinless mentions included:
 

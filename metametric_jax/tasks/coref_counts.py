@@ -10,6 +10,8 @@ such a span counts once per occurrence in its entities' sizes (see :mod:`metamet
 from __future__ import annotations
 
 import dataclasses
+import functools
+import itertools
 import math
 from collections import Counter
 from collections.abc import Mapping, Sequence
@@ -20,7 +22,18 @@ import numpy as np
 if TYPE_CHECKING:
     from metametric_jax.tasks.coref import CorefDocument, Mention
 
-__all__ = ["Contingency", "contingency", "document_counts", "figures", "sum_counts", "METRICS", "COUNT_NAMES", "Counts"]
+__all__ = [
+    "Contingency",
+    "contingency",
+    "document_counts",
+    "figures",
+    "sum_counts",
+    "max_assignment",
+    "best_alignment",
+    "METRICS",
+    "COUNT_NAMES",
+    "Counts",
+]
 
 #: The metrics of :func:`figures`, in output order (``conll`` follows them).
 METRICS: tuple[str, ...] = ("muc", "bcub", "ceafm", "ceafe", "blanc", "lea", "mentions")
@@ -44,20 +57,35 @@ class Contingency:
     response_sizes: np.ndarray
 
 
-def _entity_codes(doc: CorefDocument) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """Distinct span codes (sorted), their entity labels and entity sizes; a repeated span keeps its first entity."""
+def _spans(doc: CorefDocument) -> tuple[np.ndarray, np.ndarray, int]:
+    """Every mention as a span code ``start << 32 | end`` with its entity's index, and the number of entities."""
     rows = [(m.start, m.end, k) for k, e in enumerate(doc.entities) for m in e.mentions]
-    if not rows:
-        empty = np.zeros(0, dtype=np.int64)
-        return empty, empty, empty
-    arr = np.asarray(rows, dtype=np.int64)
-    unique, first = np.unique((arr[:, 0] << 32) | arr[:, 1], return_index=True)
-    labels = arr[first, 2]
-    sizes = np.bincount(labels, minlength=len(doc.entities))
+    arr = np.asarray(rows, dtype=np.int64).reshape(-1, 3)
+    return (arr[:, 0] << 32) | arr[:, 1], arr[:, 2], len(doc.entities)
+
+
+def _entity_codes(codes: np.ndarray, labels: np.ndarray, n_entities: int) -> tuple[np.ndarray, ...]:
+    """Distinct span codes (sorted), their entity labels and entity sizes; a repeated span keeps its first entity."""
+    if codes.size == 0:
+        return codes, labels, labels
+    unique, first = np.unique(codes, return_index=True)
+    labels = labels[first]
+    sizes = np.bincount(labels, minlength=n_entities)
     if not sizes.all():
         renumber = np.cumsum(sizes > 0) - 1
         labels, sizes = renumber[labels], sizes[sizes > 0]
     return unique, labels, sizes
+
+
+def _contingency(key: tuple[np.ndarray, np.ndarray, int], response: tuple[np.ndarray, np.ndarray, int]) -> Contingency:
+    k_codes, k_labels, k_sizes = _entity_codes(*key)
+    r_codes, r_labels, r_sizes = _entity_codes(*response)
+    n_k, n_r = len(k_sizes), len(r_sizes)
+    if n_k == 0 or n_r == 0:
+        return Contingency(np.zeros((n_k, n_r), dtype=np.int64), k_sizes, r_sizes)
+    _, ki, ri = np.intersect1d(k_codes, r_codes, assume_unique=True, return_indices=True)
+    flat = np.bincount(k_labels[ki] * n_r + r_labels[ri], minlength=n_k * n_r)
+    return Contingency(flat.reshape(n_k, n_r), k_sizes, r_sizes)
 
 
 def contingency(key: CorefDocument, response: CorefDocument) -> Contingency:
@@ -68,32 +96,114 @@ def contingency(key: CorefDocument, response: CorefDocument) -> Contingency:
     >>> c.counts.tolist(), c.key_sizes.tolist(), c.response_sizes.tolist()
     ([[2, 1]], [3], [2, 2])
     """
-    k_codes, k_labels, k_sizes = _entity_codes(key)
-    r_codes, r_labels, r_sizes = _entity_codes(response)
-    n_k, n_r = len(k_sizes), len(r_sizes)
-    if n_k == 0 or n_r == 0:
-        return Contingency(np.zeros((n_k, n_r), dtype=np.int64), k_sizes, r_sizes)
-    _, ki, ri = np.intersect1d(k_codes, r_codes, assume_unique=True, return_indices=True)
-    flat = np.bincount(k_labels[ki] * n_r + r_labels[ri], minlength=n_k * n_r)
-    return Contingency(flat.reshape(n_k, n_r), k_sizes, r_sizes)
+    return _contingency(_spans(key), _spans(response))
 
 
 def _links(n: np.ndarray) -> np.ndarray:
     return n * (n - 1) // 2
 
 
-def _best_alignment(similarity: np.ndarray) -> float:
-    """The maximal total similarity of a one-to-one alignment (rows and columns without any similarity dropped)."""
-    rows, cols = np.flatnonzero(similarity.any(axis=1)), np.flatnonzero(similarity.any(axis=0))
-    if rows.size == 0:
-        return 0.0
-    sub = similarity[np.ix_(rows, cols)]
-    if sub.shape == (1, 1):
-        return float(sub[0, 0])
-    from scipy.optimize import linear_sum_assignment
+#: Blocks with at most this many one-to-one assignments are solved by enumerating them.
+_ENUMERATED = 5040
+#: Larger blocks with more rows and more columns than this are solved by :func:`scipy.optimize.linear_sum_assignment`.
+_SMALL_BLOCK = 8
 
-    r, c = linear_sum_assignment(sub, maximize=True)
-    return float(sub[r, c].sum())
+
+@functools.cache
+def _injections(rows: int, cols: int) -> np.ndarray:
+    """Every one-to-one map of ``rows`` rows into ``cols`` columns, as an array ``(count, rows)`` of column indices."""
+    return np.array(list(itertools.permutations(range(cols), rows)), dtype=np.intp).reshape(-1, rows)
+
+
+def max_assignment(weights: np.ndarray) -> float:
+    """The largest total weight of a one-to-one assignment of rows to columns (all of the shorter side assigned).
+
+    Shortest augmenting paths with dual potentials (Crouse, "On implementing 2D rectangular assignment algorithms",
+    IEEE TAES 2016), vectorized over columns, so that scoring a file needs no optimization package.
+
+    >>> max_assignment(np.array([[1.0, 2.0], [3.0, 1.0], [0.0, 5.0]]))
+    8.0
+    """
+    w = np.asarray(weights, dtype=np.float64)
+    if w.shape[0] > w.shape[1]:
+        w = w.T
+    n, m = w.shape
+    cost = -w
+    u, v = np.zeros(n), np.zeros(m)
+    row4col, col4row = np.full(m, -1), np.full(n, -1)
+    for current in range(n):
+        shortest, path = np.full(m, np.inf), np.full(m, -1)
+        scanned = np.zeros(m, dtype=bool)
+        rows, i, low = [current], current, 0.0
+        while True:
+            reduced = low + cost[i] - u[i] - v
+            better = ~scanned & (reduced < shortest)
+            path[better], shortest[better] = i, reduced[better]
+            open_ = np.where(scanned, np.inf, shortest)
+            low = float(open_.min())
+            ties = np.flatnonzero(open_ == low)
+            free = ties[row4col[ties] < 0]
+            j = int(free[0] if free.size else ties[0])
+            scanned[j] = True
+            if row4col[j] < 0:
+                break
+            i = int(row4col[j])
+            rows.append(i)
+        u[current] += low
+        for r in rows[1:]:
+            u[r] += low - shortest[col4row[r]]
+        v[scanned] -= low - shortest[scanned]
+        while True:  # augment along the path to the free column j
+            i = int(path[j])
+            row4col[j] = i
+            col4row[i], j = j, int(col4row[i])
+            if i == current:
+                break
+    return float(w[np.arange(n), col4row].sum())
+
+
+def best_alignment(similarity: np.ndarray) -> float:
+    """The maximal total similarity of a one-to-one alignment of rows to columns (CEAF's numerator).
+
+    The matrix splits into blocks of rows and columns linked by nonzero entries; a block with one row or one column
+    contributes its largest entry, a small block the best of its enumerated assignments, a larger one
+    :func:`max_assignment` (or :func:`scipy.optimize.linear_sum_assignment` beyond ``_SMALL_BLOCK`` rows and columns).
+
+    >>> best_alignment(np.array([[2.0, 1.0, 0.0], [1.0, 2.0, 0.0], [0.0, 0.0, 3.0]]))
+    7.0
+    """
+    sim = similarity[np.ix_(similarity.any(axis=1), similarity.any(axis=0))]
+    if sim.size == 0:
+        return 0.0
+    linked = sim > 0
+    n = linked.shape[0]
+    row_label = np.arange(n)
+    while True:  # each block's label: the smallest row index in it
+        col_label = np.where(linked, row_label[:, None], n).min(axis=0)
+        new = np.where(linked, col_label[None, :], n).min(axis=1)
+        if (new == row_label).all():
+            break
+        row_label = new
+    rows_in, cols_in = np.bincount(row_label, minlength=n), np.bincount(col_label, minlength=n)
+    simple = (rows_in == 1) | (cols_in == 1)  # a block with one row or one column: its largest entry
+    best = np.zeros(n)
+    r, c = np.nonzero(linked)
+    np.maximum.at(best, row_label[r], sim[r, c])
+    total = float(best[simple].sum())
+    for k in np.flatnonzero(~simple & (rows_in > 0)):
+        block = sim[np.ix_(row_label == k, col_label == k)]
+        if block.shape[0] > block.shape[1]:
+            block = block.T
+        if math.perm(block.shape[1], block.shape[0]) <= _ENUMERATED:
+            total += float(block[np.arange(block.shape[0]), _injections(*block.shape)].sum(axis=1).max())
+        elif block.shape[0] <= _SMALL_BLOCK:
+            total += max_assignment(block)
+        else:  # the same optimum, from compiled code (scipy is imported only for such blocks)
+            from scipy.optimize import linear_sum_assignment
+
+            i, j = linear_sum_assignment(block, maximize=True)
+            total += float(block[i, j].sum())
+    return total
 
 
 def _lea_side(counts: np.ndarray, sizes: np.ndarray, other_sizes: np.ndarray) -> float:
@@ -122,7 +232,7 @@ def _contingency_counts(table: Contingency, lea_only: bool = False) -> Counts:
     if shared:
         sq = (n * n).astype(np.float64)
         out["bcub"] = (float((sq / a[:, None]).sum()), float(n_key), float((sq / b[None, :]).sum()), float(n_resp))
-        ceafm, ceafe = _best_alignment(n.astype(np.float64)), _best_alignment(2.0 * n / (a[:, None] + b[None, :]))
+        ceafm, ceafe = best_alignment(n.astype(np.float64)), best_alignment(2.0 * n / (a[:, None] + b[None, :]))
     else:
         out["bcub"] = (0.0, float(n_key), 0.0, float(n_resp))
         ceafm = ceafe = 0.0
@@ -195,8 +305,8 @@ def _chain_counts(key: CorefDocument, response: CorefDocument) -> Counts:
     out["bcub"] = (rec, n_key, prec, n_resp)
     overlap = np.array([[sum(1 for x in k if x in set(r)) for r in resp_chains] for k in key_chains], dtype=np.float64)
     overlap = overlap.reshape(len(key_chains), len(resp_chains))
-    ceafm = _best_alignment(overlap)
-    ceafe = _best_alignment(2.0 * overlap / (key_sizes[:, None] + resp_sizes[None, :]))
+    ceafm = best_alignment(overlap)
+    ceafe = best_alignment(2.0 * overlap / (key_sizes[:, None] + resp_sizes[None, :]))
     out["ceafm"] = (ceafm, n_key, ceafm, n_resp)
     out["ceafe"] = (ceafe, float(len(key_chains)), ceafe, float(len(resp_chains)))
     key_c, key_n = _link_matrices(key_chains, n_ids)
@@ -207,12 +317,13 @@ def _chain_counts(key: CorefDocument, response: CorefDocument) -> Counts:
     return out
 
 
-def _needs_chains(key: CorefDocument, response: CorefDocument) -> bool:
-    """Whether the scorer counts a repeated span of this pair differently from keeping it once."""
-    if key.repeated_mentions():
+def _repeats_matter(key_codes: np.ndarray, response_codes: np.ndarray) -> bool:
+    """Whether the scorer counts a repeated span otherwise than once: a key span, or a response span not in the key."""
+    if np.unique(key_codes).size < key_codes.size:
         return True
-    key_spans = set(key.mentions())
-    return any(m not in key_spans for m in response.repeated_mentions())
+    spans, counts = np.unique(response_codes, return_counts=True)
+    repeated = spans[counts > 1]
+    return bool(repeated.size) and not np.isin(repeated, key_codes).all()
 
 
 def document_counts(key: CorefDocument, response: CorefDocument, *, method: str = "auto") -> Counts:
@@ -229,12 +340,12 @@ def document_counts(key: CorefDocument, response: CorefDocument, *, method: str 
     """
     if method not in ("auto", "contingency", "chains"):
         raise ValueError(f"method must be 'auto', 'contingency' or 'chains'; found {method!r}.")
-    if method == "chains" or (method == "auto" and _needs_chains(key, response)):
+    key_spans, response_spans = _spans(key), _spans(response)
+    if method == "chains" or (method == "auto" and _repeats_matter(key_spans[0], response_spans[0])):
         out = _chain_counts(key, response)
-        first = contingency(key.first_occurrences(), response.first_occurrences())
-        out.update(_contingency_counts(first, lea_only=True))
+        out.update(_contingency_counts(_contingency(key_spans, response_spans), lea_only=True))
     else:
-        out = _contingency_counts(contingency(key, response))
+        out = _contingency_counts(_contingency(key_spans, response_spans))
     return {name: tuple(float(x) for x in out[name]) for name in COUNT_NAMES}  # type: ignore[misc]
 
 
