@@ -46,6 +46,7 @@ our match is never below its match, and equal where its search finds the optimum
 
 from __future__ import annotations
 
+import functools
 import sys
 import warnings
 from collections import Counter, defaultdict
@@ -56,14 +57,14 @@ from typing import Any, NamedTuple
 import numpy as np
 import penman
 
-from metametric_jax import Report, stats_metric
 from metametric_jax._solvers import DEFAULT_TIME_LIMIT, SolverBudgetWarning, solve_latent
 from metametric_jax.errors import InputFormatError
+from metametric_jax.report import Report
 from metametric_jax.tasks import amr_fine
 from metametric_jax.tasks.readers.penman import parse_tree, read_penman, strip_alignments
 
 __all__ = [
-    "SmatchMetric",
+    "SmatchMetric",  # noqa: F822 - built on first use, see __getattr__
     "SmatchAlignment",
     "SolverBudgetWarning",
     "smatch_triples",
@@ -327,12 +328,7 @@ def _batch_stats(predictions: Sequence[Any], references: Sequence[Any]) -> np.nd
     return np.asarray(rows, dtype=np.float64).reshape(-1, 3)
 
 
-SmatchMetric = stats_metric(
-    batch_stats=_batch_stats,
-    normalizer="f1",
-    name="smatch",
-    class_name="SmatchMetric",
-    doc=r"""Smatch (Cai & Knight, 2013) as an accumulator: exact optimal variable mapping, micro and macro averages.
+_SMATCH_DOC = r"""Smatch (Cai & Knight, 2013) as an accumulator: the exact optimal mapping, micro and macro averages.
 
     Per pair the statistics are :math:`(\mathrm{match}, |T(P)|, |T(G)|)` (see :mod:`metametric_jax.tasks.amr`), so
 
@@ -350,11 +346,34 @@ SmatchMetric = stats_metric(
 
     Source: Cai & Knight, "Smatch: an Evaluation Metric for Semantic Feature Structures", ACL 2013.
 
+    >>> from metametric_jax.tasks.amr import SmatchMetric
     >>> state = SmatchMetric.from_model_output(["(b / boy)"], ["(b / boy :mod (t / tall))"])
     >>> round(float(state.compute()["f1"]), 4)
     0.6667
-    """,
-)
+    """
+
+
+@functools.cache
+def _smatch_metric() -> Any:
+    from metametric_jax import stats_metric
+
+    return stats_metric(
+        batch_stats=_batch_stats, normalizer="f1", name="smatch", class_name="SmatchMetric", doc=_SMATCH_DOC
+    )
+
+
+__test__ = {"SmatchMetric": _SMATCH_DOC}  # its example runs with the module's doctests
+
+
+def __getattr__(name: str) -> Any:
+    # The accumulator class is built on first use, so reading and scoring files does not import JAX.
+    if name == "SmatchMetric":
+        return _smatch_metric()
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+
+def __dir__() -> list[str]:
+    return sorted([*globals(), "SmatchMetric"])
 
 
 # ------------------------------------------------------------------------------------------------------------ scoring
