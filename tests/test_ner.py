@@ -256,6 +256,11 @@ def test_bad_shapes() -> None:
         NerMetric([""])
     with pytest.raises(TypeError):
         score([["O"]], [["O"]], schema="IOB2")  # a typo is an unknown keyword
+    with pytest.raises(TypeError, match="found a string"):
+        score("B-PER", ["B-PER"])
+    with pytest.raises(TypeError, match="raw= read tags"):
+        score([{(0, 1, "PER")}], [["B-PER"]], raw=True)
+    assert score(iter([["B-PER"]]), (s for s in [["B-PER"]]))["f1"] == 1.0  # any iterable of sentences
 
 
 # ------------------------------------------------------------------------------------------- CoNLL reader

@@ -58,6 +58,7 @@ from metametric_jax.tasks.tagging import (
     count_spans,
     extract_batch,
     extract_spans,
+    is_tag_batch,
     normalize_scheme,
     recode_tags,
 )
@@ -250,10 +251,26 @@ def score(
     """
     scheme = normalize_scheme(scheme)
     wanted = _check_labels(labels, "score")
+    predictions, references = _batch(predictions, "predictions"), _batch(references, "references")
     if outside != "O" or raw:
+        for side, batch in (("predictions", predictions), ("references", references)):
+            if not is_tag_batch(batch, side):
+                raise TypeError(f"score: outside= and raw= read tags; the {side} are span collections.")
         predictions, references = recode_tags(predictions, outside, raw), recode_tags(references, outside, raw)
         scheme = "IOB2" if raw else scheme
     return _tally(predictions, references, scheme, False, None).report(wanted)
+
+
+def _batch(batch: Any, side: str) -> Sequence[Any]:
+    """A batch as a sliceable sequence (a generator is read once); a string is refused."""
+    if isinstance(batch, str):
+        raise TypeError(f"score: the {side} must be one tag sequence or span collection per sentence; found a string.")
+    if isinstance(batch, (list, tuple)):
+        return batch
+    try:
+        return list(batch)
+    except TypeError:
+        raise TypeError(f"score: the {side} must be a sequence of sentences; found {type(batch).__name__}.") from None
 
 
 def span_stats(predictions: Sequence[Any], references: Sequence[Any], scheme: str = "IOB2") -> np.ndarray:

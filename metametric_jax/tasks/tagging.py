@@ -52,7 +52,8 @@ import numpy as np
 __all__ = [  # grouped: constants, types, host, device
     "SCHEMES", "OUTSIDE", "BEGIN", "INSIDE", "END", "SINGLE", "Span", "SpanTable", "SpanCounts", "normalize_scheme",
     "parse_tag", "tag_problem", "recode_tags", "chunk_boundaries", "decode_tags", "extract_batch", "extract_spans",
-    "read_span_sets", "count_spans", "tag_codes", "TagCodes", "device_span_stats", "span_records", "bio_span_records",
+    "read_span_sets", "is_tag_batch", "count_spans", "tag_codes", "TagCodes", "device_span_stats", "span_records",
+    "bio_span_records",
 ]  # fmt: skip
 
 #: Prefix codes of the chunk rule (:func:`chunk_boundaries`).
@@ -390,7 +391,8 @@ class SpanCounts(NamedTuple):
         return np.stack([self.matched[:, j], self.predicted[:, j], self.gold[:, j]], 1).astype(np.float64)
 
 
-def _is_tag_batch(batch: Sequence[Any], side: str) -> bool:
+def is_tag_batch(batch: Sequence[Any], side: str) -> bool:
+    """Whether a batch holds tag sequences (True) or span collections (False); a bare string raises TypeError."""
     for item in batch:
         if isinstance(item, str):
             raise TypeError(
@@ -456,7 +458,7 @@ def count_spans(
         )
     labels = {} if labels is None else labels
     sides = [("predictions", predictions), ("references", references)]
-    kinds = [_is_tag_batch(batch, side) for side, batch in sides]
+    kinds = [is_tag_batch(batch, side) for side, batch in sides]
     decoded = iter(decode_tags([x for x, is_tags in zip(sides, kinds) if is_tags], scheme, labels))
     pt, gt = (next(decoded) if is_tags else read_span_sets(b, labels, side) for (side, b), is_tags in zip(sides, kinds))
     tokens = np.zeros(n, np.int64)
