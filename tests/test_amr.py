@@ -434,3 +434,45 @@ def test_wrong_types_and_options():
         score(["(a / b)"], ["(a / b)"], keep_alignment=True)
     with pytest.raises(TypeError):
         score_files(PRED, GOLD)  # keyword-only: a swap cannot happen silently
+
+
+# ----------------------------------------------------------------------------------------------------- reader fuzzing
+def _corrupt(lines: list[str], rng: random.Random) -> list[str]:
+    out = list(lines)
+    kind = rng.choice(["drop", "duplicate", "truncate", "flip", "tabs", "swap"])
+    k = rng.randrange(len(out))
+    if kind == "drop":
+        del out[k]
+    elif kind == "duplicate":
+        out.insert(k, out[k])
+    elif kind == "truncate":
+        out = out[: k + 1]
+        out[-1] = out[-1][: rng.randrange(len(out[-1]) + 1)]
+    elif kind == "flip" and out[k]:
+        j = rng.randrange(len(out[k]))
+        out[k] = out[k][:j] + rng.choice("()/:\"~ x") + out[k][j + 1 :]
+    elif kind == "tabs":
+        out[k] = out[k].replace("   ", "\t")
+    elif kind == "swap" and k + 1 < len(out):
+        out[k], out[k + 1] = out[k + 1], out[k]
+    return out
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_corrupted_files_error_cleanly_or_score(tmp_path, seed):
+    """Truncated, dropped, duplicated, flipped lines: a one-line InputFormatError naming the file, or a score."""
+    rng = random.Random(seed)
+    clean = GOLD.read_text().splitlines()
+    outcomes = Counter()
+    for trial in range(40):
+        bad = tmp_path / f"bad{trial}.txt"
+        bad.write_text("\n".join(_corrupt(clean, rng)) + "\n")
+        try:
+            report = score_files(predictions=bad, references=GOLD)
+        except InputFormatError as err:
+            assert err.path == str(bad) and "\n" not in str(err)
+            outcomes["error"] += 1
+        else:
+            assert report.scores["pairs"] == 10  # never a silently misaligned pair
+            outcomes["scored"] += 1
+    assert outcomes["error"] > 0
