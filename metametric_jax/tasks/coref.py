@@ -36,6 +36,15 @@ in the key, stay in their entities' sizes under one mention, so that figures can
 key with a repeated span). LEA, not in the scorer, and mention identification count each span once.
 ``repeated_mentions="first"`` keeps every repeated span once, at its first occurrence, on both sides.
 
+Files (:func:`score_files`) are read as the scorer reads them (see :mod:`metametric_jax.tasks.readers.conll2012`),
+and a response that gives key mentions again more than 10 times is refused, as the scorer refuses it. Where the scorer
+would print a number a careful user would not want, this module says so instead: key and response documents with
+different tokens (the scorer shifts every later mention silently) and files cut short are errors; documents whose
+begin lines differ only in spelling (``part 0``, ``part 000``; the scorer scores such a key document against an empty
+response) are matched, with a warning; so are entity numbers outside any mention (ignored, as by the scorer). Columns
+may be separated by spaces (the scorer splits lines on tabs only). ``scorer.pl all`` counts repeated mentions once per
+metric, so refuses from three of them on; the limit here is the one a single metric's run applies.
+
 >>> key = [[0, 1, 2], [3, 4, 5, 6]]
 >>> response = [[0, 1], [2, 3], [5, 6, 7, 8]]
 >>> s = score([response], [key])
@@ -378,6 +387,8 @@ def score(
 
     Raises:
         ValueError: if the two sequences differ in length.
+
+    The scorer's refusal of a response with more than 10 repeated key mentions applies to files (:func:`score_files`).
     """
     if len(predictions) != len(references):
         raise ValueError(
