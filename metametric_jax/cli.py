@@ -3,12 +3,22 @@ r"""The ``metametric-jax`` command: score prediction files against reference fil
 Usage::
 
     metametric-jax score TASK [FILE OPTIONS] [TASK OPTIONS] [--format table|json] [--progress|--no-progress]
+                              [--bootstrap N [--seed S] [--level 0.95]]
+    metametric-jax compare TASK --references REF --system A --system B [--method bootstrap|randomization]
+                                [--samples N] [--seed S] [--level 0.95] [TASK OPTIONS] [--format table|json]
     metametric-jax --version
 
 The tasks are the modules of :mod:`metametric_jax.commands` (one ``COMMAND`` each; ``metametric-jax score --help``
 lists them). Without file arguments a task scores its bundled sample (said on standard error). ``--format json``
 prints the task's figures as fractions in [0, 1]; warnings, notes, errors and the progress bar shown for inputs of
 :data:`LARGE_INPUT` units or more go to standard error.
+
+``--bootstrap N`` adds percentile intervals from N Poisson-bootstrap replicates over the examples (documents for
+coreference, sentences for NER and parsing, graph pairs for AMR, queries for ranking): the JSON gains
+``"intervals"`` (each figure as ``[low, high]``), ``"level"``, ``"replicates"`` and ``"seed"``. ``compare`` scores two
+systems against one reference file and tests the differences: JSON ``{"a", "b", "delta", "p_value"}`` (and the
+delta's ``"low"`` / ``"high"`` for the paired bootstrap), each shaped like the task's figures
+(:mod:`metametric_jax.significance`).
 
 Exit status: 0 on success, 1 on unreadable or malformed input (``metametric-jax: error: FILE:LINE: MESSAGE``) or
 missing optional software, 2 on bad usage. No input a user can give makes it print a Python traceback.
@@ -26,6 +36,7 @@ from importlib import resources
 from typing import Any
 
 from metametric_jax.commands import LARGE_INPUT, Command, registry
+from metametric_jax.commands import resampling as resampling_cli
 
 __all__ = ["PROG", "LARGE_INPUT", "build_parser", "main"]
 
@@ -70,6 +81,26 @@ def build_parser(commands: dict[str, Command] | None = None) -> argparse.Argumen
     for command in commands.values():
         sub = tasks.add_parser(command.name, parents=[output], help=command.help, description=command.description)
         command.add_arguments(sub)
+        if command.resample is not None:
+            resampling_cli.add_bootstrap_options(sub)
+        sub.set_defaults(parser_=sub)
+    compare = subcommands.add_parser(
+        "compare",
+        parents=[output],
+        help="test whether two systems differ (paired bootstrap or approximate randomization)",
+        description="Score two system files against one reference file and test each figure's difference.",
+    )
+    pairs = compare.add_subparsers(dest="task", metavar="TASK", title="tasks")
+    pairs.required = True
+    for command in commands.values():
+        if command.resample is None:
+            continue
+        sub = pairs.add_parser(command.name, parents=[output], help=command.help, description=command.description)
+        command.add_arguments(sub)
+        reference = command.inputs[0]
+        if "--references" not in sub._option_string_actions:  # noqa: SLF001 - argparse has no public lookup
+            sub.add_argument("--references", dest=reference, metavar="FILE", help=f"the {reference} file")
+        resampling_cli.add_compare_options(sub)
         sub.set_defaults(parser_=sub)
     return parser
 
@@ -108,7 +139,56 @@ def _render(command: Command, scores: dict[str, Any], args: argparse.Namespace, 
 
     table = command.table(scores, args)
     table.title = title
-    Console(file=sys.stdout).print(table)
+    console = Console(file=sys.stdout)
+    console.print(table)
+    if "intervals" in scores:
+        boot = {"estimate": {}, **{k: scores[k] for k in ("intervals", "level", "replicates", "seed")}}
+        boot["estimate"] = _estimates(scores, scores["intervals"])
+        console.print(resampling_cli.interval_table(boot))
+
+
+def _estimates(scores: dict[str, Any], intervals: dict[str, Any]) -> dict[str, Any]:
+    """The task's own figures at the paths of the intervals."""
+    return {
+        k: _estimates(scores.get(k, {}), v) if isinstance(v, dict) else float(scores.get(k, float("nan")))
+        for k, v in intervals.items()
+    }
+
+
+def _compare(command: Command, args: argparse.Namespace, sub: argparse.ArgumentParser) -> int:
+    if command.resolve is not None:
+        command.resolve(args, sub)
+    systems = list(args.system)
+    if len(systems) != 2:
+        sub.error(f"give exactly two --system files; found {len(systems)}")
+    reference = command.inputs[0]
+    if getattr(args, reference, None) is None:
+        sub.error("--references is required: the reference file both systems are scored against")
+    from metametric_jax.errors import InputFormatError
+
+    files = [*_files(getattr(args, reference)), *systems]
+    try:
+        result, warnings = resampling_cli.compare(command, args, systems)
+    except InputFormatError as err:
+        return _error(str(err))
+    except UnicodeDecodeError:
+        return _error(_decode_problem(files))
+    except OSError as err:
+        return _error(f"{err.filename or files[0]}: {err.strerror or err}")
+    except ValueError as err:
+        return _error(str(err))
+    for warning in warnings:
+        print(f"{PROG}: warning: {warning}", file=sys.stderr)
+    if getattr(args, "format", "table") == "json":
+        print(json.dumps(result, indent=2))
+    else:
+        from rich.console import Console
+
+        table = resampling_cli.compare_table(result, systems)
+        against = " ".join(_files(getattr(args, reference)))
+        table.title = f"{command.name}: {systems[0]} vs {systems[1]} against {against}"
+        Console(file=sys.stdout).print(table)
+    return 0
 
 
 def _run(command: Command, args: argparse.Namespace, sub: argparse.ArgumentParser) -> int:
@@ -142,6 +222,9 @@ def _run(command: Command, args: argparse.Namespace, sub: argparse.ArgumentParse
         files = [p for d in command.inputs for p in _files(getattr(args, d))]
         try:
             scores, warnings = command.run(args)
+            if getattr(args, "bootstrap", None):
+                boot = resampling_cli.bootstrap_intervals(command, args)
+                scores = {**scores, **{k: v for k, v in boot.items() if k != "estimate"}}
         except InputFormatError as err:
             return _error(str(err))
         except UnicodeDecodeError:
@@ -171,6 +254,8 @@ def main(argv: Sequence[str] | None = None) -> int:
             return 2
         if not hasattr(args, "progress"):
             args.progress = None
+        if args.command == "compare":
+            return _compare(commands[args.task], args, args.parser_)
         return _run(commands[args.task], args, args.parser_)
     except SystemExit as done:
         return done.code if isinstance(done.code, int) else (0 if done.code is None else 2)

@@ -16,7 +16,17 @@ import sys
 from collections.abc import Callable, Mapping
 from typing import Any
 
-__all__ = ["Command", "Progress", "registry", "count_blocks", "count_lines", "empty_warning", "percent", "LARGE_INPUT"]
+__all__ = [
+    "Command",
+    "Resampling",
+    "Progress",
+    "registry",
+    "count_blocks",
+    "count_lines",
+    "empty_warning",
+    "percent",
+    "LARGE_INPUT",
+]
 
 #: Inputs with at least this many documents, sentences or graphs show a progress bar (unless ``--no-progress``).
 LARGE_INPUT = 1000
@@ -74,6 +84,29 @@ class Progress:
 
 
 @dataclasses.dataclass(frozen=True)
+class Resampling:
+    """What ``score --bootstrap`` and ``compare`` resample: one system's examples under the task's accumulator.
+
+    Attributes:
+        metric: the task's accumulator class (a metric or suite) whose ``compute()`` gives the task's figures.
+        predictions: the system's structures, one per example (the unit of resampling).
+        references: the reference structures, same length.
+        figures: maps a tree shaped like ``metric.compute()`` (floats) to the command's figures, shaped like the
+            figures of its JSON output (counts left out).
+        unit: what an example is, for messages (``"documents"``, ``"sentences"``...).
+        ids: the examples' names (document ids, query ids), to check that two systems are paired; ``None``: by
+            position.
+    """
+
+    metric: Any
+    predictions: list[Any]
+    references: list[Any]
+    figures: Callable[[Any], dict[str, Any]]
+    unit: str = "examples"
+    ids: list[Any] | None = None
+
+
+@dataclasses.dataclass(frozen=True)
 class Command:
     """A task of ``metametric-jax score``.
 
@@ -91,6 +124,8 @@ class Command:
         resolve: optional ``resolve(args, parser)`` run after parsing and before the inputs are checked (to fold
             positional file arguments into the ``inputs`` dests, or to reject option combinations with
             ``parser.error``).
+        resample: optional ``resample(args) -> Resampling`` for the input files in ``args``: what ``score
+            --bootstrap`` and ``compare`` need (``inputs[0]`` is the reference side, ``inputs[1]`` the system).
     """
 
     name: str
@@ -102,6 +137,7 @@ class Command:
     run: Callable[[argparse.Namespace], tuple[dict[str, Any], list[str]]]
     table: Callable[[dict[str, Any], argparse.Namespace], Any]
     resolve: Callable[[argparse.Namespace, argparse.ArgumentParser], None] | None = None
+    resample: Callable[[argparse.Namespace], Resampling] | None = None
 
 
 def registry() -> dict[str, Command]:

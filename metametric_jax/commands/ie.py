@@ -6,7 +6,7 @@ import argparse
 import re
 from typing import Any
 
-from metametric_jax.commands import Command, Progress, count_lines, percent
+from metametric_jax.commands import Command, Progress, Resampling, count_lines, percent
 
 _DOCUMENT = re.compile(rb"\s*\S")  # a non-blank line: one document
 
@@ -95,6 +95,20 @@ def _table(scores: dict[str, Any], args: argparse.Namespace) -> Any:
     return table
 
 
+def _resample(args: argparse.Namespace) -> Resampling:
+    from metametric_jax.tasks import ie
+
+    gold = ie.read_documents(args.gold)
+    pred = ie.read_documents(args.pred)
+    ie.pair_documents(pred, gold, args.pred, args.gold)
+    metric = ie.IEMetric(args.mode, directed=not args.undirected)
+
+    def figures(tree: Any) -> dict[str, Any]:
+        return {f: {k: tree[f][k] for k in ("precision", "recall", "f1")} for f in ie.FIGURES}
+
+    return Resampling(metric, [d for _, d in pred], [d for _, d in gold], figures, unit="documents")
+
+
 COMMAND = Command(
     name="ie",
     help="information extraction: JSON Lines documents (entities, relations, event triggers and arguments)",
@@ -109,4 +123,5 @@ COMMAND = Command(
     sample={"gold": "ie/gold.jsonl", "pred": "ie/pred.jsonl"},
     run=_run,
     table=_table,
+    resample=_resample,
 )

@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 from typing import Any
 
-from metametric_jax.commands import Command, Progress
+from metametric_jax.commands import Command, Progress, Resampling
 
 
 def _measure(value: str) -> str:
@@ -43,7 +43,8 @@ def _add_arguments(parser: argparse.ArgumentParser) -> None:
     )
     parser.add_argument(
         "-l",
-        "--level",
+        "--relevance-level",
+        dest="level",
         type=_non_negative,
         default=1,
         metavar="LEVEL",
@@ -115,6 +116,21 @@ def _table(scores: dict[str, Any], args: argparse.Namespace) -> Any:
     return table
 
 
+_COUNTS = ("num_q", "num_ret", "num_rel", "num_rel_ret")
+
+
+def _resample(args: argparse.Namespace) -> Resampling:
+    from metametric_jax.tasks.ranking import RankingMetric, read_examples
+
+    ids, preds, refs = read_examples(predictions=args.run, references=args.qrels, complete=args.complete)
+    metric = RankingMetric(args.measures, level=args.level, max_retrieved=args.max_retrieved)
+
+    def figures(tree: Any) -> dict[str, Any]:
+        return {"all": {k: v for k, v in tree["all"].items() if k not in _COUNTS}}
+
+    return Resampling(metric, preds, refs, figures, unit="queries", ids=list(ids))
+
+
 COMMAND = Command(
     name="ranking",
     help="ranked retrieval: a TREC run against qrels (trec_eval's MAP, P@k, nDCG, bpref, ...)",
@@ -128,4 +144,5 @@ COMMAND = Command(
     sample={"qrels": "ranking/sample.qrels", "run": "ranking/sample.run"},
     run=_run,
     table=_table,
+    resample=_resample,
 )

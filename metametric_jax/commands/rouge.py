@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 from typing import Any
 
-from metametric_jax.commands import Command, Progress, percent
+from metametric_jax.commands import Command, Progress, Resampling, percent
 
 _DEFAULT_TYPES = "rouge1,rouge2,rougeL,rougeLsum"
 _CHUNK = 512  # examples per progress update
@@ -76,6 +76,19 @@ def _table(scores: dict[str, Any], args: argparse.Namespace) -> Any:
     return table
 
 
+def _resample(args: argparse.Namespace) -> Resampling:
+    from metametric_jax.tasks import rouge
+    from metametric_jax.tasks.text import RougeMetric
+
+    preds, refs = rouge.read_pairs(args.predictions, args.references)
+    metric = RougeMetric(args.types, use_stemmer=args.use_stemmer, multi_reference=True)
+
+    def figures(tree: Any) -> dict[str, Any]:  # rouge-score's figures are means over examples: the macro ones
+        return {t: {k: tree[t][f"macro_{k}"] for k in ("precision", "recall", "f1")} for t in args.types}
+
+    return Resampling(metric, list(preds), list(refs), figures, unit="examples")
+
+
 COMMAND = Command(
     name="rouge",
     help="summaries: ROUGE-N, ROUGE-L, ROUGE-Lsum as rouge-score computes them",
@@ -90,4 +103,5 @@ COMMAND = Command(
     run=_run,
     table=_table,
     resolve=_resolve,
+    resample=_resample,
 )

@@ -72,6 +72,7 @@ __all__ = [
     "OFFICIAL",
     "score",
     "score_files",
+    "read_examples",
     "evaluate",
     "query_figures",
     "RankingMetric",
@@ -360,6 +361,22 @@ def score_files(
             )
         )
     return Report(scores, items, warnings)
+
+
+def read_examples(
+    *, predictions: str | os.PathLike[str], references: str | os.PathLike[str], complete: bool = False
+) -> tuple[list[Any], list[Any], list[Any]]:
+    """The queries :func:`score_files` evaluates, in its order: ``(query ids, rankings, judgements)``.
+
+    What ``metametric-jax score ranking --bootstrap`` and ``compare ranking`` resample (a query is the unit).
+    """
+    from metametric_jax.tasks.readers.trec import read_qrels, read_run
+
+    qrels = read_qrels(references)
+    run = read_run(predictions)
+    order = sorted(qrels, key=lambda q: q.encode("utf-8"))
+    ids, preds, refs, _ = _align(run.rankings, {q: qrels[q] for q in order}, complete)
+    return ids, preds, refs
 
 
 def _left_out(queries: list[Any], why: str) -> str:
