@@ -450,7 +450,7 @@ def _corrupt(lines: list[str], rng: random.Random) -> list[str]:
         out[-1] = out[-1][: rng.randrange(len(out[-1]) + 1)]
     elif kind == "flip" and out[k]:
         j = rng.randrange(len(out[k]))
-        out[k] = out[k][:j] + rng.choice("()/:\"~ x") + out[k][j + 1 :]
+        out[k] = out[k][:j] + rng.choice('()/:"~ x') + out[k][j + 1 :]
     elif kind == "tabs":
         out[k] = out[k].replace("   ", "\t")
     elif kind == "swap" and k + 1 < len(out):
@@ -476,3 +476,11 @@ def test_corrupted_files_error_cleanly_or_score(tmp_path, seed):
             assert report.scores["pairs"] == 10  # never a silently misaligned pair
             outcomes["scored"] += 1
     assert outcomes["error"] > 0
+
+
+def test_different_ids_warn(tmp_path):
+    (tmp_path / "g.txt").write_text("# ::id a\n(x / boy)\n\n# ::id b\n(y / girl)\n")
+    (tmp_path / "p.txt").write_text("# ::id b\n(y / girl)\n\n# ::id a\n(x / boy)\n")
+    report = score_files(predictions=tmp_path / "p.txt", references=tmp_path / "g.txt")
+    assert len(report.warnings) == 1 and "2 graph pairs have different '# ::id'" in report.warnings[0]
+    assert [item["id"] for item in report.items] == ["a", "b"]

@@ -499,7 +499,7 @@ def score_files(
         A :class:`~metametric_jax.report.Report`: ``scores`` as :func:`score` returns them; ``items`` one dict per pair
         (``id`` from a ``# ::id`` comment of the gold graph, else its 1-based position; ``precision``, ``recall``,
         ``f1``, ``matched``, ``predicted``, ``reference``, ``optimal``, ``upper_bound``, and ``fine_grained`` when
-        asked); ``warnings`` (pairs that hit the time budget, an empty reference file).
+        asked); ``warnings`` (pairs that hit the time budget, pairs whose ``# ::id`` differ, an empty reference file).
 
     Raises:
         InputFormatError: an unparsable graph, or files with different numbers of graphs.
@@ -527,6 +527,13 @@ def score_files(
         elif progress and (k % 100 == 0 or k == len(gold)):
             print(f"smatch: {k}/{len(gold)} graph pairs", file=sys.stderr)
     messages = scorer.warnings()
+    mismatched = [(k, p.id, g.id) for k, (p, g) in enumerate(zip(pred, gold), 1) if p.id and g.id and p.id != g.id]
+    if mismatched:
+        k, p_id, g_id = mismatched[0]
+        messages.append(
+            f"{len(mismatched)} graph pairs have different '# ::id's in {predictions} and {references} (the first: "
+            f"graph {k}, {p_id!r} vs {g_id!r}); graphs are paired by position"
+        )
     if not gold:
         messages.append(f"{references} holds no graphs; every figure is 0")
     return Report(scorer.scores(), scorer.items, messages)
