@@ -187,6 +187,16 @@ KINDS = [
 ]
 
 
+QUOTE_SWAP = {"``": "NN", "''": "JJ", "POS": "''", "NN": "``", "JJ": "''", "SYM": ":", ":": "SYM"}
+
+
+def swap_quote_tags(tree: list, rng: random.Random) -> None:
+    """Change the tag of some quote and slash words between a deleted (punctuation) and a kept tag."""
+    for leaf in leaves(tree):
+        if leaf[1] in ('"', "'", "/") and leaf[0] in QUOTE_SWAP and rng.random() < 0.5:
+            leaf[0] = QUOTE_SWAP[leaf[0]]
+
+
 def add_trace(tree: list, rng: random.Random) -> None:
     """Insert an empty subject ``(NP-SBJ (-NONE- *))`` and a trace inside some phrase."""
     inner = [n for n, p in phrases(tree) if p is not None] or [tree]
@@ -198,6 +208,7 @@ def add_trace(tree: list, rng: random.Random) -> None:
 
 def main(src: str, dst: str) -> None:
     rng = random.Random(20261123)
+    quotes = random.Random(5)
     gold: list[str] = []
     pred: list[str] = []
     k = 0
@@ -222,6 +233,8 @@ def main(src: str, dst: str) -> None:
                     p = perturb(p, rng, "cross")
             if kind not in ("same",) and k % 3 == 0:  # a second change now and then
                 p = perturb(p, rng, rng.choice(KINDS[1:9])) if p is not None else None
+            if p is not None:
+                swap_quote_tags(p, quotes)
             gold.append(show(tree))
             pred.append("" if p is None else show(p))
             k += 1

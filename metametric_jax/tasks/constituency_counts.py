@@ -1,0 +1,517 @@
+"""EVALB's per-sentence counts: parameter files, the checks of each sentence, brackets, crossing, tags.
+
+The computation behind :mod:`metametric_jax.tasks.constituency` (see there for the conventions): both treebanks are
+read into columns (:mod:`metametric_jax.tasks.readers.ptb`) and every sentence is counted with NumPy at once;
+labels are interned by hashing (checked exactly), words compared byte for byte, brackets matched as multisets by
+sorting, crossing brackets found with range minimum / maximum queries.
+"""
+
+from __future__ import annotations
+
+import bisect
+import collections
+import dataclasses
+import os
+from collections.abc import Iterable
+from typing import Any
+
+import numpy as np
+
+from metametric_jax.errors import InputFormatError
+from metametric_jax.tasks.readers.ptb import Treebank, parse_params
+
+__all__ = ["EvalbParams", "COLLINS", "read_params", "SentenceCounts", "evalb_counts"]
+
+
+def _classes(pairs: Iterable[tuple[str, str]]) -> dict[str, str]:
+    """Each label of an ``EQ_LABEL`` pair mapped to its class's smallest member; the pairs must be transitive."""
+    parent: dict[str, str] = {}
+
+    def find(x: str) -> str:
+        while parent.setdefault(x, x) != x:
+            x = parent[x]
+        return x
+
+    pairs = list(pairs)
+    for a, b in pairs:
+        ra, rb = find(a), find(b)
+        if ra != rb:
+            parent[max(ra, rb)] = min(ra, rb)
+    out = {x: find(x) for x in list(parent)}
+    linked = {(a, b) for a, b in pairs} | {(b, a) for a, b in pairs}
+    for x in out:
+        for y in out:
+            if x < y and out[x] == out[y] and (x, y) not in linked:
+                raise ValueError(
+                    f"EQ_LABEL pairs must form equivalence classes: {x} and {y} are each paired with a common label "
+                    "but not with each other (evalb's result would then depend on the order of the brackets)"
+                )
+    return out
+
+
+@dataclasses.dataclass(frozen=True)
+class EvalbParams:
+    """The settings of an EVALB parameter file; the defaults are ``COLLINS.prm``'s.
+
+    Attributes:
+        delete_labels: ``DELETE_LABEL``: tags whose words are removed, phrase labels not counted.
+        delete_labels_for_length: ``DELETE_LABEL_FOR_LENGTH``: tags not counted in a sentence's length.
+        equivalent_labels: ``EQ_LABEL`` pairs of labels that are the same (they must form equivalence classes).
+        equivalent_words: ``EQ_WORD`` pairs of words that are the same.
+        quote_labels: ``QUOTE_LABEL``: tags of a quote or slash word (``'``, ``"``, ``/``) that EVALB puts back
+            when one side deletes the word and the other does not (``new.prm``, ``nk.prm``), before it decides
+            that the lengths differ.
+        labeled: ``LABELED``: False to match brackets on their spans alone.
+        cutoff_len: ``CUTOFF_LEN``: the length limit of the second summary.
+        max_errors: ``MAX_ERROR``: EVALB stops after more errors than this (here: a warning).
+    """
+
+    delete_labels: tuple[str, ...] = ("TOP", "-NONE-", ",", ":", "``", "''", ".")
+    delete_labels_for_length: tuple[str, ...] = ("-NONE-",)
+    equivalent_labels: tuple[tuple[str, str], ...] = (("ADVP", "PRT"),)
+    equivalent_words: tuple[tuple[str, str], ...] = ()
+    quote_labels: tuple[str, ...] = ()
+    labeled: bool = True
+    cutoff_len: int = 40
+    max_errors: int = 10
+
+    def __post_init__(self) -> None:
+        _classes(self.equivalent_labels)  # refuses a relation that is not an equivalence
+
+
+COLLINS = EvalbParams()
+"""``COLLINS.prm``: the parameters of Collins (1997), the default."""
+
+
+def read_params(source: str | os.PathLike[str], text: str | None = None) -> EvalbParams:
+    """The :class:`EvalbParams` of an EVALB parameter file (or of ``text``, named ``source`` in messages).
+
+    Settings not in the file keep EVALB's built-in defaults (no deleted or equivalent labels, labeled, cut-off 40,
+    ``MAX_ERROR`` 10), not ``COLLINS.prm``'s. ``DEBUG`` is ignored.
+
+    Raises:
+        InputFormatError: on an unknown keyword or a bad value.
+    """
+    path = os.fspath(source)
+    if text is None:
+        try:
+            with open(path, encoding="utf-8", errors="replace") as handle:
+                text = handle.read()
+        except OSError as err:
+            raise InputFormatError(path, None, f"cannot read the parameter file ({err.strerror or err})") from None
+    values = parse_params(text, path)
+
+    def integer(key: str, default: int) -> int:
+        raw = values.get(key, [str(default)])[-1].split()[0]
+        try:
+            return int(raw)
+        except ValueError:
+            raise InputFormatError(path, None, f"{key} must be an integer; found {raw!r}") from None
+
+    def pairs(key: str) -> tuple[tuple[str, str], ...]:
+        out = []
+        for v in values.get(key, []):
+            parts = v.split()
+            if len(parts) != 2:
+                raise InputFormatError(path, None, f"{key} takes two values; found {v!r}")
+            out.append((parts[0], parts[1]))
+        return tuple(out)
+
+    try:
+        return EvalbParams(
+            delete_labels=tuple(values.get("DELETE_LABEL", [])),
+            delete_labels_for_length=tuple(values.get("DELETE_LABEL_FOR_LENGTH", [])),
+            equivalent_labels=pairs("EQ_LABEL"),
+            equivalent_words=pairs("EQ_WORD"),
+            quote_labels=tuple(values.get("QUOTE_LABEL", [])),
+            labeled=integer("LABELED", 1) != 0,
+            cutoff_len=integer("CUTOFF_LEN", 40),
+            max_errors=integer("MAX_ERROR", 10),
+        )
+    except ValueError as err:
+        raise InputFormatError(path, None, str(err)) from None
+
+
+def _cut(label: str) -> str:
+    """A phrase label without function tags: cut at the first ``-`` or ``=`` (as EVALB, even at the start)."""
+    for i, ch in enumerate(label):
+        if ch in "-=":
+            return label[:i]
+    return label
+
+
+_MASKS = np.array([(1 << (8 * i)) - 1 for i in range(8)] + [2**64 - 1], dtype=np.uint64)
+
+
+def _words64(buffer: np.ndarray) -> np.ndarray:
+    """Overlapping little-endian uint64 views: ``out[i]`` is bytes ``i`` to ``i + 8`` of ``buffer`` (zero-padded)."""
+    padded = np.append(buffer, np.zeros(8, np.uint8))
+    return np.ndarray(shape=(buffer.size + 1,), dtype="<u8", buffer=padded, strides=(1,))
+
+
+def _chunks(words: np.ndarray, start: np.ndarray, length: np.ndarray, k: int) -> np.ndarray:
+    """Bytes ``8k`` to ``8k + 8`` of each string as a uint64 (zero past its end)."""
+    rest = np.clip(length - 8 * k, 0, 8)
+    return words[np.minimum(start + 8 * k, words.size - 1)] & _MASKS[rest]
+
+
+def _intern(buffer: np.ndarray, start: np.ndarray, end: np.ndarray) -> tuple[np.ndarray, list[bytes]]:
+    """Codes of the byte strings ``buffer[start:end]`` and the distinct strings (hashing, checked exactly)."""
+    length = end - start
+    codes = np.empty(start.size, dtype=np.int64)
+    short = length <= 7
+    vocab: list[bytes] = []
+    raw = buffer.tobytes()
+    if short.any():
+        key = _chunks(_words64(buffer), start[short], length[short], 0) | (
+            length[short].astype(np.uint64) << np.uint64(56)
+        )
+        bits = 16
+        while True:  # buckets by a multiplicative hash; a collision between distinct keys doubles the table
+            bucket = ((key * np.uint64(0x9E3779B97F4A7C15)) >> np.uint64(64 - bits)).astype(np.int64)
+            table = np.zeros(1 << bits, dtype=np.uint64)
+            table[bucket] = key
+            if np.array_equal(table[bucket], key) or bits >= 24:
+                break
+            bits += 4
+        if np.array_equal(table[bucket], key):
+            used = np.flatnonzero(np.bincount(bucket, minlength=1 << bits))
+            rank = np.zeros(1 << bits, dtype=np.int64)
+            rank[used] = np.arange(used.size)
+            codes[short] = rank[bucket]
+            first = np.zeros(1 << bits, dtype=np.int64)
+            idx = np.flatnonzero(short)
+            first[bucket[::-1]] = idx[::-1]
+            vocab = [raw[int(start[i]) : int(end[i])] for i in first[used].tolist()]
+        else:
+            short[:] = False
+    if not short.all():
+        index = {v: i for i, v in enumerate(vocab)}
+        for k in np.flatnonzero(~short).tolist():
+            word = raw[int(start[k]) : int(end[k])]
+            if word not in index:
+                index[word] = len(vocab)
+                vocab.append(word)
+            codes[k] = index[word]
+    return codes, vocab
+
+
+def _words_equal(buffer: np.ndarray, a0: np.ndarray, a1: np.ndarray, b0: np.ndarray, b1: np.ndarray) -> np.ndarray:
+    """Whether ``buffer[a0:a1] == buffer[b0:b1]`` for each pair, byte for byte, eight bytes at a time."""
+    n = a1 - a0
+    same = n == (b1 - b0)
+    windows = _words64(buffer)
+    k = 0
+    todo = np.flatnonzero(same)
+    while todo.size:
+        eq = _chunks(windows, a0[todo], n[todo], k) == _chunks(windows, b0[todo], n[todo], k)
+        same[todo[~eq]] = False
+        k += 1
+        todo = todo[eq & (n[todo] > 8 * k)]
+    return same
+
+
+@dataclasses.dataclass(frozen=True)
+class SentenceCounts:
+    """EVALB's per-sentence counts, one entry per sentence (all zero for error and skipped sentences).
+
+    Attributes:
+        status: 0 valid, 1 error, 2 skipped.
+        length: the sentence's length (reference words not deleted for length).
+        matched, gold, test: matched brackets and brackets of the reference and of the prediction.
+        crossing: predicted brackets crossing a reference bracket.
+        words, correct_tags: words scored and words whose tags agree.
+        line: the 1-based line of each reference sentence.
+        messages: ``{sentence index: why it is an error or skipped}``.
+    """
+
+    status: np.ndarray
+    length: np.ndarray
+    matched: np.ndarray
+    gold: np.ndarray
+    test: np.ndarray
+    crossing: np.ndarray
+    words: np.ndarray
+    correct_tags: np.ndarray
+    line: np.ndarray
+    messages: dict[int, str]
+
+
+def evalb_counts(predictions: Treebank, references: Treebank, params: EvalbParams = COLLINS) -> SentenceCounts:
+    """EVALB's counts for every sentence of two treebanks (predictions first).
+
+    Raises:
+        InputFormatError: when the two files have different numbers of sentences.
+    """
+    g, t = references, predictions
+    n = g.sentences
+    if t.sentences != n:
+        longer = t if t.sentences > n else g
+        shorter = g if longer is t else t
+        at = int(longer.line[shorter.sentences])
+        raise InputFormatError(
+            longer.path,
+            at,
+            f"{longer.sentences} sentences but {shorter.path} has {shorter.sentences}; sentence "
+            f"{shorter.sentences + 1} has no counterpart (one tree per sentence, in the same order)",
+        )
+    buffer = np.concatenate((g.data, t.data))
+    shift = g.data.size
+    starts = [g.tag_start, g.label_start, t.tag_start + shift, t.label_start + shift]
+    ends = [g.tag_end, g.label_end, t.tag_end + shift, t.label_end + shift]
+    sizes = [a.size for a in starts]
+    codes, vocab = _intern(buffer, np.concatenate(starts), np.concatenate(ends))
+    g_tag, g_label, t_tag, t_label = np.split(codes, np.cumsum(sizes)[:-1])
+    labels = [v.decode("utf-8", "replace") for v in vocab]
+    eq = _classes(params.equivalent_labels)
+    names: dict[str, int] = {}
+
+    def cls(label: str) -> int:
+        return names.setdefault(eq.get(label, label), len(names))
+
+    delete = set(params.delete_labels)
+    delete_classes = {cls(d) for d in delete}
+    leaf_deleted = np.array([x in delete for x in labels] + [False], dtype=bool)
+    length_deleted = np.array([x in params.delete_labels_for_length for x in labels] + [False], dtype=bool)
+    tag_class = np.array([cls(x) for x in labels] + [0], dtype=np.int64)
+    phrase_class = np.array([cls(_cut(x)) for x in labels] + [0], dtype=np.int64)
+    phrase_deleted = np.array([cls(_cut(x)) in delete_classes for x in labels] + [False], dtype=bool)
+
+    g_leaf_sentence = np.repeat(np.arange(n), np.diff(g.leaf_offsets))
+    t_leaf_sentence = np.repeat(np.arange(n), np.diff(t.leaf_offsets))
+    g_keep = ~leaf_deleted[g_tag]
+    t_keep = ~leaf_deleted[t_tag]
+    wn1 = np.bincount(g_leaf_sentence[g_keep], minlength=n)
+    wn2 = np.bincount(t_leaf_sentence[t_keep], minlength=n)
+    length = np.bincount(g_leaf_sentence[~length_deleted[g_tag]], minlength=n)
+    status = np.zeros(n, dtype=np.int64)
+    status[wn2 == 0] = 2
+    status[(status == 0) & (wn1 != wn2)] = 1
+    messages: dict[int, str] = {}
+    for s in np.flatnonzero(status == 2).tolist():
+        messages[s] = "the prediction has no words (an empty parse): skipped"
+    raw = buffer.tobytes()
+    by_hand: dict[int, tuple[int, ...]] = {}  # sentences counted one by one (quotes put back)
+    quote_tags = {k for k, x in enumerate(labels) if x in params.quote_labels}
+    for s in np.flatnonzero(status == 1).tolist():
+        message = f"length mismatch: {int(wn1[s])} words in the reference, {int(wn2[s])} in the prediction"
+        if quote_tags:
+            counts = _by_hand(
+                _evalb_reading(g, s, g_tag, g_label, raw, 0, leaf_deleted, quote_tags),
+                _evalb_reading(t, s, t_tag, t_label, raw, shift, leaf_deleted, quote_tags),
+                _Rules(leaf_deleted, tag_class, phrase_class, phrase_deleted, params),
+            )
+            if isinstance(counts, str):
+                message = counts
+            else:
+                by_hand[s] = counts
+        messages[s] = message
+
+    # words, position by position, where the lengths agree
+    gk = np.flatnonzero(g_keep & (status == 0)[g_leaf_sentence])
+    tk = np.flatnonzero(t_keep & (status == 0)[t_leaf_sentence])
+    same = _words_equal(buffer, g.word_start[gk], g.word_end[gk], t.word_start[tk] + shift, t.word_end[tk] + shift)
+    if not same.all():
+        eq_words = {(a, b) for a, b in params.equivalent_words} | {(b, a) for a, b in params.equivalent_words}
+        for k in np.flatnonzero(~same).tolist():
+            i, j = int(gk[k]), int(tk[k])
+            a = raw[int(g.word_start[i]) : int(g.word_end[i])].decode("utf-8", "replace")
+            b = raw[int(t.word_start[j]) + shift : int(t.word_end[j]) + shift].decode("utf-8", "replace")
+            s = int(g_leaf_sentence[i])
+            if (a, b) in eq_words:
+                same[k] = True
+            elif status[s] == 0:
+                status[s] = 1
+                messages[s] = f"words differ: {a!r} in the reference, {b!r} in the prediction"
+    ok = status == 0
+    aligned = ok[g_leaf_sentence[gk]]
+    correct = tag_class[g_tag[gk]] == tag_class[t_tag[tk]]
+    correct_tags = np.bincount(g_leaf_sentence[gk][aligned & correct], minlength=n)
+    words = np.where(ok, wn1, 0)
+
+    def spans(bank: Treebank, keep: np.ndarray, label: np.ndarray) -> tuple[np.ndarray, ...]:
+        kept = np.concatenate(([0], np.cumsum(keep)))
+        off = bank.leaf_offsets[bank.node_sentence]
+        start = kept[off + bank.first] - kept[off]
+        end = kept[off + bank.last] - kept[off]
+        valid = (start < end) & ~phrase_deleted[label] & ok[bank.node_sentence]
+        klass = phrase_class[label] if params.labeled else np.zeros_like(label)
+        return bank.node_sentence[valid], start[valid], end[valid], klass[valid]
+
+    gs, ga, gb, gc = spans(g, g_keep, g_label)
+    ts, ta, tb, tc = spans(t, t_keep, t_label)
+    gold = np.bincount(gs, minlength=n)
+    test = np.bincount(ts, minlength=n)
+    width = int(max(wn1.max(initial=0), 1)) + 1
+    n_class = max(len(names), 1)
+    if (n + 1) * width * width * n_class >= 2**61:  # beyond any treebank; refuse rather than overflow
+        raise ValueError("too many sentences, words or labels to key the brackets in 64 bits")
+    # multisets: sort the keys of both sides (side in the lowest bit); a run of one key holds gold, then test
+    key_g = (((gs * width + ga) * width + gb) * n_class + gc) * 2
+    key_t = (((ts * width + ta) * width + tb) * n_class + tc) * 2 + 1
+    keys = np.sort(np.concatenate((key_g, key_t)))
+    bracket = keys >> 1
+    new_run = np.ones(keys.size, dtype=bool)
+    new_run[1:] = bracket[1:] != bracket[:-1]
+    run = np.cumsum(new_run) - 1
+    run_key = bracket[new_run]
+    n_test = np.bincount(run, weights=keys & 1, minlength=run_key.size)
+    n_gold = np.bincount(run, minlength=run_key.size) - n_test
+    both = np.minimum(n_gold, n_test)
+    matched = np.bincount(run_key // (width * width * n_class), weights=both, minlength=n).astype(np.int64)[:n]
+    crossing = _crossing(n, wn1, gs, ga, gb, ts, ta, tb)
+    for s, (m, bg, bt, cross, w, tags) in by_hand.items():
+        status[s] = 0
+        del messages[s]
+        matched[s], gold[s], test[s], crossing[s], words[s], correct_tags[s] = m, bg, bt, cross, w, tags
+    return SentenceCounts(
+        status=status,
+        length=length,
+        matched=matched,
+        gold=gold,
+        test=test,
+        crossing=crossing,
+        words=words,
+        correct_tags=correct_tags,
+        line=g.line,
+        messages=messages,
+    )
+
+
+def _crossing(n: int, wn: np.ndarray, gs: np.ndarray, ga: np.ndarray, gb: np.ndarray, *test: np.ndarray) -> np.ndarray:
+    """Per sentence, the predicted brackets crossing some reference bracket (range minimum/maximum queries)."""
+    ts, ta, tb = test
+    offset = np.concatenate(([0], np.cumsum(wn + 1)))
+    size = int(offset[-1]) + 1
+    gc, gd = offset[gs] + ga, offset[gs] + gb
+    a, b = offset[ts] + ta, offset[ts] + tb
+    # reference brackets starting at x: the furthest end; ending at x: the earliest start
+    far_end = np.full(size, -1, dtype=np.int64)
+    early_start = np.full(size, size + 1, dtype=np.int64)
+    if gc.size:
+        order = np.argsort(gc, kind="stable")
+        key, value = gc[order], gd[order]
+        run = np.flatnonzero(np.append(True, key[1:] != key[:-1]))
+        far_end[key[run]] = np.maximum.reduceat(value, run)
+        order = np.argsort(gd, kind="stable")
+        key, value = gd[order], gc[order]
+        run = np.flatnonzero(np.append(True, key[1:] != key[:-1]))
+        early_start[key[run]] = np.minimum.reduceat(value, run)
+    lo, hi = a + 1, b - 1  # positions strictly inside the predicted bracket
+    has = hi >= lo
+    lo, hi, a, b, ts = lo[has], hi[has], a[has], b[has], ts[has]
+    span = hi - lo + 1
+    level = np.floor(np.log2(np.maximum(span, 1))).astype(np.int64)
+    top_max, top_min = far_end.copy(), early_start.copy()
+    best_max = np.full(lo.size, -1, dtype=np.int64)
+    best_min = np.full(lo.size, size + 1, dtype=np.int64)
+    k = 0
+    while True:
+        at = level == k
+        if at.any():
+            right = hi[at] - (1 << k) + 1
+            best_max[at] = np.maximum(top_max[lo[at]], top_max[right])
+            best_min[at] = np.minimum(top_min[lo[at]], top_min[right])
+        if not (level > k).any():
+            break
+        step = 1 << k
+        top_max[:-step] = np.maximum(top_max[:-step], top_max[step:])
+        top_min[:-step] = np.minimum(top_min[:-step], top_min[step:])
+        k += 1
+    crosses = (best_max > b) | (best_min < a)
+    return np.bincount(ts[crosses], minlength=n).astype(np.int64)
+
+
+@dataclasses.dataclass(frozen=True)
+class _Rules:
+    leaf_deleted: np.ndarray
+    tag_class: np.ndarray
+    phrase_class: np.ndarray
+    phrase_deleted: np.ndarray
+    params: EvalbParams
+
+
+_QUOTE_WORDS = (b"'", b'"', b"/")
+
+
+def _evalb_reading(
+    bank: Treebank,
+    s: int,
+    tag: np.ndarray,
+    label: np.ndarray,
+    raw: bytes,
+    shift: int,
+    leaf_deleted: np.ndarray,
+    quote_tags: set[int],
+) -> tuple[list[list[Any]], list[list[int]], list[list[Any]]]:
+    """One sentence as EVALB holds it: kept words, brackets and quote words.
+
+    Returns:
+        ``[tag, word]`` of the words kept, ``[start, end, label]`` of the brackets (in EVALB's numbering) and
+        ``[index, brackets opened before, enclosing brackets, tag, word]`` of the quote words.
+    """
+    lo, hi = int(bank.leaf_offsets[s]), int(bank.leaf_offsets[s + 1])
+    n0, n1 = (int(x) for x in np.searchsorted(bank.node_sentence, [s, s + 1]))
+    tags = tag[lo:hi].tolist()
+    words = [raw[a + shift : b + shift] for a, b in zip(bank.word_start[lo:hi].tolist(), bank.word_end[lo:hi].tolist())]
+    first, last = bank.first[n0:n1].tolist(), bank.last[n0:n1].tolist()
+    kept = [0]
+    for x in tags:
+        kept.append(kept[-1] + (not leaf_deleted[x]))
+    terms = [[x, w] for x, w in zip(tags, words) if not leaf_deleted[x]]
+    brackets = [[kept[f], kept[e], lab] for f, e, lab in zip(first, last, label[n0:n1].tolist())]
+    quotes = []
+    for i, (x, w) in enumerate(zip(tags, words)):
+        if x in quote_tags and w in _QUOTE_WORDS:
+            opened = bisect.bisect_right(first, i)
+            quotes.append([kept[i], opened, [k for k in range(opened) if last[k] > i], x, w])
+    return terms, brackets, quotes
+
+
+def _put_back(quote: list[Any], terms: list[list[Any]], brackets: list[list[int]]) -> None:
+    """Insert a deleted quote word at its place: later brackets move right, enclosing ones grow (as EVALB)."""
+    terms.insert(quote[0], [quote[3], quote[4]])
+    for b in brackets[quote[1] :]:
+        b[0] += 1
+        b[1] += 1
+    for k in quote[2]:
+        brackets[k][1] += 1
+
+
+def _by_hand(gold: tuple[list[Any], ...], test: tuple[list[Any], ...], rules: _Rules) -> tuple[int, ...] | str:
+    """EVALB's counts of one sentence whose lengths differ, after putting back mis-tagged quotes; or why not."""
+    t1, b1, q1 = gold
+    t2, b2, q2 = test
+    deleted = rules.leaf_deleted
+    for i in range(len(q2)):
+        at = q2[i][0]
+        for j in range(len(q1)):
+            if q1[j][0] == at and q1[j][3] != q2[i][3]:
+                if deleted[q1[j][3]] and not deleted[q2[i][3]]:
+                    _put_back(q1[j], t1, b1)
+                    for q in q1[j:]:
+                        q[0] += 1
+                elif deleted[q2[i][3]] and not deleted[q1[j][3]]:
+                    _put_back(q2[i], t2, b2)
+                    for q in q2[i:]:
+                        q[0] += 1
+    if len(t1) != len(t2):
+        return f"length mismatch: {len(t1)} words in the reference, {len(t2)} in the prediction"
+    same = {(a.encode(), b.encode()) for a, b in rules.params.equivalent_words}
+    for (_, a), (_, b) in zip(t1, t2):
+        if a != b and (a, b) not in same and (b, a) not in same:
+            a_, b_ = a.decode("utf-8", "replace"), b.decode("utf-8", "replace")
+            return f"words differ: {a_!r} in the reference, {b_!r} in the prediction"
+
+    def counted(brackets: list[list[int]]) -> list[tuple[int, int, int]]:
+        out = []
+        for start, end, lab in brackets:
+            if start != end and not rules.phrase_deleted[lab]:
+                out.append((start, end, int(rules.phrase_class[lab]) if rules.params.labeled else 0))
+        return out
+
+    g, t = counted(b1), counted(b2)
+    matched = sum((collections.Counter(g) & collections.Counter(t)).values())
+    crossing = sum(1 for a, b, _ in t if any(c < a < d < b or a < c < b < d for c, d, _ in g))
+    tags = sum(1 for x, y in zip(t1, t2) if rules.tag_class[x[0]] == rules.tag_class[y[0]])
+    return matched, len(g), len(t), crossing, len(t1), tags
