@@ -323,7 +323,7 @@ def test_micro_average_over_documents_equals_definitions() -> None:
 def test_contingency_matrix() -> None:
     key = CorefDocument.from_clusters([[(0, 1), 3, 5], [7, 8]])
     response = CorefDocument.from_clusters([[(0, 1), 7], [3, 5, 8, 9], [(0, 1)]])
-    table = contingency(key, response)
+    table = contingency(response, key)
     assert table.counts.tolist() == [[1, 2], [1, 1]]
     assert table.key_sizes.tolist() == [3, 2]
     assert table.response_sizes.tolist() == [2, 4]  # the repeated (0, 1) is dropped with its entity
@@ -859,8 +859,8 @@ def test_chains_equal_contingency_without_repeats(seed: int) -> None:
     rng = random.Random(500 + seed)
     for _ in range(15):
         key, response = _random_pair(rng, n=rng.randint(1, 14), max_entities=5)
-        a = document_counts(_doc(key), _doc(response), method="chains")
-        b = document_counts(_doc(key), _doc(response), method="contingency")
+        a = document_counts(_doc(response), _doc(key), method="chains")
+        b = document_counts(_doc(response), _doc(key), method="contingency")
         assert a.keys() == b.keys()
         for name in a:
             assert a[name] == pytest.approx(b[name], abs=1e-12), (name, key, response)

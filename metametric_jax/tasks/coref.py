@@ -264,7 +264,7 @@ def coref_batch_stats(
         f"{name}_{side}": np.zeros((len(references), 3)) for name in COUNT_NAMES for side in ("recall", "precision")
     }
     for i, (resp, key) in enumerate(zip(predictions, references)):
-        for name, (nr, dr, np_, dp) in document_counts(CorefDocument.of(key), CorefDocument.of(resp)).items():
+        for name, (nr, dr, np_, dp) in document_counts(CorefDocument.of(resp), CorefDocument.of(key)).items():
             stats[f"{name}_recall"][i] = (nr, 0.0, dr)
             stats[f"{name}_precision"][i] = (np_, dp, 0.0)
     return stats
@@ -396,7 +396,7 @@ def score(
             f"{len(references)} references."
         )
     keys, responses = _prepare(references, repeated_mentions), _prepare(predictions, repeated_mentions)
-    return figures(sum_counts([document_counts(k, r) for k, r in zip(keys, responses)]))
+    return figures(sum_counts([document_counts(r, k) for r, k in zip(responses, keys)]))
 
 
 def _repeat_warnings(doc: CorefDocument, doc_id: str, side: str, key_spans: set[Mention], first: bool) -> list[str]:
@@ -455,14 +455,17 @@ def score_files(
 
     key_path, resp_path = str(references), str(predictions)
     pairs, warnings = pair_documents(
-        read_conll2012(key_path), read_conll2012(resp_path), key_path=key_path, response_path=resp_path,
+        predictions=read_conll2012(resp_path),
+        references=read_conll2012(key_path),
+        prediction_path=resp_path,
+        reference_path=key_path,
         check_words=check_words,
-    )  # fmt: skip
+    )
     if repeated_mentions not in _REPEATED:
         raise ValueError(f"repeated_mentions must be one of {list(_REPEATED)}; found {repeated_mentions!r}.")
     first = repeated_mentions == "first"
     items, per_document, given_again = [], [], 0
-    for done, (k, r) in enumerate(pairs, start=1):
+    for done, (r, k) in enumerate(pairs, start=1):
         key = CorefDocument.from_clusters(k.entities, name=k.doc_id[0], part=k.doc_id[1])
         response = CorefDocument.from_clusters(r.entities if r is not None else (), name=key.name, part=key.part)
         key_spans = set(key.mentions())
@@ -472,7 +475,7 @@ def score_files(
         warnings += _repeat_warnings(response, doc_id, "response", key_spans, first)
         if first:
             key, response = key.first_occurrences(), response.first_occurrences()
-        counts = document_counts(key, response)
+        counts = document_counts(response, key)
         per_document.append(counts)
         items.append({"id": k.spec.strip(), **figures(counts)})
         if progress is not None:

@@ -88,15 +88,17 @@ def _contingency(key: tuple[np.ndarray, np.ndarray, int], response: tuple[np.nda
     return Contingency(flat.reshape(n_k, n_r), k_sizes, r_sizes)
 
 
-def contingency(key: CorefDocument, response: CorefDocument) -> Contingency:
-    """The contingency matrix of a key and a response partition of a document (a repeated span kept once, first).
+def contingency(prediction: CorefDocument, reference: CorefDocument) -> Contingency:
+    """The key × response contingency matrix of a response (prediction) and a key (reference) partition of a document.
+
+    A repeated span is kept once, at its first occurrence.
 
     >>> from metametric_jax.tasks.coref import CorefDocument
-    >>> c = contingency(CorefDocument.from_clusters([[0, 1, 2]]), CorefDocument.from_clusters([[0, 1], [2, 7]]))
+    >>> c = contingency(CorefDocument.from_clusters([[0, 1], [2, 7]]), CorefDocument.from_clusters([[0, 1, 2]]))
     >>> c.counts.tolist(), c.key_sizes.tolist(), c.response_sizes.tolist()
     ([[2, 1]], [3], [2, 2])
     """
-    return _contingency(_spans(key), _spans(response))
+    return _contingency(_spans(reference), _spans(prediction))
 
 
 def _links(n: np.ndarray) -> np.ndarray:
@@ -326,20 +328,21 @@ def _repeats_matter(key_codes: np.ndarray, response_codes: np.ndarray) -> bool:
     return bool(repeated.size) and not np.isin(repeated, key_codes).all()
 
 
-def document_counts(key: CorefDocument, response: CorefDocument, *, method: str = "auto") -> Counts:
+def document_counts(prediction: CorefDocument, reference: CorefDocument, *, method: str = "auto") -> Counts:
     """Each metric's (recall numerator, recall denominator, precision numerator, precision denominator) of a document.
 
     BLANC is given as its two link kinds, ``blanc_coref`` and ``blanc_noncoref``.
 
     Args:
-        key: the key document.
-        response: the response document.
+        prediction: the response document.
+        reference: the key document.
         method: ``"contingency"`` (each span once, at its first occurrence), ``"chains"`` (the scorer's chains of
             mention ids, repeated spans counted as the scorer counts them), or ``"auto"``: chains only where a repeated
             span makes a difference.
     """
     if method not in ("auto", "contingency", "chains"):
         raise ValueError(f"method must be 'auto', 'contingency' or 'chains'; found {method!r}.")
+    key, response = reference, prediction
     key_spans, response_spans = _spans(key), _spans(response)
     if method == "chains" or (method == "auto" and _repeats_matter(key_spans[0], response_spans[0])):
         out = _chain_counts(key, response)

@@ -306,14 +306,14 @@ def _token_at(doc: ConllDocument, i: int) -> str:
 
 
 def pair_documents(
-    keys: Mapping[DocumentId, ConllDocument],
-    responses: Mapping[DocumentId, ConllDocument],
     *,
-    key_path: str,
-    response_path: str,
+    predictions: Mapping[DocumentId, ConllDocument],
+    references: Mapping[DocumentId, ConllDocument],
+    prediction_path: str,
+    reference_path: str,
     check_words: bool = False,
-) -> tuple[list[tuple[ConllDocument, ConllDocument | None]], list[str]]:
-    """Pair key and response documents by ``(name, part)`` and check that each pair holds the same tokens.
+) -> tuple[list[tuple[ConllDocument | None, ConllDocument]], list[str]]:
+    """Pair response and key documents by ``(name, part)`` and check that each pair holds the same tokens.
 
     Every key document is paired: with its response, or with ``None`` when the response lacks it (the scorer scores it
     against an empty response). Response documents without a key document are left out. Both cases, and documents
@@ -321,21 +321,22 @@ def pair_documents(
     the key document against an empty response), are reported as warnings.
 
     Args:
-        keys: the key file's documents.
-        responses: the response file's documents.
-        key_path: the key file's name, for messages.
-        response_path: the response file's name, for messages.
+        predictions: the response file's documents.
+        references: the key file's documents.
+        prediction_path: the response file's name, for messages.
+        reference_path: the key file's name, for messages.
         check_words: refuse documents with as many tokens but other words (the fourth of five or more columns)
             instead of warning; the words of documents with different numbers of tokens locate where they diverge.
 
     Returns:
-        ``(pairs, warnings)``: ``(key, response or None)`` in key order, and one message per finding.
+        ``(pairs, warnings)``: ``(response or None, key)`` in key order, and one message per finding.
 
     Raises:
         InputFormatError: on the response file, when a pair differs in its number of tokens (or, with
             ``check_words``, in a word), naming the document, both files and the first lines where they diverge.
     """
-    pairs: list[tuple[ConllDocument, ConllDocument | None]] = []
+    keys, responses, key_path, response_path = references, predictions, reference_path, prediction_path
+    pairs: list[tuple[ConllDocument | None, ConllDocument]] = []
     warnings: list[str] = []
     for doc_id, key in keys.items():
         response = responses.get(doc_id)
@@ -369,7 +370,7 @@ def pair_documents(
                     "response; matched by name and part number (the reference scorer matches the text exactly and "
                     "would score this key document against an empty response)"
                 )
-        pairs.append((key, response))
+        pairs.append((response, key))
     for doc_id in responses:
         if doc_id not in keys:
             warnings.append(f"document {format_id(doc_id)} is in the response but not in the key; ignored")
