@@ -507,6 +507,7 @@ def device_paths(scheme: str):
     return jax.jit(native), jax.jit(callback), jax.jit(records), codes.labels, jax.jit(suite_callback)
 
 
+@pytest.mark.slow
 @settings(max_examples=40, deadline=None)
 @given(tagged_batches())
 def test_every_path_gives_the_same_counts(batch) -> None:
