@@ -90,6 +90,10 @@ class _Problem:
         """The bound rounded down to what the objective can reach (integers when every weight is one)."""
         return float(math.floor(bound + 1e-6)) if self.integral and math.isfinite(bound) else bound
 
+    def reaches(self, found: float, bound: float) -> bool:
+        """Whether ``found`` attains the upper ``bound`` (exactly for integer weights, else up to solver tolerance)."""
+        return found >= bound - (_TOL if self.integral else 1e-6 * max(1.0, abs(bound)))
+
     def mapping(self, chosen: set[int]) -> dict[int, int]:
         return {a // self.n_gold: a % self.n_gold for a in sorted(chosen)}
 
@@ -440,7 +444,7 @@ def solve_latent(
         found = p.evaluate(candidate)
         if found > best + _TOL:
             best, chosen = found, candidate
-    if best >= bound - _TOL:
+    if p.reaches(best, bound):
         return LatentSolution(best, p.mapping(chosen), True, best)
     deadline = start + budget
     if not p.higher:
@@ -448,17 +452,17 @@ def solve_latent(
         found = p.evaluate(searched)
         if found > best + _TOL:
             best, chosen = found, searched
-        if best >= bound - _TOL:
+        if p.reaches(best, bound):
             return LatentSolution(best, p.mapping(chosen), True, best)
     remaining = None if time_limit is None else deadline - time.perf_counter()
     if remaining is not None and remaining <= 0.01:
         return LatentSolution(best, p.mapping(chosen), False, max(bound, best))
-    y, exact_bound, solved = _program(p, remaining)
+    y, exact_bound, _ = _program(p, remaining)
     if y is not None:
         incumbent = {a for a, value in zip(p.pairs, y) if value > 0.5}
         found = p.evaluate(incumbent)
         if found > best + _TOL:
             best, chosen = found, incumbent
     bound = min(bound, p.floor(exact_bound))
-    optimal = solved or best >= bound - _TOL
+    optimal = p.reaches(best, bound)
     return LatentSolution(best, p.mapping(chosen), optimal, best if optimal else max(bound, best))

@@ -174,14 +174,17 @@ def test_block_reduction_equals_integer_program(constraint, monkeypatch):
             Relation(Variable(f"g{rng.randrange(n_vars)}"), rng.choice("rs"), Variable(f"g{rng.randrange(n_vars)}"))
             for _ in range(5)
         ]
-        g = inner.gram(xs, ys)
         c = parse_constraint(constraint)
         bindings = functools.partial(_bindings, inner, xs, ys)
-        total, pairs, optimal = solve_latent_elements(g, bindings, c)
-        cand = [(int(i), int(j)) for i, j in zip(*np.nonzero(g > 0))]
-        expected, _, _ = program(g, cand, bindings, c)
-        assert optimal and total == pytest.approx(expected)
-        assert sum(g[i, j] for i, j in pairs) == pytest.approx(total)
+        # integer weights and others (compared up to a tolerance); branch and bound, or the relaxation and beyond
+        for scale, limit in itertools.product((1.0, 0.37), (400, 0)):
+            monkeypatch.setattr(latent, "_BNB_NODE_LIMIT", limit)
+            g = scale * inner.gram(xs, ys)
+            total, pairs, optimal = solve_latent_elements(g, bindings, c)
+            cand = [(int(i), int(j)) for i, j in zip(*np.nonzero(g > 0))]
+            expected, _, _ = program(g, cand, bindings, c)
+            assert optimal and total == pytest.approx(expected)
+            assert sum(g[i, j] for i, j in pairs) == pytest.approx(total)
 
 
 def _bindings(inner, xs, ys, i, j):
