@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 from typing import Any
 
-from metametric_jax.commands import Command, percent
+from metametric_jax.commands import Command, Resampling, percent
 
 #: The figures as the CoNLL 2018 script names them, in its order (the JSON keys are these in lower case).
 FIGURES: tuple[str, ...] = (
@@ -97,6 +97,22 @@ def _table(scores: dict[str, Any], args: argparse.Namespace) -> Any:
     return table
 
 
+def _resample(args: argparse.Namespace) -> Resampling:
+    from metametric_jax.tasks import dependency
+
+    options = {"check_trees": args.check_trees, "exclude_punct": args.exclude_punct}
+    options["strip_subtypes"] = args.strip_subtypes
+    gold = dependency.read_conllu(args.gold)
+    counts = dependency.sentence_counts(dependency.read_conllu(args.pred), gold, **options)
+    metric = dependency.SentenceCountsMetric(**options)
+
+    def figures(tree: Any) -> dict[str, Any]:
+        return dict(tree["scores"])
+
+    ids = [s.sent_id or str(k) for k, s in enumerate(gold, start=1)]
+    return Resampling(metric, list(counts), [None] * len(counts), figures, unit="sentences", ids=ids)
+
+
 COMMAND = Command(
     name="dependency",
     help="dependency parsing: CoNLL-U files (the CoNLL 2018 figures: tokens, words, tags, UAS, LAS, CLAS, MLAS, BLEX)",
@@ -111,4 +127,5 @@ COMMAND = Command(
     run=_run,
     table=_table,
     resolve=_resolve,
+    resample=_resample,
 )

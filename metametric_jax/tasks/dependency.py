@@ -97,6 +97,7 @@ if TYPE_CHECKING:
     from metametric_jax import Suite
 
 __all__ = [
+    "SentenceCountsMetric",
     "DepToken",
     "DepSentence",
     "parse_conllu",
@@ -224,6 +225,45 @@ def DependencyMetric(  # noqa: N802 - a cached factory named as the task's metri
         True
     """
     return _suite(bool(check_trees), bool(exclude_punct), bool(strip_subtypes))
+
+
+@functools.cache
+def _counts_suite(check_trees: bool, exclude_punct: bool, strip_subtypes: bool) -> type[Suite]:
+    from metametric_jax import make_suite
+
+    base = _suite(check_trees, exclude_punct, strip_subtypes).metric_config
+
+    def batch(predictions: Sequence[Any], references: Sequence[Any]) -> dict[str, np.ndarray]:
+        counts = (
+            np.zeros((0, len(METRICS), 4)) if not len(predictions) else np.stack([np.asarray(c) for c in predictions])
+        )
+        return _member_stats(counts)
+
+    return make_suite(
+        f"{base.name}_counts",
+        dict(base.members),
+        dict(base.derived),
+        batch_stats=batch,
+        doc="The CoNLL 2018 figures from per-sentence counts (see :func:`SentenceCountsMetric`).",
+    )
+
+
+def SentenceCountsMetric(  # noqa: N802 - a cached factory named as an accumulator class
+    *, check_trees: bool = True, exclude_punct: bool = False, strip_subtypes: bool = True
+) -> type[Suite]:
+    """:func:`DependencyMetric` fed with each reference sentence's counts from :func:`sentence_counts`.
+
+    The whole corpus is aligned once (as the script does) and each reference sentence becomes one example, the
+    ``predictions``, with ``references`` ignored: the figures of the summed counts equal :func:`score`'s exactly, also
+    where a multiword token crosses a sentence boundary. It is what ``score dependency --bootstrap`` resamples.
+
+    Example:
+        >>> M = SentenceCountsMetric()
+        >>> state = M.from_model_output([np.ones((len(METRICS), 4), int)], [None])
+        >>> float(state.compute()["scores"]["las"]["f1"])
+        1.0
+    """
+    return _counts_suite(bool(check_trees), bool(exclude_punct), bool(strip_subtypes))
 
 
 def dependency_metric(**options: Any) -> type[Suite]:
