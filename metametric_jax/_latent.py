@@ -435,7 +435,7 @@ def solve_latent(
         return LatentSolution(best, p.mapping(chosen), True, best)
     budget = math.inf if time_limit is None else float(time_limit)
     # The linear relaxation is usually tight on graphs that resemble each other: its rounding is then optimal.
-    y, relaxed = _relaxation(p, None if time_limit is None else max(0.5 * budget, 0.05))
+    y, relaxed = _relaxation(p, None if time_limit is None else max(0.6 * budget, 0.05))
     bound = min(bound, p.floor(relaxed))
     starts = [chosen, _assignment_only(p)] if p.unary else [chosen]
     if y is not None:
@@ -448,14 +448,17 @@ def solve_latent(
         return LatentSolution(best, p.mapping(chosen), True, best)
     deadline = start + budget
     if not p.higher:
-        searched = _local_search(p, starts, min(deadline, start + 0.8 * budget), max_rounds=100)
+        # Without the relaxation in time, the integer program has no chance either: the search takes what is left.
+        until = deadline if y is None else min(deadline, time.perf_counter() + 0.3 * budget)
+        rounds = 10**6 if y is None and time_limit is not None else 100
+        searched = _local_search(p, starts, until, max_rounds=rounds)
         found = p.evaluate(searched)
         if found > best + _TOL:
             best, chosen = found, searched
         if p.reaches(best, bound):
             return LatentSolution(best, p.mapping(chosen), True, best)
     remaining = None if time_limit is None else deadline - time.perf_counter()
-    if remaining is not None and remaining <= 0.01:
+    if remaining is not None and (remaining <= 0.01 or (y is None and not p.higher)):
         return LatentSolution(best, p.mapping(chosen), False, max(bound, best))
     y, exact_bound, _ = _program(p, remaining)
     if y is not None:
