@@ -241,3 +241,42 @@ def test_command_does_not_import_jax():
     )
     proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120, check=False)
     assert proc.returncode == 0, proc.stderr
+
+
+def _corpus(tmp_path: Path, n_docs: int = 40, seed: int = 5) -> tuple[Path, Path]:
+    rng = random.Random(seed)
+    key_lines, response_lines = [], []
+    for d in range(n_docs):
+        key_cols = ["(1", "1)", "-", "(1)", "(2)", "(2)", "(3)", "-", "(3)"]
+        response_cols = [rng.choice(["(1)", "-", "(2)", "(3)"]) for _ in key_cols]
+        for lines, cols in ((key_lines, key_cols), (response_lines, response_cols)):
+            lines.append(f"#begin document (d{d}); part 000")
+            lines.extend(f"d{d} {c}" for c in cols)
+            lines.append("#end document")
+    key, response = tmp_path / "corpus.key", tmp_path / "corpus.response"
+    key.write_text("\n".join(key_lines) + "\n")
+    response.write_text("\n".join(response_lines) + "\n")
+    return key, response
+
+
+def test_bootstrap_intervals_around_the_figures(capsys, tmp_path):
+    key, response = _corpus(tmp_path)
+    got, _ = run_json(capsys, "score", "coref", str(key), str(response), "--bootstrap", "60")
+    plain = coref.score_files(predictions=response, references=key).scores
+    assert got["replicates"] == 60 and got["level"] == 0.95
+    for metric in ("muc", "bcub", "ceafe", "blanc", "lea", "mentions"):
+        for figure in ("recall", "precision", "f1"):
+            low, high = got["intervals"][metric][figure]
+            assert low - 1e-6 <= plain[metric][figure] <= high + 1e-6, (metric, figure)
+    low, high = got["intervals"]["conll"]["f1"]
+    assert low <= plain["conll"]["f1"] <= high
+
+
+def test_compare_a_system_with_itself(capsys, tmp_path):
+    key, response = _corpus(tmp_path)
+    argv = ["compare", "coref", "--references", str(key), "--system", str(response), "--system", str(response)]
+    got, _ = run_json(capsys, *argv, "--samples", "50")
+    assert got["delta"]["conll"]["f1"] == 0.0 and got["p_value"]["conll"]["f1"] == 1.0
+    assert got["a"]["muc"]["f1"] == pytest.approx(
+        coref.score_files(predictions=response, references=key).scores["muc"]["f1"], abs=1e-6
+    )

@@ -11,7 +11,7 @@ import math
 import re
 from typing import Any
 
-from metametric_jax.commands import Command, Progress, count_lines
+from metametric_jax.commands import Command, Progress, Resampling, count_lines
 
 _BEGIN = re.compile(rb"\s*#\s*begin document")
 _METRICS = ("muc", "bcub", "ceafm", "ceafe", "blanc", "lea")
@@ -89,6 +89,24 @@ def _run(args: argparse.Namespace) -> tuple[dict[str, Any], list[str]]:
         }
         scores = {"all": scores, "per_document": documents}
     return scores, report.warnings
+
+
+def _resample(args: argparse.Namespace) -> Resampling:
+    from metametric_jax.tasks import coref
+
+    responses, keys, ids, _ = coref.read_files(
+        predictions=args.response,
+        references=args.key,
+        repeated_mentions=args.repeated_mentions,
+        max_repeated_mentions=None if args.max_repeated_mentions < 0 else args.max_repeated_mentions,
+        check_words=args.check_words,
+    )
+
+    def figures(tree: Any) -> dict[str, Any]:
+        out = {m: {k: tree[m][k] for k in ("recall", "precision", "f1")} for m in (*_METRICS, "mentions")}
+        return _select({**out, "conll": {"f1": tree["conll"]["f1"]}}, args.metric)
+
+    return Resampling(coref.CorefMetric, responses, keys, figures, unit="documents", ids=ids)
 
 
 def _truncated(value: float) -> str:
@@ -182,4 +200,5 @@ COMMAND = Command(
     run=_run,
     table=_table,
     resolve=_resolve,
+    resample=_resample,
 )

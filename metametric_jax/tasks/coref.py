@@ -94,6 +94,7 @@ __all__ = [
     "figures",
     "score",
     "score_files",
+    "read_files",
     "METRICS",
     "COUNT_NAMES",
 ]
@@ -418,6 +419,71 @@ def _repeat_warnings(doc: CorefDocument, doc_id: str, side: str, key_spans: set[
     return [f"{side} document {doc_id}: repeated spans {spans}{more}; {how}"]
 
 
+def read_files(
+    *,
+    predictions: str | os.PathLike[str],
+    references: str | os.PathLike[str],
+    repeated_mentions: str = "scorer",
+    max_repeated_mentions: int | None = 10,
+    check_words: bool = False,
+) -> tuple[list[CorefDocument], list[CorefDocument], list[str], list[str]]:
+    """The response and key documents of two CoNLL-2012 files, paired as :func:`score_files` pairs them.
+
+    Args:
+        predictions: the response (system) file.
+        references: the key (gold) file.
+        repeated_mentions: ``"scorer"`` or ``"first"`` (then each repeated span is already kept once).
+        max_repeated_mentions: see :func:`score_files`.
+        check_words: see :func:`score_files`.
+
+    Returns:
+        ``(responses, keys, ids, warnings)``: one response (empty when the file lacks it) per key document, in key
+        order, the documents' ids as the key file writes them, and warnings.
+
+    Raises:
+        InputFormatError: on a malformed file, documents that do not hold the same tokens, or too many repeated
+            mentions in the response.
+    """
+    from metametric_jax.tasks.readers.conll2012 import format_id, pair_documents, read_conll2012
+
+    if repeated_mentions not in _REPEATED:
+        raise ValueError(f"repeated_mentions must be one of {list(_REPEATED)}; found {repeated_mentions!r}.")
+    key_path, resp_path = str(references), str(predictions)
+    pairs, warnings = pair_documents(
+        predictions=read_conll2012(resp_path),
+        references=read_conll2012(key_path),
+        prediction_path=resp_path,
+        reference_path=key_path,
+        check_words=check_words,
+    )
+    first = repeated_mentions == "first"
+    responses, keys, ids, given_again = [], [], [], 0
+    for r, k in pairs:
+        key = CorefDocument.from_clusters(k.entities, name=k.doc_id[0], part=k.doc_id[1])
+        response = CorefDocument.from_clusters(r.entities if r is not None else (), name=key.name, part=key.part)
+        key_spans = set(key.mentions())
+        given_again += sum(1 for m in response.repeated_mentions() if m in key_spans)
+        doc_id = format_id(k.doc_id)
+        warnings += _repeat_warnings(key, doc_id, "key", key_spans, first)
+        warnings += _repeat_warnings(response, doc_id, "response", key_spans, first)
+        if first:
+            key, response = key.first_occurrences(), response.first_occurrences()
+        responses.append(response)
+        keys.append(key)
+        ids.append(k.spec.strip())
+    if max_repeated_mentions is not None and given_again > max_repeated_mentions:
+        raise InputFormatError(
+            resp_path,
+            None,
+            f"found too many repeated mentions ({given_again} > {max_repeated_mentions}) in the response, so refusing "
+            "to score, as the reference scorer does; expected each key mention once per document (please fix the "
+            "output, or pass max_repeated_mentions=None)",
+        )
+    if not pairs:
+        warnings.append(f"{key_path} holds no documents; every figure is 0")
+    return responses, keys, ids, warnings
+
+
 def score_files(
     *,
     predictions: str | os.PathLike[str],
@@ -451,43 +517,18 @@ def score_files(
         InputFormatError: on a malformed file, documents that do not hold the same tokens, or too many repeated
             mentions in the response.
     """
-    from metametric_jax.tasks.readers.conll2012 import format_id, pair_documents, read_conll2012
-
-    key_path, resp_path = str(references), str(predictions)
-    pairs, warnings = pair_documents(
-        predictions=read_conll2012(resp_path),
-        references=read_conll2012(key_path),
-        prediction_path=resp_path,
-        reference_path=key_path,
+    responses, keys, ids, warnings = read_files(
+        predictions=predictions,
+        references=references,
+        repeated_mentions=repeated_mentions,
+        max_repeated_mentions=max_repeated_mentions,
         check_words=check_words,
     )
-    if repeated_mentions not in _REPEATED:
-        raise ValueError(f"repeated_mentions must be one of {list(_REPEATED)}; found {repeated_mentions!r}.")
-    first = repeated_mentions == "first"
-    items, per_document, given_again = [], [], 0
-    for done, (r, k) in enumerate(pairs, start=1):
-        key = CorefDocument.from_clusters(k.entities, name=k.doc_id[0], part=k.doc_id[1])
-        response = CorefDocument.from_clusters(r.entities if r is not None else (), name=key.name, part=key.part)
-        key_spans = set(key.mentions())
-        given_again += sum(1 for m in response.repeated_mentions() if m in key_spans)
-        doc_id = format_id(k.doc_id)
-        warnings += _repeat_warnings(key, doc_id, "key", key_spans, first)
-        warnings += _repeat_warnings(response, doc_id, "response", key_spans, first)
-        if first:
-            key, response = key.first_occurrences(), response.first_occurrences()
+    items, per_document = [], []
+    for done, (response, key, doc_id) in enumerate(zip(responses, keys, ids), start=1):
         counts = document_counts(response, key)
         per_document.append(counts)
-        items.append({"id": k.spec.strip(), **figures(counts)})
+        items.append({"id": doc_id, **figures(counts)})
         if progress is not None:
-            progress(done, len(pairs))
-    if max_repeated_mentions is not None and given_again > max_repeated_mentions:
-        raise InputFormatError(
-            resp_path,
-            None,
-            f"found too many repeated mentions ({given_again} > {max_repeated_mentions}) in the response, so refusing "
-            "to score, as the reference scorer does; expected each key mention once per document (please fix the "
-            "output, or pass max_repeated_mentions=None)",
-        )
-    if not pairs:
-        warnings.append(f"{key_path} holds no documents; every figure is 0")
+            progress(done, len(keys))
     return Report(figures(sum_counts(per_document)), items, warnings)
