@@ -121,7 +121,7 @@ def _count(value: float) -> str:
 
 def _rows(scores: dict[str, Any]) -> list[tuple[str, ...]]:
     """One row per figure: name, then recall and precision as a truncated percentage over ``(num / den)``, then F1."""
-    rows = []
+    rows: list[tuple[str, ...]] = []
 
     def add(name: str, f: dict[str, Any], counts: tuple[float, float, float, float] | None = None) -> None:
         nr, dr, np_, dp = counts or (f["recall_num"], f["recall_den"], f["precision_num"], f["precision_den"])
