@@ -42,8 +42,6 @@ Example:
 
 from __future__ import annotations
 
-import dataclasses
-import math
 from collections.abc import Sequence
 from typing import Any, ClassVar, TypeVar
 
@@ -53,7 +51,9 @@ import numpy as np
 from flax import struct
 
 from metametric_jax import _compensated as comp
+from metametric_jax import resampling
 from metametric_jax.accumulate import Metric, check_batch, validate_weights
+from metametric_jax.resampling import ResamplingConfig, poisson_weights, swap_masks
 from metametric_jax.suite import Suite
 
 __all__ = [
@@ -67,181 +67,6 @@ __all__ = [
 ]
 
 B = TypeVar("B", bound="BootstrapState")
-
-_POISSON_STREAM = 0x5BD1E995
-_SWAP_STREAM = 0x27D4EB2F
-_FINGERPRINT_STREAM = 0x165667B1
-
-
-def _mix(x: Any) -> Any:
-    """A 32-bit integer hash (Wellons' lowbias32), on NumPy or jnp uint32 arrays alike."""
-    x = x ^ (x >> 16)
-    x = x * np.uint32(0x7FEB352D)
-    x = x ^ (x >> 15)
-    x = x * np.uint32(0x846CA68B)
-    return x ^ (x >> 16)
-
-
-def _ids32(example_ids: Any) -> Any:
-    """Example ids as uint32: ids in the int32 range as their two's complement (as on the device), others folded."""
-    if isinstance(example_ids, jax.Array):
-        if not jnp.issubdtype(example_ids.dtype, jnp.integer) or example_ids.ndim != 1:
-            raise TypeError(f"example_ids must be a 1-d integer array; found {example_ids.dtype} {example_ids.shape}.")
-        return example_ids.astype(jnp.int32).astype(jnp.uint32)
-    ids = np.asarray(example_ids)
-    if ids.ndim != 1 or not (np.issubdtype(ids.dtype, np.integer) or ids.size == 0):
-        raise TypeError(f"example_ids must be a 1-d sequence of integers; found {ids.dtype} of shape {ids.shape}.")
-    ids = ids.astype(np.int64)
-    low = ids & 0xFFFFFFFF
-    folded = np.where((ids >= -(2**31)) & (ids < 2**31), low, low ^ ((ids >> 32) & 0xFFFFFFFF))
-    return folded.astype(np.uint32)
-
-
-def _hashes(example_ids: Any, rows: int, seed: int, stream: int) -> Any:
-    """``(rows, n)`` uint32 hashes of ``(seed, id, row)``: a pure function of its arguments (NumPy or jnp alike)."""
-    ids = _ids32(example_ids)
-    xp = jnp if isinstance(ids, jax.Array) else np
-    with np.errstate(over="ignore"):
-        key = _mix(np.uint32(seed & 0xFFFFFFFF) ^ np.uint32(stream))
-        per_id = _mix(ids ^ xp.uint32(key))
-        r = xp.arange(rows, dtype=xp.uint32)[:, None]
-        return _mix(_mix(per_id[None, :] ^ (r * xp.uint32(0x9E3779B9))) + xp.uint32(stream))
-
-
-# Poisson(1) quantile thresholds on 32-bit integers: weight = #{k : h >= T_k}, P(weight = k) = e^-1 / k!
-_THRESHOLDS = np.array(
-    [
-        min(2**32 - 1, math.floor(sum(math.exp(-1) / math.factorial(j) for j in range(k + 1)) * 2**32))
-        for k in range(16)
-    ],
-    dtype=np.uint32,
-)
-
-
-def poisson_weights(example_ids: Sequence[int], replicates: int, seed: int = 0) -> Any:
-    """Poisson(1) bootstrap weights, ``(replicates, n)``: a pure function of ``(seed, example id, replicate)``.
-
-    NumPy ids give float64 NumPy weights; JAX integer ids (on the device, also under ``jit``) give the same values as
-    float32 JAX arrays. Ids in the int32 range hash the same on both.
-
-    >>> poisson_weights([0, 1, 2], 2, seed=0).shape
-    (2, 3)
-    """
-    h = _hashes(example_ids, int(replicates), int(seed), _POISSON_STREAM)
-    if isinstance(h, jax.Array):
-        return (h[..., None] >= jnp.asarray(_THRESHOLDS)).sum(-1).astype(jnp.float32)
-    return (h[..., None] >= _THRESHOLDS).sum(-1).astype(np.float64)
-
-
-def swap_masks(example_ids: Sequence[int], permutations: int, seed: int = 0) -> Any:
-    """Approximate-randomization swaps, ``(permutations, n)`` of 0/1: a pure function of ``(seed, id, permutation)``.
-
-    >>> swap_masks([0, 1, 2], 4, seed=0).shape
-    (4, 3)
-    """
-    h = _hashes(example_ids, int(permutations), int(seed), _SWAP_STREAM) >> np.uint32(31)
-    return h.astype(jnp.float32) if isinstance(h, jax.Array) else h.astype(np.float64)
-
-
-def _fingerprint(example_ids: Any) -> Any:
-    """An order-independent fingerprint of the ids: the sum of 24-bit hashes (exact as a compensated pair)."""
-    h = _hashes(example_ids, 1, 0, _FINGERPRINT_STREAM)[0] >> np.uint32(8)
-    if isinstance(h, jax.Array):
-        v = h.astype(jnp.float32)
-        return comp.tree_sum(jnp.stack([v, jnp.zeros_like(v)], axis=-1))
-    return comp.split(np.asarray(h, np.float64).sum())
-
-
-# ---------------------------------------------------------------------------------------------------- the metric
-def _rows(metric: Any, predictions: Sequence[Any], references: Sequence[Any]) -> Any:
-    """Per-example rows of ``metric`` (a dict by member for a suite)."""
-    if isinstance(metric, type) and issubclass(metric, Suite):
-        stats = metric.member_stats(predictions, references)
-        return {k: m.example_rows(stats[k]) for k, m in metric.metric_config.members}
-    return metric.example_rows(metric.batch_stats(predictions, references))
-
-
-def _sums_from_totals(metric: Any, totals: Any) -> Any:
-    if isinstance(metric, type) and issubclass(metric, Suite):
-        return {k: m.sums_from_totals(totals[k]) for k, m in metric.metric_config.members}
-    return metric.sums_from_totals(totals)
-
-
-def _from_totals(metric: Any, totals: Any) -> Any:
-    return metric.from_sums(_sums_from_totals(metric, totals))
-
-
-def _weighted(rows: Any, weights: np.ndarray) -> Any:
-    """``weights @ rows`` for every member: ``(R, n) @ (n, D) -> (R, D)`` (float64)."""
-    return jax.tree.map(lambda r: weights @ r, rows)
-
-
-def _reduce_leading(tree: Any) -> Any:
-    """Merge a pytree of states stacked along axis 0, in order (signatures: the first)."""
-
-    def body(carry: Any, x: Any) -> tuple[Any, None]:
-        return jax.tree.map(lambda a, b: a if a.dtype == jnp.int32 else comp.add(a, b), carry, x), None
-
-    first = jax.tree.map(lambda x: x[0], tree)
-    total, _ = jax.lax.scan(body, first, jax.tree.map(lambda x: x[1:], tree))
-    return total
-
-
-@jax.jit
-def _vmapped_compute(state: Any) -> Any:
-    return jax.vmap(lambda s: s.compute_traced())(state)
-
-
-def _check_metric(metric: Any, what: str) -> None:
-    ok = isinstance(metric, type) and issubclass(metric, (Metric, Suite)) and hasattr(metric, "metric_config")
-    if not ok:
-        raise TypeError(f"{what} expects a metric or suite class (such as metric_of(D)); found {metric!r}.")
-
-
-@dataclasses.dataclass(frozen=True, eq=False)
-class ResamplingConfig:
-    """Static configuration of a bootstrap or randomization accumulator class.
-
-    Attributes:
-        metric: the metric or suite class resampled.
-        samples: the number of replicates (bootstrap) or permutations (randomization).
-        seed: the seed of the weights or swaps.
-        level: the confidence level of the bootstrap interval.
-    """
-
-    metric: Any
-    samples: int
-    seed: int
-    level: float
-
-    @property
-    def name(self) -> str:
-        """The resampled metric's name."""
-        return self.metric.metric_config.name
-
-
-class _Positions:
-    """The running position of examples given to a class's ``from_model_output`` without ids."""
-
-    def __init__(self) -> None:
-        self.next = 0
-
-    def take(self, n: int) -> np.ndarray:
-        ids = np.arange(self.next, self.next + n, dtype=np.int64)
-        self.next += n
-        return ids
-
-
-def _example_ids(cls: Any, example_ids: Any, n: int) -> np.ndarray:
-    if example_ids is None:
-        return cls.positions.take(n)
-    ids = np.asarray(example_ids)
-    if ids.shape != (n,):
-        raise ValueError(
-            f"{cls.resampling.name}: example_ids must have one integer per example, shape ({n},); found {ids.shape}."
-        )
-    _ids32(ids)
-    return ids.astype(np.int64)
 
 
 class BootstrapState(struct.PyTreeNode):
@@ -258,15 +83,15 @@ class BootstrapState(struct.PyTreeNode):
     fingerprint: jax.Array
 
     resampling: ClassVar[ResamplingConfig]
-    positions: ClassVar[_Positions]
+    positions: ClassVar[resampling.Positions]
 
     @classmethod
     def empty(cls: type[B]) -> B:
         """The identity of ``merge``."""
         cfg = cls.resampling
         m = cfg.metric
-        reps = jax.tree.map(lambda x: np.zeros((cfg.samples, x.shape[-1]), np.float64), _zero_rows(m))
-        return cls(plain=m.empty(), replicas=_from_totals(m, reps), fingerprint=jnp.zeros((2,), jnp.float32))
+        reps = jax.tree.map(lambda x: np.zeros((cfg.samples, x.shape[-1]), np.float64), resampling.zero_rows(m))
+        return cls(plain=m.empty(), replicas=resampling.from_totals(m, reps), fingerprint=jnp.zeros((2,), jnp.float32))
 
     @classmethod
     def reset_positions(cls) -> None:
@@ -309,7 +134,7 @@ class BootstrapState(struct.PyTreeNode):
             extra = {"example_ids": example_ids}
             return callback_state(cls, predictions, references, weights, decode, decode_references, extra)
         check_batch(predictions, references, cls.resampling.name)
-        ids = _example_ids(cls, example_ids, len(predictions))
+        ids = resampling.example_ids_of(cls, example_ids, len(predictions))
         return cls.from_sums(cls.host_batch_sums(predictions, references, weights, example_ids=ids))
 
     @classmethod
@@ -320,15 +145,15 @@ class BootstrapState(struct.PyTreeNode):
         cfg = cls.resampling
         check_batch(predictions, references, cfg.name)
         n = len(predictions)
-        ids = _example_ids(cls, example_ids, n)
+        ids = resampling.example_ids_of(cls, example_ids, n)
         w = validate_weights(weights, n, cfg.name)
-        rows = _rows(cfg.metric, predictions, references)
+        rows = resampling.example_rows(cfg.metric, predictions, references)
         base = np.ones(n) if w is None else w
         reps = poisson_weights(ids, cfg.samples, cfg.seed) * base[None, :]
         return {
-            "plain": _sums_from_totals(cfg.metric, jax.tree.map(lambda r: base @ r, rows)),
-            "replicas": _sums_from_totals(cfg.metric, jax.tree.map(lambda r: reps @ r, rows)),
-            "fingerprint": _fingerprint(ids),
+            "plain": resampling.sums_from_totals(cfg.metric, jax.tree.map(lambda r: base @ r, rows)),
+            "replicas": resampling.sums_from_totals(cfg.metric, jax.tree.map(lambda r: reps @ r, rows)),
+            "fingerprint": resampling.fingerprint(ids),
         }
 
     @classmethod
@@ -380,7 +205,7 @@ class BootstrapState(struct.PyTreeNode):
             {
                 "plain": m.sums_from_totals(base @ rows),
                 "replicas": m.sums_from_totals(reps @ rows),
-                "fingerprint": _fingerprint(ids),
+                "fingerprint": resampling.fingerprint(ids),
             }
         )
 
@@ -399,11 +224,11 @@ class BootstrapState(struct.PyTreeNode):
         if self.fingerprint.ndim == 1:
             return self
         tree = {"plain": self.plain, "replicas": self.replicas, "fingerprint": self.fingerprint}
-        return self.replace(**_reduce_leading(tree))
+        return self.replace(**resampling.reduce_leading(tree))
 
     def replicates(self) -> Any:
         """Each figure's ``B`` replicate values, with the structure of the metric's ``compute()``."""
-        return jax.tree.map(np.asarray, _vmapped_compute(self.replicas))
+        return jax.tree.map(np.asarray, resampling.vmapped_compute(self.replicas))
 
     def compute(self) -> dict[str, Any]:
         """``{"estimate", "low", "high", "stderr"}``, each with the structure of the metric's ``compute()``."""
@@ -419,13 +244,6 @@ class BootstrapState(struct.PyTreeNode):
         }
 
 
-def _zero_rows(metric: Any) -> Any:
-    """An empty ``(0, D)`` block of rows per member (for shapes)."""
-    if isinstance(metric, type) and issubclass(metric, Suite):
-        return {k: m.example_rows(np.zeros((0, 3))) for k, m in metric.metric_config.members}
-    return metric.example_rows(np.zeros((0, 3)))
-
-
 def bootstrap(metric: Any, replicates: int = 1000, seed: int = 0, level: float = 0.95) -> type[BootstrapState]:
     """A bootstrap accumulator class for a metric or suite class (see the module docstring).
 
@@ -433,7 +251,7 @@ def bootstrap(metric: Any, replicates: int = 1000, seed: int = 0, level: float =
         TypeError: if ``metric`` is not a metric or suite class.
         ValueError: if ``replicates`` < 2 or ``level`` is not in (0, 1).
     """
-    _check_metric(metric, "bootstrap")
+    resampling.check_metric(metric, "bootstrap")
     if not isinstance(replicates, int) or replicates < 2:
         raise ValueError(f"bootstrap needs an integer number of replicates >= 2; found {replicates!r}.")
     if not 0.0 < float(level) < 1.0:
@@ -442,7 +260,7 @@ def bootstrap(metric: Any, replicates: int = 1000, seed: int = 0, level: float =
     name = f"Bootstrap{metric.__name__}"
     attrs = {
         "resampling": cfg,
-        "positions": _Positions(),
+        "positions": resampling.Positions(),
         "metric_config": metric.metric_config,
         "__module__": __name__,
     }
@@ -522,19 +340,19 @@ class RandomizationState(struct.PyTreeNode):
     fingerprint: jax.Array
 
     resampling: ClassVar[ResamplingConfig]
-    positions: ClassVar[_Positions]
+    positions: ClassVar[resampling.Positions]
 
     @classmethod
     def empty(cls) -> RandomizationState:
         """The identity of ``merge``."""
         cfg = cls.resampling
         m = cfg.metric
-        zero = jax.tree.map(lambda x: np.zeros((cfg.samples, x.shape[-1]), np.float64), _zero_rows(m))
+        zero = jax.tree.map(lambda x: np.zeros((cfg.samples, x.shape[-1]), np.float64), resampling.zero_rows(m))
         return cls(
             a=m.empty(),
             b=m.empty(),
-            swapped_a=_from_totals(m, zero),
-            swapped_b=_from_totals(m, zero),
+            swapped_a=resampling.from_totals(m, zero),
+            swapped_b=resampling.from_totals(m, zero),
             fingerprint=jnp.zeros((2,), jnp.float32),
         )
 
@@ -558,20 +376,20 @@ class RandomizationState(struct.PyTreeNode):
         check_batch(predictions_a, references, cfg.name)
         check_batch(predictions_b, references, cfg.name)
         n = len(references)
-        ids = _example_ids(cls, example_ids, n)
+        ids = resampling.example_ids_of(cls, example_ids, n)
         w = validate_weights(weights, n, cfg.name)
         base = np.ones(n) if w is None else w
-        ra = _rows(cfg.metric, predictions_a, references)
-        rb = _rows(cfg.metric, predictions_b, references)
+        ra = resampling.example_rows(cfg.metric, predictions_a, references)
+        rb = resampling.example_rows(cfg.metric, predictions_b, references)
         swap = swap_masks(ids, cfg.samples, cfg.seed) * base[None, :]
         keep = (1.0 - swap_masks(ids, cfg.samples, cfg.seed)) * base[None, :]
         m = cfg.metric
         return cls(
-            a=_from_totals(m, jax.tree.map(lambda r: base @ r, ra)),
-            b=_from_totals(m, jax.tree.map(lambda r: base @ r, rb)),
-            swapped_a=_from_totals(m, jax.tree.map(lambda x, y: keep @ x + swap @ y, ra, rb)),
-            swapped_b=_from_totals(m, jax.tree.map(lambda x, y: swap @ x + keep @ y, ra, rb)),
-            fingerprint=jnp.asarray(_fingerprint(ids)),
+            a=resampling.from_totals(m, jax.tree.map(lambda r: base @ r, ra)),
+            b=resampling.from_totals(m, jax.tree.map(lambda r: base @ r, rb)),
+            swapped_a=resampling.from_totals(m, jax.tree.map(lambda x, y: keep @ x + swap @ y, ra, rb)),
+            swapped_b=resampling.from_totals(m, jax.tree.map(lambda x, y: swap @ x + keep @ y, ra, rb)),
+            fingerprint=jnp.asarray(resampling.fingerprint(ids)),
         )
 
     def merge(self, other: RandomizationState) -> RandomizationState:
@@ -593,13 +411,13 @@ class RandomizationState(struct.PyTreeNode):
         if self.fingerprint.ndim == 1:
             return self
         tree = {k: getattr(self, k) for k in ("a", "b", "swapped_a", "swapped_b", "fingerprint")}
-        return self.replace(**_reduce_leading(tree))
+        return self.replace(**resampling.reduce_leading(tree))
 
     def compute(self) -> Any:
         """Per figure ``{"delta", "p_value"}`` (the structure of the metric's ``compute()``)."""
         ea, eb = self.a.compute(), self.b.compute()
-        pa = jax.tree.map(np.asarray, _vmapped_compute(self.swapped_a))
-        pb = jax.tree.map(np.asarray, _vmapped_compute(self.swapped_b))
+        pa = jax.tree.map(np.asarray, resampling.vmapped_compute(self.swapped_a))
+        pb = jax.tree.map(np.asarray, resampling.vmapped_compute(self.swapped_b))
 
         def one(x: Any, y: Any, sx: Any, sy: Any) -> dict[str, float]:
             delta = float(x) - float(y)
@@ -611,9 +429,11 @@ class RandomizationState(struct.PyTreeNode):
 
 def randomization(metric: Any, permutations: int = 10000, seed: int = 0) -> type[RandomizationState]:
     """An approximate-randomization accumulator class for a metric or suite class (see the module docstring)."""
-    _check_metric(metric, "randomization")
+    resampling.check_metric(metric, "randomization")
     if not isinstance(permutations, int) or permutations < 1:
         raise ValueError(f"randomization needs a positive integer number of permutations; found {permutations!r}.")
     cfg = ResamplingConfig(metric, permutations, int(seed), 0.95)
     name = f"Randomization{metric.__name__}"
-    return type(name, (RandomizationState,), {"resampling": cfg, "positions": _Positions(), "__module__": __name__})
+    return type(
+        name, (RandomizationState,), {"resampling": cfg, "positions": resampling.Positions(), "__module__": __name__}
+    )
