@@ -35,6 +35,7 @@ QUICK_ARGS: dict[str, list[str]] = {
     "bench_derive": ["--quick"],
     "bench_ner": ["--sentences", "10000", "--repeat", "2"],
     "bench_rouge": ["--pairs", "1000", "--repeat", "2"],
+    "bench_significance": ["--docs", "2000", "--coref-docs", "100", "--replicates", "200", "--resamples", "3"],
     "bench_update_paths": ["--updates", "20", "--repeat", "2"],
 }
 
