@@ -216,3 +216,30 @@ def test_one_file_from_standard_input() -> None:
     proc = subprocess.run(argv, input=data, capture_output=True, timeout=120, check=False)
     assert proc.returncode == 0, proc.stderr.decode()
     assert json.loads(proc.stdout) == score_files(file=DATA / "random_iob2.txt").scores
+
+
+def test_bootstrap_intervals_and_paired_comparison(capsys, tmp_path) -> None:
+    got, _ = run_json(capsys, "score", "ner", "--bootstrap", "50")
+    assert got["replicates"] == 50
+    for path in (("f1",), ("micro", "f1"), ("macro", "recall"), ("accuracy",), ("per_type", "LOC", "f1")):
+        low, high = _at(got["intervals"], path)
+        assert 0.0 <= low <= high <= 1.0
+        assert low - 1e-6 <= _at(got, path) <= high + 1e-6  # the corpus figure lies inside its interval
+    gold, pred = sample_paths()
+    got, _ = run_json(
+        capsys, "compare", "ner", "--references", gold, "--system", pred, "--system", pred, "--samples", "50"
+    )
+    assert got["delta"]["f1"] == 0.0 and got["a"]["micro"] == got["b"]["micro"]
+    worse = tmp_path / "worse.txt"
+    worse.write_text(Path(pred).read_text(encoding="utf-8").replace("B-LOC", "B-ORG"), encoding="utf-8")
+    got, _ = run_json(capsys, "compare", "ner", "--references", gold, "--system", pred, "--system", str(worse))
+    a = score_files(references=gold, predictions=pred).scores
+    b = score_files(references=gold, predictions=worse).scores
+    assert got["a"]["f1"] == pytest.approx(a["f1"], abs=1e-6) and got["b"]["f1"] == pytest.approx(b["f1"], abs=1e-6)
+    assert got["delta"]["f1"] > 0
+
+
+def _at(tree: dict, path: tuple[str, ...]):
+    for key in path:
+        tree = tree[key]
+    return tree

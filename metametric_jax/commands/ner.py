@@ -11,7 +11,7 @@ import argparse
 import contextlib
 from typing import Any
 
-from metametric_jax.commands import Command, Progress, percent
+from metametric_jax.commands import Command, Progress, Resampling, percent
 
 _SCHEMES = ("IOB1", "IOB2", "IOE1", "IOE2", "IOBES", "BILOU")
 
@@ -101,6 +101,34 @@ def _run(args: argparse.Namespace) -> tuple[dict[str, Any], list[str]]:
     return report.scores, list(report.warnings)
 
 
+def _resample(args: argparse.Namespace) -> Resampling:
+    from metametric_jax.tasks import ner
+    from metametric_jax.tasks.readers import conll
+    from metametric_jax.tasks.tagging import extract_batch
+
+    options = {"delimiter": args.delimiter, "outside": args.outside, "raw": args.raw}
+    if args.file is not None and args.pred == args.file:
+        gold, pred = conll.read_conlleval(args.file, args.scheme, **options)
+    else:
+        gold = conll.read_conll(args.gold, args.scheme, **options)
+        pred = conll.read_conll(args.pred, args.scheme, **options)
+        conll.check_aligned(gold, pred)
+    scheme = "IOB2" if args.raw else args.scheme
+    labels = sorted({span.label for tags in (gold.tags, pred.tags) for s in extract_batch(tags, scheme) for span in s})
+    metric = ner.NerMetric(labels, scheme)
+
+    def figures(tree: Any) -> dict[str, Any]:
+        def prf(node: Any) -> dict[str, Any]:
+            return {k: node[k] for k in ("precision", "recall", "f1")}
+
+        out = {"f1": tree["micro"]["f1"], **{k: prf(tree[k]) for k in ("micro", "macro", "weighted")}}
+        out["accuracy"] = tree["accuracy"]
+        out["per_type"] = {label: prf(tree["per_type"][label]) for label in labels}
+        return out
+
+    return Resampling(metric, pred.tags, gold.tags, figures, unit="sentences")
+
+
 def summary(scores: dict[str, Any]) -> str:
     """The counts line ``conlleval`` prints first, from a score dict."""
     c = scores["counts"]
@@ -143,4 +171,5 @@ COMMAND = Command(
     run=_run,
     table=_table,
     resolve=_resolve,
+    resample=_resample,
 )
