@@ -261,28 +261,30 @@ def solve_latent_elements(
 
 def _blocks(g: np.ndarray, cand: list[tuple[int, int]]) -> list[tuple[list[int], list[int], float]] | None:
     """The connected components of the candidate pairs, if each is complete with one weight (else ``None``)."""
-    parent: dict[tuple[str, int], tuple[str, int]] = {}
+    n_x = g.shape[0]
+    parent = list(range(n_x + g.shape[1]))  # predicted elements, then reference elements
 
-    def find(x: tuple[str, int]) -> tuple[str, int]:
-        while parent.setdefault(x, x) != x:
+    def find(x: int) -> int:
+        while parent[x] != x:
             parent[x] = parent[parent[x]]
             x = parent[x]
         return x
 
     for i, j in cand:
-        a, b = find(("p", i)), find(("r", j))
+        a, b = find(i), find(n_x + j)
         if a != b:
             parent[a] = b
-    members: dict[tuple[str, int], tuple[list[int], list[int]]] = defaultdict(lambda: ([], []))
-    for node in list(parent):
-        rows, cols = members[find(node)]
-        (rows if node[0] == "p" else cols).append(node[1])
+    members: dict[int, tuple[set[int], set[int], list[float]]] = defaultdict(lambda: (set(), set(), []))
+    for i, j in cand:
+        rows, cols, weights = members[find(i)]
+        rows.add(i)
+        cols.add(j)
+        weights.append(float(g[i, j]))
     out = []
-    for rows, cols in members.values():
-        block = g[np.ix_(sorted(rows), sorted(cols))]
-        if block.min() <= 0 or block.max() != block.min():
+    for rows, cols, weights in members.values():
+        if len(weights) != len(rows) * len(cols) or min(weights) != max(weights):
             return None
-        out.append((sorted(rows), sorted(cols), float(block[0, 0])))
+        out.append((sorted(rows), sorted(cols), weights[0]))
     return out
 
 
