@@ -629,3 +629,15 @@ def test_corrupted_prediction_file_scores_as_clean_or_fails_with_file_and_line(k
             return [x.split()[0] for x in rows if x.strip() and not x.startswith("-DOCSTART-")]
 
         assert tokens(bad) == tokens(data)
+
+
+def test_checkpoint_restores_only_into_the_same_configuration() -> None:
+    from flax import serialization
+
+    state = NerMetric(["LOC", "PER"]).from_model_output([["B-PER", "O", "B-LOC"]], [["B-PER", "O", "B-ORG"]])
+    data = serialization.to_bytes(state)
+    assert state_report(serialization.from_bytes(NerMetric(["LOC", "PER"]).empty(), data)) == state_report(state)
+    with pytest.raises(ValueError, match="per_type/ORG|keys"):
+        serialization.from_bytes(NerMetric(["LOC", "ORG"]).empty(), data)
+    with pytest.raises(ValueError, match="span_f1_iob2.*span_f1_iobes"):
+        serialization.from_bytes(NerMetric(["LOC", "PER"], "IOBES").empty(), data)
