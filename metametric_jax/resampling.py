@@ -87,7 +87,7 @@ _THRESHOLDS = np.array(
 )
 
 
-def poisson_weights(example_ids: Sequence[int], replicates: int, seed: int = 0) -> Any:
+def poisson_weights(example_ids: Any, replicates: int, seed: int = 0) -> Any:
     """Poisson(1) bootstrap weights, ``(replicates, n)``: a pure function of ``(seed, example id, replicate)``.
 
     NumPy ids give float64 NumPy weights; JAX integer ids (on the device, also under ``jit``) give the same values as
@@ -102,7 +102,7 @@ def poisson_weights(example_ids: Sequence[int], replicates: int, seed: int = 0) 
     return (h[..., None] >= _THRESHOLDS).sum(-1).astype(np.float64)
 
 
-def swap_masks(example_ids: Sequence[int], permutations: int, seed: int = 0) -> Any:
+def swap_masks(example_ids: Any, permutations: int, seed: int = 0) -> Any:
     """Approximate-randomization swaps, ``(permutations, n)`` of 0/1: a pure function of ``(seed, id, permutation)``.
 
     >>> swap_masks([0, 1, 2], 4, seed=0).shape

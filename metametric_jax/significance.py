@@ -53,7 +53,7 @@ from flax import struct
 from metametric_jax import _compensated as comp
 from metametric_jax import resampling
 from metametric_jax.accumulate import Metric, check_batch, validate_weights
-from metametric_jax.resampling import ResamplingConfig, poisson_weights, swap_masks
+from metametric_jax.resampling import Positions, ResamplingConfig, poisson_weights, swap_masks
 from metametric_jax.suite import Suite
 
 __all__ = [
@@ -83,7 +83,7 @@ class BootstrapState(struct.PyTreeNode):
     fingerprint: jax.Array
 
     resampling: ClassVar[ResamplingConfig]
-    positions: ClassVar[resampling.Positions]
+    positions: ClassVar[Positions]
 
     @classmethod
     def empty(cls: type[B]) -> B:
@@ -340,7 +340,7 @@ class RandomizationState(struct.PyTreeNode):
     fingerprint: jax.Array
 
     resampling: ClassVar[ResamplingConfig]
-    positions: ClassVar[resampling.Positions]
+    positions: ClassVar[Positions]
 
     @classmethod
     def empty(cls) -> RandomizationState:

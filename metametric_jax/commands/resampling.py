@@ -130,11 +130,11 @@ def bootstrap_intervals(command: Command, args: argparse.Namespace) -> dict[str,
     Returns:
         ``{"estimate": figures, "intervals": figures as [low, high], "level", "replicates", "seed"}``.
     """
-    from metametric_jax import significance
+    from metametric_jax.significance import bootstrap
 
     assert command.resample is not None
     res = command.resample(args)
-    boot = significance.bootstrap(res.metric, replicates=args.bootstrap, seed=args.seed, level=args.confidence)
+    boot = bootstrap(res.metric, replicates=args.bootstrap, seed=args.seed, level=args.confidence)
     n = len(res.references)
     with Progress(f"{command.name}: bootstrap", n, Progress.wanted(args.progress, n)) as bar:
         state, _ = _accumulate(
@@ -166,7 +166,7 @@ def compare(command: Command, args: argparse.Namespace, systems: list[str]) -> t
     """
     import jax
 
-    from metametric_jax import significance
+    from metametric_jax.significance import bootstrap, paired_bootstrap, randomization
 
     assert command.resample is not None
     system_side = command.inputs[1]
@@ -184,7 +184,7 @@ def compare(command: Command, args: argparse.Namespace, systems: list[str]) -> t
     warnings = [] if n else [f"the reference file holds no {a.unit}; every figure is 0"]
     with Progress(f"{command.name}: compare", 2 * n, Progress.wanted(args.progress, n)) as bar:
         if args.method == "bootstrap":
-            boot = significance.bootstrap(a.metric, replicates=args.samples, seed=args.seed, level=args.confidence)
+            boot = bootstrap(a.metric, replicates=args.samples, seed=args.seed, level=args.confidence)
             states = []
             done = 0
             for res in (a, b):
@@ -198,10 +198,10 @@ def compare(command: Command, args: argparse.Namespace, systems: list[str]) -> t
                     ),
                 )
                 states.append(state)
-            tests = significance.paired_bootstrap(*states)
+            tests = paired_bootstrap(*states)
             fig_a, fig_b = (s.plain.compute() for s in states)
         else:
-            rnd = significance.randomization(a.metric, permutations=args.samples, seed=args.seed)
+            rnd = randomization(a.metric, permutations=args.samples, seed=args.seed)
             state, _ = _accumulate(
                 rnd,
                 a,

@@ -468,16 +468,16 @@ def read_texts(path: str | os.PathLike[str]) -> list[str]:
     if not name.lower().endswith(".jsonl"):
         return lines
     out: list[str] = []
-    for number, line in enumerate(lines, start=1):
-        if not line.strip():
+    for number, row in enumerate(lines, start=1):
+        if not row.strip():
             raise InputFormatError(name, number, "expected a JSON string (one example per line); found an empty line")
         try:
-            value = json.loads(line)
+            value = json.loads(row)
         except json.JSONDecodeError as err:
             raise InputFormatError(
                 name,
                 number,
-                f"expected a JSON string (one example per line); found invalid JSON ({err.msg}): {line:.60}",
+                f"expected a JSON string (one example per line); found invalid JSON ({err.msg}): {row:.60}",
             ) from None
         if not isinstance(value, str):
             raise InputFormatError(
