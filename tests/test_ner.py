@@ -545,13 +545,13 @@ def test_every_path_gives_the_same_counts(batch) -> None:
 @given(tagged_batches(), st.sampled_from([3, "X-PER", "PER", None, ["B-PER"], b"O"]))
 def test_every_path_refuses_a_wrong_tag_type_alike(batch, bad) -> None:
     scheme, pred, gold = batch
-    pred = [*pred, ["O", bad]]
-    gold = [*gold, ["O", "O"]]
+    pred = [*pred, ["O", bad], [bad]]
+    gold = [*gold, ["O", "O"], ["O"]]
     paths = [
         lambda: score(pred, gold, scheme=scheme),
         lambda: NerMetric(["PER"], scheme).from_model_output(pred, gold),
         lambda: span_metric(scheme).from_model_output(pred, gold),
-        lambda: span_metric(scheme).stats(pred[-1], gold[-1]),
+        lambda: span_metric(scheme).stats(pred[-1], gold[-1]),  # a sentence of nothing but the bad tag
     ]
     for path in paths:
         with pytest.raises((TypeError, ValueError)) as err:

@@ -241,10 +241,13 @@ def decode_tags(
         return where(k, i - int(offsets[k]))
 
     try:
-        uniq = sorted(set(flat))
-    except TypeError:
+        unique = set(flat)
+    except TypeError:  # an unhashable tag
+        unique = {0}
+    if not all(isinstance(t, str) for t in unique):
         bad = next(i for i, t in enumerate(flat) if not isinstance(t, str))
-        raise TypeError(where_flat(bad) + f"tags must be strings; found {flat[bad]!r}.") from None
+        raise TypeError(where_flat(bad) + f"tags must be strings; found {flat[bad]!r}.")
+    uniq = sorted(unique)
     index: dict[str, int] = {}
     prefix = np.zeros(len(uniq), np.int8)
     typ = np.full(len(uniq), -1, np.int64)
