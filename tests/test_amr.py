@@ -484,3 +484,13 @@ def test_different_ids_warn(tmp_path):
     report = score_files(predictions=tmp_path / "p.txt", references=tmp_path / "g.txt")
     assert len(report.warnings) == 1 and "2 graph pairs have different '# ::id'" in report.warnings[0]
     assert [item["id"] for item in report.items] == ["a", "b"]
+
+
+def test_read_files_feeds_the_accumulator():
+    preds, refs, ids = ours.read_files(predictions=FINE_PRED, references=FINE_GOLD)
+    assert ids == [f"fine.{k}" for k in range(1, 7)]
+    report = score_files(predictions=FINE_PRED, references=FINE_GOLD)
+    stats = [SmatchMetric.stats(p, r) for p, r in zip(preds, refs)]
+    assert [s[0] for s in stats] == [item["matched"] for item in report.items]
+    kept, _, _ = ours.read_files(predictions=FINE_PRED, references=FINE_GOLD, keep_alignments=True)
+    assert kept != preds

@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 from typing import Any
 
-from metametric_jax.commands import Command, Progress, count_blocks, percent
+from metametric_jax.commands import Command, Progress, Resampling, count_blocks, percent
 
 #: AMR pairs can take up to the time budget each: show progress from this many pairs (unless --no-progress).
 _PROGRESS_FROM = 200
@@ -79,6 +79,19 @@ def _run(args: argparse.Namespace) -> tuple[dict[str, Any], list[str]]:
     return scores, list(report.warnings)
 
 
+def _resample(args: argparse.Namespace) -> Resampling:
+    from metametric_jax.tasks import amr
+
+    predictions, references, ids = amr.read_files(
+        predictions=args.pred, references=args.gold, keep_alignments=args.keep_alignments
+    )
+
+    def figures(tree: Any) -> dict[str, Any]:
+        return {k: tree[k] for k in ("precision", "recall", "f1")}
+
+    return Resampling(amr.SmatchMetric, predictions, references, figures, unit="graph pairs", ids=ids)
+
+
 def _row(name: str, figures: dict[str, Any]) -> tuple[str, str, str, str]:
     return (name, percent(figures["precision"]), percent(figures["recall"]), percent(figures["f1"]))
 
@@ -118,4 +131,5 @@ COMMAND = Command(
     sample={"gold": "amr/gold.txt", "pred": "amr/pred.txt"},
     run=_run,
     table=_table,
+    resample=_resample,
 )

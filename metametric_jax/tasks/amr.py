@@ -71,6 +71,7 @@ __all__ = [
     "smatch_match",
     "score",
     "score_files",
+    "read_files",
     "DEFAULT_TIME_LIMIT",
 ]
 
@@ -480,6 +481,38 @@ def score(predictions: Sequence[Any], references: Sequence[Any], **options: Any)
     return scorer.scores()
 
 
+def _read_pairs(predictions: str | Path, references: str | Path) -> tuple[list[Any], list[Any]]:
+    gold = read_penman(references)
+    pred = read_penman(predictions)
+    if len(gold) != len(pred):
+        raise InputFormatError(
+            str(predictions),
+            None,
+            f"the predicted file has {len(pred)} graphs but the reference file {references} has {len(gold)}; "
+            "expected one predicted graph per reference graph, in the same order",
+        )
+    return pred, gold
+
+
+def read_files(
+    *, predictions: str | Path, references: str | Path, keep_alignments: bool = False
+) -> tuple[list[list[Triple]], list[list[Triple]], list[str]]:
+    """The Smatch triples of two PENMAN files, graph by graph: ``(predicted, reference, ids)``.
+
+    ``ids`` name the pairs as :func:`score_files` does (a ``# ::id`` of the reference graph, else the position). The
+    triple lists are what :data:`SmatchMetric` accumulates.
+
+    Raises:
+        InputFormatError: an unparsable graph, or files with different numbers of graphs.
+    """
+    pred, gold = _read_pairs(predictions, references)
+    return (
+        [_tree_triples(p.tree, str(predictions), p.line, keep_alignments) for p in pred],
+        [_tree_triples(g.tree, str(references), g.line, keep_alignments) for g in gold],
+        [g.id or str(k) for k, g in enumerate(gold, start=1)],
+    )
+
+
 def score_files(
     *,
     predictions: str | Path,
@@ -505,15 +538,7 @@ def score_files(
         InputFormatError: an unparsable graph, or files with different numbers of graphs.
     """
     _check_options(options, ("keep_alignments", "fine_grained", "time_limit"), "score_files")
-    gold = read_penman(references)
-    pred = read_penman(predictions)
-    if len(gold) != len(pred):
-        raise InputFormatError(
-            str(predictions),
-            None,
-            f"the predicted file has {len(pred)} graphs but the reference file {references} has {len(gold)}; "
-            "expected one predicted graph per reference graph, in the same order",
-        )
+    pred, gold = _read_pairs(predictions, references)
     keep = bool(options.get("keep_alignments", False))
     scorer = _Scorer(bool(options.get("fine_grained", False)), options.get("time_limit", DEFAULT_TIME_LIMIT))
     for k, (p, g) in enumerate(zip(pred, gold), start=1):
