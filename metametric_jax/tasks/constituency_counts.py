@@ -140,9 +140,6 @@ def _cut(label: str) -> str:
     return label
 
 
-_MASKS = np.array([(1 << (8 * i)) - 1 for i in range(8)] + [2**64 - 1], dtype=np.uint64)
-
-
 def _words64(buffer: np.ndarray) -> np.ndarray:
     """Overlapping little-endian uint64 views: ``out[i]`` is bytes ``i`` to ``i + 8`` of ``buffer`` (zero-padded)."""
     padded = np.append(buffer, np.zeros(8, np.uint8))
@@ -151,8 +148,9 @@ def _words64(buffer: np.ndarray) -> np.ndarray:
 
 def _chunks(words: np.ndarray, start: np.ndarray, length: np.ndarray, k: int) -> np.ndarray:
     """Bytes ``8k`` to ``8k + 8`` of each string as a uint64 (zero past its end)."""
-    rest = np.clip(length - 8 * k, 0, 8)
-    return words[np.minimum(start + 8 * k, words.size - 1)] & _MASKS[rest]
+    rest = np.clip(length - 8 * k, 0, 8).astype(np.uint64)
+    mask = np.where(rest >= 8, np.uint64(2**64 - 1), (np.uint64(1) << (rest * np.uint64(8))) - np.uint64(1))
+    return words[start + 8 * k if k else start] & mask
 
 
 def _intern(buffer: np.ndarray, start: np.ndarray, end: np.ndarray) -> tuple[np.ndarray, list[bytes]]:

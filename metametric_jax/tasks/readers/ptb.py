@@ -144,7 +144,11 @@ def scan_trees(data: bytes, path: str = "<string>", *, one_per_line: bool | None
 
     opens = b == _OPEN
     paren = opens | (b == _CLOSE)
-    tok = ~(paren | (b == 32) | ((b >= 9) & (b <= 13)))  # neither a parenthesis nor C isspace()
+    # token bytes: neither a parenthesis nor C isspace() (9-13, 32); bytes below 32 other than newlines are rare
+    tok = np.greater(b, 32)
+    tok ^= paren
+    if np.count_nonzero(b < 32) != newlines.size:
+        tok |= (b < 9) | ((b > 13) & (b < 32))
     # tokens: runs of token bytes; edge is +1 where one starts, -1 right after one ends
     tok8 = tok.view(np.int8)
     edge = np.empty(b.size + 1, dtype=np.int8)
@@ -164,7 +168,7 @@ def scan_trees(data: bytes, path: str = "<string>", *, one_per_line: bool | None
     first_token = paren_event - np.arange(paren_event.size)
     count = np.diff(np.append(first_token, t_start.size))
     n_paren = pos.size
-    depth = np.cumsum(np.where(is_open, 1, -1).astype(np.int32))
+    depth = np.cumsum(is_open.view(np.int8) * np.int8(2) - np.int8(1), dtype=np.int32)
     if n_paren and depth.min() < 0:
         k = int(np.argmax(depth < 0))
         raise fail(int(pos[k]), "unbalanced ')': no bracket is open")
@@ -176,7 +180,8 @@ def scan_trees(data: bytes, path: str = "<string>", *, one_per_line: bool | None
     safe = np.minimum(first_token, max(t_start.size - 1, 0))
     attached = is_open & (count > 0) & (t_start[safe] == pos + 1) if t_start.size else np.zeros(n_paren, bool)
 
-    nxt_open = np.append(is_open[1:], False)
+    nxt_open = np.zeros_like(is_open)
+    nxt_open[:-1] = is_open[1:]
     leaf = is_open & ~nxt_open  # '(' followed by ')': a part-of-speech node
     phrase = is_open & nxt_open
     close = ~is_open
@@ -215,7 +220,7 @@ def scan_trees(data: bytes, path: str = "<string>", *, one_per_line: bool | None
         at = open_line[int(np.argmax(open_line != close_line))]
         raise InputFormatError(path, int(at), "expected one tree per line")
     one_per_line = per_line if one_per_line is None else one_per_line
-    tree_of_paren = np.cumsum(is_open & (depth == 1)) - 1
+    tree_of_paren = np.cumsum(is_open & (depth == 1), dtype=np.int32) - 1
     if one_per_line and tree_open.size:
         # every line is a sentence (blank lines are empty sentences), up to the last tree
         sentence_of_tree = open_line - 1
@@ -231,7 +236,8 @@ def scan_trees(data: bytes, path: str = "<string>", *, one_per_line: bool | None
     leaf_offsets = np.searchsorted(leaf_sentence, np.arange(sentences + 1))
     tag_tok = first_token[leaf_idx]
     # leaves before each parenthesis, in file order
-    before = np.cumsum(leaf, dtype=np.int64) - leaf
+    before = np.cumsum(leaf, dtype=np.int32)
+    before -= leaf
     # a phrase's matching ')': among phrase brackets (a part of speech's ')' follows its '('), those of one depth
     # alternate open / close in file order
     node_idx = np.flatnonzero(phrase)
