@@ -957,4 +957,26 @@ def test_alignment_solvers_equal_scipy(seed: int) -> None:
             w = w * rng.random((n, m))
         r, c = linear_sum_assignment(w, maximize=True)
         assert max_assignment(w) == pytest.approx(w[r, c].sum(), abs=1e-9)
-        assert best_alignment(w) == pytest.approx(w[r, c].sum(), abs=1e-9)
+        for solver in ("blocks", "scipy", "auto"):
+            assert best_alignment(w, solver=solver) == pytest.approx(w[r, c].sum(), abs=1e-9)
+
+
+def test_equal_to_scorer_pl_without_scipy() -> None:
+    """In a fresh process, where scoring files imports neither scipy nor JAX, the figures are printed alike too."""
+    import subprocess
+    import sys
+
+    pairs = [[str(p.values[0]), str(p.values[1])] for p in SCORER_FIXTURES]
+    code = (
+        "import json, sys\n"
+        "from metametric_jax.tasks.coref import score_files\n"
+        f"pairs = {pairs!r}\n"
+        "out = [score_files(predictions=r, references=k).scores for k, r in pairs]\n"
+        "assert 'scipy.optimize' not in sys.modules and 'jax' not in sys.modules, 'imported'\n"
+        "print(json.dumps(out))\n"
+    )
+    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=300, check=False)
+    assert proc.returncode == 0, proc.stderr
+    for p, scores in zip(SCORER_FIXTURES, json.loads(proc.stdout)):
+        for (metric, kind), printed_by_scorer in parse_scorer_output(p.values[2]).items():
+            assert _ours(scores, metric, kind) == printed_by_scorer, (p.id, metric, kind)

@@ -13,6 +13,7 @@ import dataclasses
 import functools
 import itertools
 import math
+import sys
 from collections import Counter
 from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any
@@ -164,12 +165,14 @@ def max_assignment(weights: np.ndarray) -> float:
     return float(w[np.arange(n), col4row].sum())
 
 
-def best_alignment(similarity: np.ndarray) -> float:
+def best_alignment(similarity: np.ndarray, *, solver: str = "auto") -> float:
     """The maximal total similarity of a one-to-one alignment of rows to columns (CEAF's numerator).
 
-    The matrix splits into blocks of rows and columns linked by nonzero entries; a block with one row or one column
-    contributes its largest entry, a small block the best of its enumerated assignments, a larger one
-    :func:`max_assignment` (or :func:`scipy.optimize.linear_sum_assignment` beyond ``_SMALL_BLOCK`` rows and columns).
+    Where :mod:`scipy.optimize` is already imported, :func:`scipy.optimize.linear_sum_assignment` solves it. Otherwise
+    (reading and scoring files need not import it) the matrix splits into blocks of rows and columns linked by nonzero
+    entries; a block with one row or one column contributes its largest entry, a small block the best of its
+    enumerated assignments, a larger one :func:`max_assignment` (or scipy beyond ``_SMALL_BLOCK`` rows and columns).
+    Both give the optimum; ``solver="blocks"`` or ``"scipy"`` picks one.
 
     >>> best_alignment(np.array([[2.0, 1.0, 0.0], [1.0, 2.0, 0.0], [0.0, 0.0, 3.0]]))
     7.0
@@ -177,6 +180,14 @@ def best_alignment(similarity: np.ndarray) -> float:
     sim = similarity[np.ix_(similarity.any(axis=1), similarity.any(axis=0))]
     if sim.size == 0:
         return 0.0
+    if solver not in ("auto", "blocks", "scipy"):
+        raise ValueError(f"solver must be 'auto', 'blocks' or 'scipy'; found {solver!r}.")
+    scipy_ready = solver == "scipy" or (solver == "auto" and "scipy.optimize" in sys.modules)
+    if scipy_ready and min(sim.shape) > 1:  # already imported: one call of compiled code
+        from scipy.optimize import linear_sum_assignment
+
+        i, j = linear_sum_assignment(sim, maximize=True)
+        return float(sim[i, j].sum())
     linked = sim > 0
     n = linked.shape[0]
     row_label = np.arange(n)
