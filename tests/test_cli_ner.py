@@ -243,3 +243,16 @@ def _at(tree: dict, path: tuple[str, ...]):
     for key in path:
         tree = tree[key]
     return tree
+
+
+def test_real_submission_two_files(capsys) -> None:
+    """A WNUT 2017 submission (CRLF line endings, tab-separated) against the test set, as the API scores it."""
+    gold, pred = DATA / "wnut17" / "emerging.test.annotated", DATA / "wnut17" / "uh_ritual"
+    got, _ = run_json(capsys, "score", "ner", "--gold", str(gold), "--pred", str(pred), "--no-progress")
+    assert got == score_files(references=gold, predictions=pred).scores
+    head = (DATA / "wnut17" / "uh_ritual.out").read_text(encoding="utf-8").splitlines()[0]
+    c = got["counts"]
+    assert head == (
+        f"processed {c['tokens']} tokens with {c['phrases']} phrases; found: {c['found']} phrases; "
+        f"correct: {c['correct']}."
+    )

@@ -415,13 +415,10 @@ def options(case: dict) -> dict:
     return out
 
 
-@pytest.mark.parametrize("name", sorted(CASES))
-def test_equal_to_conlleval(name: str) -> None:
-    """Every count and figure conlleval.pl printed on the fixture (see tests/data/ner/README.md)."""
-    lines = (DATA / name.replace(".txt", ".out")).read_text(encoding="utf-8").splitlines()
+def assert_equal_to_conlleval(got: dict, out: Path, docstarts: int = 0) -> None:
+    """Every count and figure of conlleval.pl's output ``out`` against our scores ``got``."""
+    lines = out.read_text(encoding="utf-8").splitlines()
     tokens, phrases, found, correct = map(int, _HEAD.fullmatch(lines[0]).groups())
-    docstarts = sum(line.startswith("-DOCSTART-") for line in (DATA / name).read_text(encoding="utf-8").splitlines())
-    got = score_files(file=DATA / name, **options(CASES[name])).scores
     c = got["counts"]
     assert (c["phrases"], c["found"], c["correct"]) == (phrases, found, correct)
     assert c["tokens"] == tokens - docstarts  # conlleval counts a -DOCSTART- line as a token
@@ -437,6 +434,27 @@ def test_equal_to_conlleval(name: str) -> None:
         assert ours["predicted"] == int(found_t)
         assert conlleval_percent(ours["correct"], ours["predicted"], ours["support"]) == (precision, recall, fb1)
         assert ours["f1"] == pytest.approx(float(fb1) / 100, abs=5e-5)
+
+
+@pytest.mark.parametrize("name", sorted(CASES))
+def test_equal_to_conlleval(name: str) -> None:
+    """Every count and figure conlleval.pl printed on the fixture (see tests/data/ner/README.md)."""
+    docstarts = sum(line.startswith("-DOCSTART-") for line in (DATA / name).read_text(encoding="utf-8").splitlines())
+    got = score_files(file=DATA / name, **options(CASES[name])).scores
+    assert_equal_to_conlleval(got, DATA / name.replace(".txt", ".out"), docstarts)
+
+
+@pytest.mark.parametrize("system", ["uh_ritual", "arcada", "drexel_cci"])
+def test_wnut17_submissions_equal_conlleval(system: str, tmp_path) -> None:
+    """Real data: WNUT 2017 test set and shared-task submissions (CRLF, tabs or spaces), as conlleval.pl scores them."""
+    gold, pred = DATA / "wnut17" / "emerging.test.annotated", DATA / "wnut17" / system
+    two = score_files(references=gold, predictions=pred)
+    assert_equal_to_conlleval(two.scores, DATA / "wnut17" / f"{system}.out")
+    assert not two.warnings and len(two.items) == 1287
+    rows = zip(gold.read_text(encoding="utf-8").splitlines(), pred.read_text(encoding="utf-8").splitlines())
+    merged = tmp_path / "merged.txt"
+    merged.write_text("\n".join(f"{g} {p.split()[-1]}" if g.strip() else "" for g, p in rows) + "\n", encoding="utf-8")
+    assert score_files(file=merged).scores == two.scores
 
 
 def test_conlleval_fixtures_cover_the_layout() -> None:

@@ -97,6 +97,21 @@ def sample() -> list[list[tuple[str, str, str]]]:
     return [[(g[0], g[-1], p[-1]) for g, p in zip(gs, ps)] for gs, ps in zip(gold, pred)]
 
 
+WNUT17 = HERE / "wnut17"
+WNUT17_SYSTEMS = ("uh_ritual", "arcada", "drexel_cci")
+
+
+def wnut17_merged(system: str) -> str:
+    """conlleval's layout of a WNUT 2017 submission: the reference token and tag, then the system's tag."""
+
+    def rows(path: Path) -> list[list[str]]:
+        return [line.split() for line in path.read_text(encoding="utf-8").splitlines()]
+
+    gold, pred = rows(WNUT17 / "emerging.test.annotated"), rows(WNUT17 / system)
+    lines = [" ".join([*g, p[-1]]) if g else "" for g, p in zip(gold, pred)]
+    return "\n".join(lines).rstrip("\n") + "\n"
+
+
 def main() -> None:
     cases = {}
     rows = sample()
@@ -126,6 +141,11 @@ def main() -> None:
                 proc = subprocess.run(["perl", sys.argv[1], *case["options"]], stdin=stdin, capture_output=True)
             (HERE / name.replace(".txt", ".out")).write_bytes(proc.stdout)
             print(name, proc.returncode, proc.stderr.decode())
+        for system in WNUT17_SYSTEMS:
+            merged = wnut17_merged(system).encode("utf-8")
+            proc = subprocess.run(["perl", sys.argv[1]], input=merged, capture_output=True)
+            (WNUT17 / f"{system}.out").write_bytes(proc.stdout)
+            print(system, proc.returncode, proc.stderr.decode())
 
 
 if __name__ == "__main__":
