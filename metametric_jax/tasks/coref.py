@@ -7,9 +7,10 @@ key × response *contingency matrix* of a document,
 
     n_{ij} = |K_i \cap R_j|, \qquad a_i = |K_i|, \qquad b_j = |R_j|,
 
-computed once per document with NumPy (CEAF's optimal alignment by shortest augmenting paths, exact).
-Mentions are compared by exact span, as in the reference scorer (Pradhan et al., "Scoring Coreference Partitions of
-Predicted Mentions: A Reference Implementation", ACL 2014), twinless mentions included:
+computed once per document with NumPy (CEAF's optimal alignment exactly: see
+:func:`~metametric_jax.tasks.coref_counts.best_alignment`). Mentions are compared by exact span, as in the reference
+scorer (Pradhan et al., "Scoring Coreference Partitions of Predicted Mentions: A Reference Implementation", ACL 2014),
+twinless mentions included:
 
 * MUC (Vilain et al., 1995): :math:`R = \sum_{ij} (n_{ij} - 1)^+ / \sum_i (a_i - 1)`, precision over
   :math:`\sum_j (b_j - 1)`.
