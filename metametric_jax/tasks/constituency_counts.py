@@ -157,33 +157,47 @@ def _intern(buffer: np.ndarray, start: np.ndarray, end: np.ndarray) -> tuple[np.
     """Codes of the byte strings ``buffer[start:end]`` and the distinct strings (hashing, checked exactly)."""
     length = end - start
     codes = np.empty(start.size, dtype=np.int64)
-    short = length <= 7
+    short = length <= 15  # two 64-bit words: bytes 0-7, and bytes 8-14 with the length
+    everything = bool(short.all())
     vocab: list[bytes] = []
     raw = buffer.tobytes()
     if short.any():
-        key = _chunks(_words64(buffer), start[short], length[short], 0) | (
-            length[short].astype(np.uint64) << np.uint64(56)
-        )
+        words = _words64(buffer)
+        s, n = (start, length) if everything else (start[short], length[short])
+        k0 = _chunks(words, s, n, 0)
+        k1 = n.astype(np.uint64) << np.uint64(56)
+        more = np.flatnonzero(n > 8)
+        k1[more] |= _chunks(words, s[more], n[more], 1)
+        mixed = k0 * np.uint64(0x9E3779B97F4A7C15) ^ k1 * np.uint64(0xC2B2AE3D27D4EB4F)
         bits = 16
-        while True:  # buckets by a multiplicative hash; a collision between distinct keys doubles the table
-            bucket = ((key * np.uint64(0x9E3779B97F4A7C15)) >> np.uint64(64 - bits)).astype(np.int64)
-            table = np.zeros(1 << bits, dtype=np.uint64)
-            table[bucket] = key
-            if np.array_equal(table[bucket], key) or bits >= 24:
+        while True:  # buckets by a multiplicative hash; a collision between distinct keys widens the table
+            bucket = (mixed >> np.uint64(64 - bits)).astype(np.intp)
+            t0 = np.zeros(1 << bits, dtype=np.uint64)
+            t1 = np.zeros(1 << bits, dtype=np.uint64)
+            t0[bucket] = k0
+            t1[bucket] = k1
+            exact = bool(np.array_equal(t0[bucket], k0) and np.array_equal(t1[bucket], k1))
+            if exact or bits >= 24:
                 break
             bits += 4
-        if np.array_equal(table[bucket], key):
-            used = np.flatnonzero(np.bincount(bucket, minlength=1 << bits))
+        if exact:
+            seen = np.zeros(1 << bits, dtype=bool)
+            seen[bucket] = True
+            used = np.flatnonzero(seen)
             rank = np.zeros(1 << bits, dtype=np.int64)
             rank[used] = np.arange(used.size)
-            codes[short] = rank[bucket]
+            idx = np.arange(start.size) if everything else np.flatnonzero(short)
             first = np.zeros(1 << bits, dtype=np.int64)
-            idx = np.flatnonzero(short)
-            first[bucket[::-1]] = idx[::-1]
+            first[bucket] = idx  # any item of a bucket: all of them hold the same string
+            if everything:
+                codes = rank[bucket]
+            else:
+                codes[short] = rank[bucket]
             vocab = [raw[int(start[i]) : int(end[i])] for i in first[used].tolist()]
         else:
             short[:] = False
-    if not short.all():
+            everything = False
+    if not everything:
         index = {v: i for i, v in enumerate(vocab)}
         for k in np.flatnonzero(~short).tolist():
             word = raw[int(start[k]) : int(end[k])]

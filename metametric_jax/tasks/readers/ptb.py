@@ -31,6 +31,7 @@ from __future__ import annotations
 import dataclasses
 import os
 import re
+from typing import Any
 
 import numpy as np
 
@@ -177,38 +178,18 @@ def scan_trees(data: bytes, path: str = "<string>", *, one_per_line: bool | None
         raise fail(int(pos[k]), f"unbalanced '(': {int(depth[-1])} bracket(s) of this tree never closed")
     if t_start.size and (not n_paren or t_start[0] < pos[0]):
         raise fail(int(t_start[0]), f"text {_show(data, t_start[0], t_end[0])} outside any tree")
-    safe = np.minimum(first_token, max(t_start.size - 1, 0))
-    attached = is_open & (count > 0) & (t_start[safe] == pos + 1) if t_start.size else np.zeros(n_paren, bool)
-
+    attached = edge[pos + 1] == 1  # a token starts right after the parenthesis (a label, after '(')
+    attached &= is_open
     nxt_open = np.zeros_like(is_open)
     nxt_open[:-1] = is_open[1:]
     leaf = is_open & ~nxt_open  # '(' followed by ')': a part-of-speech node
     phrase = is_open & nxt_open
     close = ~is_open
-    bad = close & (count > 0)  # a token after ')'
-    if bad.any():
-        k = int(np.argmax(bad))
-        j = first_token[k]
-        raise fail(
-            int(t_start[j]),
-            f"text {_show(data, t_start[j], t_end[j])} outside any tree"
-            if depth[k] == 0
-            else f"bare word {_show(data, t_start[j], t_end[j])} inside a phrase: expected (TAG word) or ')'",
-        )
-    bad = phrase & (count != attached)
-    if bad.any():
-        k = int(np.argmax(bad))
-        j = first_token[k] + int(attached[k])
-        raise fail(
-            int(t_start[j]),
-            f"bare word {_show(data, t_start[j], t_end[j])} inside a phrase: expected (TAG word) or '('",
-        )
-    bad = leaf & ((count != 2) | ~attached)
-    if bad.any():
-        k = int(np.argmax(bad))
-        seg = data[pos[k] : pos[k + 1] + 1].decode("utf-8", "replace")
-        found = "no word" if count[k] < 2 and attached[k] else "no tag" if not attached[k] else "more than one word"
-        raise fail(int(pos[k]), f"expected a part-of-speech node (TAG word); found {seg!r} ({found})")
+    # tokens expected after each parenthesis: none after ')', the label (if any) after a phrase's '(', tag and word
+    # after a part of speech's '(' (which must have its tag)
+    expected = attached.view(np.int8) + leaf.view(np.int8)
+    if np.any(count != expected) or np.any(leaf & ~attached):
+        _explain(data, fail, pos, depth, count, attached, leaf, phrase, close, first_token, t_start, t_end)
 
     # trees: a '(' at depth 0 opens one; its line decides the layout
     tree_open = np.flatnonzero(is_open & (depth == 1))
@@ -267,6 +248,48 @@ def scan_trees(data: bytes, path: str = "<string>", *, one_per_line: bool | None
         first=(before[node_idx] - base).astype(np.int64),
         last=(before[match[node_idx]] - base).astype(np.int64),
     )
+
+
+def _explain(
+    data: bytes,
+    fail: Any,
+    pos: np.ndarray,
+    depth: np.ndarray,
+    count: np.ndarray,
+    attached: np.ndarray,
+    leaf: np.ndarray,
+    phrase: np.ndarray,
+    close: np.ndarray,
+    first_token: np.ndarray,
+    t_start: np.ndarray,
+    t_end: np.ndarray,
+) -> None:
+    """Raise the error of the first parenthesis followed by the wrong number of tokens."""
+    bad = close & (count > 0)  # a token after ')'
+    if bad.any():
+        k = int(np.argmax(bad))
+        j = first_token[k]
+        raise fail(
+            int(t_start[j]),
+            f"text {_show(data, t_start[j], t_end[j])} outside any tree"
+            if depth[k] == 0
+            else f"bare word {_show(data, t_start[j], t_end[j])} inside a phrase: expected (TAG word) or ')'",
+        )
+    bad = phrase & (count != attached)
+    if bad.any():
+        k = int(np.argmax(bad))
+        j = first_token[k] + int(attached[k])
+        raise fail(
+            int(t_start[j]),
+            f"bare word {_show(data, t_start[j], t_end[j])} inside a phrase: expected (TAG word) or '('",
+        )
+    bad = leaf & ((count != 2) | ~attached)
+    if bad.any():
+        k = int(np.argmax(bad))
+        seg = data[pos[k] : pos[k + 1] + 1].decode("utf-8", "replace")
+        found = "no word" if count[k] < 2 and attached[k] else "no tag" if not attached[k] else "more than one word"
+        raise fail(int(pos[k]), f"expected a part-of-speech node (TAG word); found {seg!r} ({found})")
+    raise AssertionError("unreachable: a token count was wrong but no check failed")
 
 
 def _show(data: bytes, start: int, end: int) -> str:
