@@ -321,8 +321,8 @@ def _local_search(p: _Problem, starts: list[set[int]], deadline: float, max_roun
     n_p, n_g = p.n_pred, p.n_gold
     size = n_p + n_g
     unary = np.zeros((size, size))
-    for a, w in p.unary.items():
-        unary[a // n_g, a % n_g] = w
+    for a, weight in p.unary.items():
+        unary[a // n_g, a % n_g] = weight
     terms = list(p.pairwise.items())
     ua = np.array([a // n_g for (a, _), _ in terms], dtype=np.int64)
     va = np.array([a % n_g for (a, _), _ in terms], dtype=np.int64)

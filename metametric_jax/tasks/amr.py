@@ -413,8 +413,11 @@ class _Scorer:
         item.update(matched=found.matched, predicted=found.predicted, reference=found.reference)
         item.update(optimal=found.optimal, upper_bound=found.upper_bound)
         optimal = found.optimal
-        for k in range(3):
-            self.totals[k] += found[k]
+        self.totals = [
+            self.totals[0] + found.matched,
+            self.totals[1] + found.predicted,
+            self.totals[2] + found.reference,
+        ]
         if self.fine_grained:
             fine = {}
             for name, (m, p, g, ok) in amr_fine.fine_grained_counts(pred, gold, self._match).items():
