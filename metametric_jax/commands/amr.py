@@ -54,8 +54,9 @@ def _add_arguments(parser: argparse.ArgumentParser) -> None:
         type=_time_limit,
         default=1.0,
         metavar="SECONDS",
-        help="search budget per graph pair past the quick certificates of optimality (default 1.0; 'none': "
-        "unbounded); pairs that hit it use the best mapping found and are counted in pairs_optimal",
+        help="search budget of each Smatch problem (a graph pair; with --fine-grained also each of its Smatch-based "
+        "scores) past the quick certificates of optimality (default 1.0; 'none': unbounded); a pair that hits it uses "
+        "the best mapping found and is not counted in pairs_optimal",
     )
 
 
