@@ -7,7 +7,8 @@ each (default 13,170, the size of the comparison in the issue), one tree per lin
    against the ``evalb -p COLLINS.prm GOLD PRED`` process (whose start-up is a few milliseconds);
 2. **Whole process**: ``python -m metametric_jax score constituency --format json`` (Python start-up included).
 
-Each side runs ``--repeat`` times, interleaved; the best wall time is reported, after checking that the summary
+Each side runs ``--repeat`` times, interleaved; the best wall time (and the best CPU time, less disturbed by other
+work on a shared machine) is reported, after checking that the summary
 figures are equal (as EVALB prints them). EVALB is not part of the repository: build it from the sources named in
 tests/data/constituency/README.md and give its path with ``--evalb PATH`` or ``$EVALB``; without it only our times
 are printed.
@@ -20,6 +21,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import resource
 import subprocess
 import sys
 import tempfile
@@ -48,10 +50,17 @@ def evalb_summary(text: str) -> dict[str, str]:
     return out
 
 
-def timed(fn) -> float:
-    t = time.perf_counter()
+def timed(fn) -> tuple[float, float]:
+    """Wall time and CPU time (this process and its finished children) of one call."""
+    t, c = time.perf_counter(), _cpu()
     fn()
-    return time.perf_counter() - t
+    return time.perf_counter() - t, _cpu() - c
+
+
+def _cpu() -> float:
+    own = resource.getrusage(resource.RUSAGE_SELF)
+    children = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return own.ru_utime + own.ru_stime + children.ru_utime + children.ru_stime
 
 
 def main() -> None:
@@ -91,16 +100,23 @@ def main() -> None:
     assert got["all"] == scores
 
     best: dict[str, float] = {}
+    cpu: dict[str, float] = {}
     for _ in range(args.repeat):
         sides = {"ours": lambda: constituency.score_files(predictions=pred, references=gold)}
         sides["ours process"] = lambda: subprocess.run(ours_cli, capture_output=True, check=True)
         if evalb:
             sides["evalb"] = lambda: subprocess.run(evalb, capture_output=True, check=True)
         for name, fn in sides.items():
-            best[name] = min(best.get(name, float("inf")), timed(fn))
+            wall, used = timed(fn)
+            best[name] = min(best.get(name, float("inf")), wall)
+            cpu[name] = min(cpu.get(name, float("inf")), used)
     if evalb:
         e = best["evalb"]
         print(f"scoring run: evalb {e:.3f} s, score_files {best['ours']:.3f} s: ours/evalb {best['ours'] / e:.2f}x")
+        print(
+            f"scoring run, cpu time: evalb {cpu['evalb']:.3f} s, score_files {cpu['ours']:.3f} s: "
+            f"ours/evalb {cpu['ours'] / cpu['evalb']:.2f}x"
+        )
         print(
             f"whole process: evalb {e:.3f} s, metametric-jax score constituency {best['ours process']:.3f} s: "
             f"ours/evalb {best['ours process'] / e:.2f}x"
