@@ -236,13 +236,13 @@ def _ner_suite_case(mod: Any) -> Case:
 def _coref_case(mod: Any) -> Case:
     p, r = _clusters(13)
     to_doc = lambda doc: mod.CorefDocument.from_clusters([sorted(c) for c in doc])  # noqa: E731
-    return Case(mod.CorefMetrics, [to_doc(d) for d in p], [to_doc(d) for d in r])
+    return Case(mod.CorefMetric, [to_doc(d) for d in p], [to_doc(d) for d in r])
 
 
 def _amr_case(mod: Any) -> Case:
     preds = ["(w / want-01 :ARG0 (b / boy) :ARG1 (g / go-02 :ARG0 b))", "(b / boy)", "(g / girl)"] * 2
     refs = ["(w / want-01 :ARG0 (b / boy) :ARG1 (f / football))", "(b / boy)", "(b / boy :mod (t / tall))"] * 2
-    return Case(mod.Smatch, preds, refs, batch_size=2)
+    return Case(mod.SmatchMetric, preds, refs, batch_size=2)
 
 
 def _ie_events(mod: Any) -> tuple[list[Any], list[Any]]:
