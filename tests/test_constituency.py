@@ -236,6 +236,8 @@ def test_empty_prediction_is_skipped_and_tree_objects_work() -> None:
         cst.score([gold[0]], gold)
     with pytest.raises(TypeError, match="unknown option"):
         cst.score(gold, gold, cutoff=3)
+    with pytest.raises(TypeError, match="takes a sequence"):
+        cst.score(gold, gold, delete_labels="TOP")
     with pytest.raises(TypeError):
         cst.score_files(PRED, GOLD)  # keyword-only
 
@@ -265,6 +267,11 @@ def test_suite_accumulates_evalb_figures() -> None:
     assert float(out["complete_match_len40"]["precision"]) == pytest.approx(s["len40"]["complete_match"], abs=1e-6)
     assert float(out["valid"]["precision"]) == pytest.approx(204 / 225, abs=1e-6)
     check_accumulator_laws(metric, pred[:12], gold[:12], batch_size=5)
+    custom = cst.read_params(DATA / "custom.prm")
+    out = cst.ConstituencyMetric(custom).from_model_output(pred, gold).compute()
+    s = cst.score(pred, gold, params=custom)
+    assert float(out["brackets"]["f1"]) == pytest.approx(s["f1"], abs=1e-6)
+    assert float(out["brackets_len40"]["recall"]) == pytest.approx(s["len40"]["recall"], abs=1e-6)
 
 
 # ------------------------------------------------------------------------------------------------------ reader

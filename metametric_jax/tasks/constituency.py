@@ -156,10 +156,18 @@ def _params(params: EvalbParams | str | os.PathLike[str] | None, options: Mappin
         unknown = sorted(set(options) - names)
         if unknown:
             raise TypeError(f"unknown option(s) {', '.join(unknown)}; expected params or {', '.join(sorted(names))}")
-        fix = {
-            k: tuple(tuple(x) if not isinstance(x, str) else x for x in v) if k.startswith(("delete", "equiv")) else v
-            for k, v in options.items()
-        }
+        fix: dict[str, Any] = dict(options)
+        for key in (
+            "delete_labels",
+            "delete_labels_for_length",
+            "quote_labels",
+            "equivalent_labels",
+            "equivalent_words",
+        ):
+            if key in fix:
+                if isinstance(fix[key], str):
+                    raise TypeError(f"{key} takes a sequence, not the string {fix[key]!r}")
+                fix[key] = tuple(x if isinstance(x, str) else tuple(x) for x in fix[key])
         base = dataclasses.replace(base, **fix)
     return base
 
