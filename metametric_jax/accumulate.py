@@ -472,7 +472,8 @@ class Metric(struct.PyTreeNode):
             total = hi + lo
             return jnp.stack([total, lo - (total - hi)], -1)
 
-        return self.replace(**jax.tree.map(one, self._sums()))
+        # the signature is the same on every device; pmax makes that visible to shard_map's replication check
+        return self.replace(**jax.tree.map(one, self._sums()), signature=jax.lax.pmax(self.signature, axis_name))
 
     def check_reduced(self, what: str) -> None:
         """Refuse a stacked state, or one restored from another metric's checkpoint (before ``compute``)."""
