@@ -249,6 +249,10 @@ class SentenceCounts:
     messages: dict[int, str]
 
 
+def _count(n: int) -> str:
+    return f"{n} sentence" if n == 1 else f"{n} sentences"
+
+
 def evalb_counts(predictions: Treebank, references: Treebank, params: EvalbParams = COLLINS) -> SentenceCounts:
     """EVALB's counts for every sentence of two treebanks (predictions first).
 
@@ -264,7 +268,7 @@ def evalb_counts(predictions: Treebank, references: Treebank, params: EvalbParam
         raise InputFormatError(
             longer.path,
             at,
-            f"{longer.sentences} sentences but {shorter.path} has {shorter.sentences}; sentence "
+            f"{_count(longer.sentences)} but {shorter.path} has {shorter.sentences}; sentence "
             f"{shorter.sentences + 1} has no counterpart (one tree per sentence, in the same order)",
         )
     buffer = np.concatenate((g.data, t.data))
