@@ -519,10 +519,14 @@ def device_paths(scheme: str):
 
     suite = NerMetric(sorted(LABELS), scheme)
 
+    def per_type(p, pm, g):
+        return device_span_stats(prefix[p], types[p], prefix[g], types[g], pm, n_types=len(codes.labels)).sum(0)
+
     def suite_callback(p, pm, g, gm, weights):
         return suite.from_model_output({"ids": p, "mask": pm}, {"ids": g, "mask": gm}, weights, decode=decode)
 
-    return jax.jit(native), jax.jit(callback), jax.jit(records), codes.labels, jax.jit(suite_callback)
+    paths = (native, callback, records, suite_callback, per_type)
+    return (*(jax.jit(f) for f in paths), codes.labels)
 
 
 @pytest.mark.slow
@@ -544,12 +548,16 @@ def test_every_path_gives_the_same_counts(batch) -> None:
     p_ids, p_mask = as_ids(pred, scheme)
     g_ids, g_mask = as_ids(gold, scheme)
     weights = (np.arange(ROWS) < len(gold)).astype(np.float32)
-    native, callback, records, type_names, suite_callback = device_paths(scheme)
+    native, callback, records, suite_callback, per_type, type_names = device_paths(scheme)
     for state in (native(p_ids, p_mask, g_ids, g_mask, weights), callback(p_ids, p_mask, g_ids, g_mask, weights)):
         t = state.totals()
         assert (t["xy"], t["xx"], t["yy"], t["count"]) == (*counts, len(gold))
     suite_state = suite_callback(p_ids, p_mask, g_ids, g_mask, weights)
     assert state_report(suite_state) == score(pred, gold, scheme=scheme, labels=sorted(LABELS))
+    device_types = np.asarray(per_type(p_ids, p_mask, g_ids)).astype(int).tolist()
+    for name, (matched, found, phrases) in zip(type_names, device_types):
+        host_type = host["per_type"].get(name, {"correct": 0, "predicted": 0, "support": 0})
+        assert (matched, found, phrases) == (host_type["correct"], host_type["predicted"], host_type["support"])
     # the device chunker gives the host chunker's spans
     rec, keep = records(p_ids, p_mask)
     device = [
@@ -581,7 +589,7 @@ def test_every_path_refuses_a_wrong_tag_type_alike(batch, bad) -> None:
 @given(tagged_batches())
 def test_host_and_device_chunkers_agree_on_random_rows(batch) -> None:
     scheme, pred, _ = batch
-    _, _, records, type_names, _ = device_paths(scheme)
+    _, _, records, _, _, type_names = device_paths(scheme)
     ids, mask = as_ids(pred, scheme)
     rec, keep = records(ids, mask)
     host = extract_batch(pred, scheme)
