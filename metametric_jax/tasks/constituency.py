@@ -328,7 +328,15 @@ def ConstituencyMetric(params: EvalbParams = COLLINS) -> type:  # noqa: N802 - a
     the average crossing), ``valid`` (1 for a valid sentence, 1, 1: ``precision`` is the share of valid sentences),
     and the same with ``_len40`` for sentences of at most ``params.cutoff_len`` words. Inputs: trees or bracketed
     strings, one per sentence. State attributes: each member's ``micro`` (``xy``, ``xx``, ``yy``), ``macro`` and
-    ``count`` leaves.
+    ``count`` leaves. The micro figures are EVALB's (Sekine and Collins, 1997):
+
+    .. math::
+
+        \mathrm{LP} = \frac{\sum_i m_i}{\sum_i t_i}, \quad \mathrm{LR} = \frac{\sum_i m_i}{\sum_i g_i}
+
+    with :math:`m_i, t_i, g_i` the matched, predicted and reference brackets of valid sentence :math:`i` (error and
+    skipped sentences add zeros). The ``macro_*`` figures are not EVALB's: they average over every sentence, error
+    and skipped ones included, and count a sentence without brackets on either side as 1.0.
 
     Example:
         >>> M = ConstituencyMetric()
