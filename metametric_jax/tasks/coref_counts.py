@@ -16,12 +16,15 @@ import math
 import sys
 from collections import Counter
 from collections.abc import Mapping, Sequence
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import numpy as np
 
-if TYPE_CHECKING:
-    from metametric_jax.tasks.coref import CorefDocument, Mention
+#: a :class:`metametric_jax.tasks.coref.CorefDocument` (entities of mentions); typed loosely so that this module,
+#: which :mod:`~metametric_jax.tasks.coref` imports, does not import it back
+CorefDocument = Any
+#: a :class:`metametric_jax.tasks.coref.Mention`
+Mention = Any
 
 __all__ = [
     "Contingency",
