@@ -146,11 +146,13 @@ def _words64(buffer: np.ndarray) -> np.ndarray:
     return np.ndarray(shape=(buffer.size + 1,), dtype="<u8", buffer=padded, strides=(1,))
 
 
+_MASKS = np.array([(1 << (8 * i)) - 1 for i in range(8)] + [2**64 - 1], dtype=np.uint64)
+
+
 def _chunks(words: np.ndarray, start: np.ndarray, length: np.ndarray, k: int) -> np.ndarray:
     """Bytes ``8k`` to ``8k + 8`` of each string as a uint64 (zero past its end)."""
-    rest = np.clip(length - 8 * k, 0, 8).astype(np.uint64)
-    mask = np.where(rest >= 8, np.uint64(2**64 - 1), (np.uint64(1) << (rest * np.uint64(8))) - np.uint64(1))
-    return words[start + 8 * k if k else start] & mask
+    rest = length - 8 * k if k else length
+    return words[start + 8 * k if k else start] & _MASKS[np.clip(rest, 0, 8, out=rest if k else None)]
 
 
 def _intern(buffer: np.ndarray, start: np.ndarray, end: np.ndarray) -> tuple[np.ndarray, list[bytes]]:
