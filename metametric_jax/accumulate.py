@@ -556,7 +556,7 @@ def _from_state_dict(target: Metric, state: Mapping[str, Any]) -> Metric:
         name = name.decode("utf-8", "replace")
     keys = sorted(state.get("macro", {}))
     sig = state.get("signature")
-    other_signature = sig is not None and int(np.asarray(sig)) != cfg.signature
+    other_signature = sig is not None and bool(np.any(np.asarray(sig) != cfg.signature))
     if name != cfg.name or keys != sorted(cfg.macro_names) or other_signature:
         raise ValueError(
             f"Cannot restore a state of metric {name!r} (macro figures {keys}) into metric {cfg.name!r} (macro "

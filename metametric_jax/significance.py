@@ -227,20 +227,23 @@ class BootstrapState(struct.PyTreeNode):
         return self.replace(**resampling.reduce_leading(tree))
 
     def replicates(self) -> Any:
-        """Each figure's ``B`` replicate values, with the structure of the metric's ``compute()``."""
-        return jax.tree.map(np.asarray, resampling.vmapped_compute(self.replicas))
+        """Each figure's ``B`` replicate values, with the structure of the metric's ``compute()`` (jittable)."""
+        return resampling.vmapped_compute(self.replicas)
 
     def compute(self) -> dict[str, Any]:
-        """``{"estimate", "low", "high", "stderr"}``, each with the structure of the metric's ``compute()``."""
+        """``{"estimate", "low", "high", "stderr"}``, each with the structure of the metric's ``compute()``.
+
+        Pure ``jax.numpy`` (jittable): the percentile interval of the replicates at the class's ``level`` and their
+        standard deviation (``ddof=1``).
+        """
         cfg = self.resampling
-        estimate = self.plain.compute()
         reps = self.replicates()
         alpha = (1.0 - cfg.level) / 2.0
         return {
-            "estimate": estimate,
-            "low": jax.tree.map(lambda r: np.float64(np.quantile(r, alpha)), reps),
-            "high": jax.tree.map(lambda r: np.float64(np.quantile(r, 1.0 - alpha)), reps),
-            "stderr": jax.tree.map(lambda r: np.float64(np.std(r, ddof=1)) if r.size > 1 else np.float64(0.0), reps),
+            "estimate": self.plain.compute(),
+            "low": jax.tree.map(lambda r: jnp.quantile(r, alpha), reps),
+            "high": jax.tree.map(lambda r: jnp.quantile(r, 1.0 - alpha), reps),
+            "stderr": jax.tree.map(lambda r: jnp.std(r, ddof=1), reps),
         }
 
 
@@ -414,15 +417,16 @@ class RandomizationState(struct.PyTreeNode):
         return self.replace(**resampling.reduce_leading(tree))
 
     def compute(self) -> Any:
-        """Per figure ``{"delta", "p_value"}`` (the structure of the metric's ``compute()``)."""
+        """Per figure ``{"delta", "p_value"}`` (the structure of the metric's ``compute()``; jittable)."""
         ea, eb = self.a.compute(), self.b.compute()
-        pa = jax.tree.map(np.asarray, resampling.vmapped_compute(self.swapped_a))
-        pb = jax.tree.map(np.asarray, resampling.vmapped_compute(self.swapped_b))
+        pa = resampling.vmapped_compute(self.swapped_a)
+        pb = resampling.vmapped_compute(self.swapped_b)
 
-        def one(x: Any, y: Any, sx: Any, sy: Any) -> dict[str, float]:
-            delta = float(x) - float(y)
-            d = np.asarray(sx, np.float64) - np.asarray(sy, np.float64)
-            return {"delta": delta, "p_value": float((1 + (np.abs(d) >= abs(delta)).sum()) / (d.size + 1))}
+        def one(x: Any, y: Any, sx: Any, sy: Any) -> dict[str, Any]:
+            delta = jnp.asarray(x, jnp.float32) - jnp.asarray(y, jnp.float32)
+            d = sx - sy
+            extreme = jnp.sum(jnp.abs(d) >= jnp.abs(delta))
+            return {"delta": delta, "p_value": (1.0 + extreme) / (d.shape[0] + 1.0)}
 
         return jax.tree.map(one, ea, eb, pa, pb)
 

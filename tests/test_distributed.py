@@ -20,7 +20,7 @@ import pytest
 SCRIPTS = Path(__file__).parent / "_scripts"
 sys.path.insert(0, str(SCRIPTS))
 
-from _common import Both, Doc, data, figures  # noqa: E402
+from _common import Boot, Both, Doc, boot_figures, data, figures  # noqa: E402
 
 from metametric_jax.distributed import merge_across_processes  # noqa: E402
 
@@ -94,6 +94,17 @@ def test_shard_map_reduce_of_device_varying_states(devices_run: dict[str, Any], 
     _assert_same(devices_run[kind][variant], _reference()[kind], f"{kind} {variant}")
 
 
+def _boot_reference() -> dict[str, float]:
+    preds, refs = data(64)
+    return boot_figures(Boot.from_model_output(preds, refs, example_ids=list(range(64))))
+
+
+def test_bootstrap_state_merges_across_four_devices(devices_run: dict[str, Any]) -> None:
+    expected = _boot_reference()
+    _assert_same(devices_run["bootstrap"]["single"], expected, "bootstrap single")
+    _assert_same(devices_run["bootstrap"]["pmap_all_gather"], expected, "bootstrap pmap all_gather")
+
+
 def _free_port() -> int:
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
@@ -130,6 +141,7 @@ def test_two_processes_merge_equals_single_process(tmp_path: Path) -> None:
         assert res["process_id"] == i and res["process_count"] == 2
         for kind in ("metric", "suite"):
             _assert_same(res[kind], ref[kind], f"process {i} {kind}")
+        _assert_same(res["bootstrap"], _boot_reference(), f"process {i} bootstrap")
     # each process alone saw only half the data
     assert results[0]["metric_local"]["overlap"] + results[1]["metric_local"]["overlap"] == ref["metric"]["overlap"]
     assert results[0]["metric_local"]["overlap"] < ref["metric"]["overlap"]

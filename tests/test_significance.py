@@ -247,3 +247,45 @@ def test_callback_and_device_paths_equal_the_host_path() -> None:
         assert float(other.compute()["estimate"]["f1"]) == pytest.approx(float(host.compute()["estimate"]["f1"]))
     with pytest.raises(ValueError, match="example_ids"):
         jax.jit(lambda p, g: Boot.from_model_output(p, g, decode=decode))(pred, gold)
+
+
+# ------------------------------------------------------------------------------------------------ laws, checkpoints
+def test_bootstrap_and_randomization_states_obey_the_accumulator_laws() -> None:
+    from metametric_jax import testing as laws
+
+    preds, refs = corpus(30, 12)
+    Boot = sig.bootstrap(PR, replicates=16, seed=2)
+    parts = [
+        Boot.from_model_output(preds[i : i + 10], refs[i : i + 10], example_ids=np.arange(i, i + 10))
+        for i in (0, 10, 20)
+    ]
+    laws.check_identity(parts[0])
+    laws.check_associative(*parts)
+    laws.check_commutative(parts[0], parts[1])
+    laws.check_stack_reduce(parts)
+    laws.check_jit(parts)
+    preds_b, _ = corpus(30, 13)
+    Rnd = sig.randomization(Spans, permutations=16, seed=2)
+    rparts = [
+        Rnd.from_model_output(
+            preds[i : i + 10], preds_b[i : i + 10], refs[i : i + 10], example_ids=np.arange(i, i + 10)
+        )
+        for i in (0, 10, 20)
+    ]
+    laws.check_identity(rparts[0])
+    laws.check_associative(*rparts)
+    laws.check_commutative(rparts[0], rparts[2])
+    laws.check_stack_reduce(rparts)
+
+
+def test_bootstrap_checkpoints_restore_only_into_the_same_metric() -> None:
+    from flax import serialization
+
+    preds, refs = corpus(12, 14)
+    Boot = sig.bootstrap(Spans, replicates=8, seed=0)
+    state = Boot.from_model_output(preds, refs, example_ids=np.arange(12))
+    restored = serialization.from_bytes(Boot.empty(), serialization.to_bytes(state))
+    np.testing.assert_array_equal(restored.replicates()["f1"], state.replicates()["f1"])
+    Other = sig.bootstrap(make_metric(dsl.set_matching(dsl.discrete()), "f1", name="sig_other"), replicates=8)
+    with pytest.raises(ValueError, match="sig_spans"):
+        serialization.from_bytes(Other.empty(), serialization.to_bytes(state))

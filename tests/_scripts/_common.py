@@ -7,7 +7,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from metametric_jax import make_suite, metametric, stats_metric
+from metametric_jax import make_suite, metametric, significance, stats_metric
 
 
 @metametric(normalizer="none")
@@ -59,4 +59,26 @@ def figures(results: dict) -> dict[str, float]:
             out.update({f"{k}/{kk}": vv for kk, vv in figures(v).items()})
         else:
             out[k] = float(np.asarray(v))
+    return out
+
+
+#: the bootstrap of the suite (32 replicates): its state must merge across devices and processes exactly
+Boot = significance.bootstrap(Both, replicates=32, seed=1)
+
+
+def boot_figures(state) -> dict[str, float]:
+    """The estimate and every replicate's figures of a bootstrap state, flat for JSON."""
+    out = {f"estimate/{k}": v for k, v in figures(state.compute()["estimate"]).items()}
+    for key, values in figures_lists(state.replicates()).items():
+        out.update({f"replicate/{key}/{b}": float(v) for b, v in enumerate(values)})
+    return out
+
+
+def figures_lists(results: dict) -> dict[str, list[float]]:
+    out: dict[str, list[float]] = {}
+    for k, v in results.items():
+        if isinstance(v, dict):
+            out.update({f"{k}/{kk}": vv for kk, vv in figures_lists(v).items()})
+        else:
+            out[k] = [float(x) for x in np.asarray(v)]
     return out

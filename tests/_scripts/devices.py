@@ -15,7 +15,7 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
 import jax  # noqa: E402
 import jax.numpy as jnp  # noqa: E402
-from _common import Both, Doc, data, figures  # noqa: E402
+from _common import Boot, Both, Doc, boot_figures, data, figures  # noqa: E402
 from jax.sharding import Mesh, PartitionSpec  # noqa: E402
 
 
@@ -74,6 +74,14 @@ def main() -> None:
             except Exception as err:  # reported to the test, which fails with the message
                 results[key] = f"{type(err).__name__}: {str(err).splitlines()[0]}"
         out[name] = results
+    single = Boot.from_model_output(preds, refs, example_ids=list(range(len(preds))))
+    shards = [
+        Boot.from_model_output(preds[i::n_dev], refs[i::n_dev], example_ids=list(range(i, len(preds), n_dev)))
+        for i in range(n_dev)
+    ]
+    stacked = jax.tree.map(lambda *x: jnp.stack(x), *shards)
+    gathered = jax.pmap(lambda s: jax.lax.all_gather(s, "d").reduce(), axis_name="d")(stacked)
+    out["bootstrap"] = {"single": boot_figures(single), "pmap_all_gather": boot_figures(first(gathered))}
     print(json.dumps(out))
 
 

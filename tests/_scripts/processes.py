@@ -14,7 +14,7 @@ os.environ.setdefault("JAX_PLATFORMS", "cpu")
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
 import jax  # noqa: E402
-from _common import Both, Doc, data, figures  # noqa: E402
+from _common import Boot, Both, Doc, boot_figures, data, figures  # noqa: E402
 
 from metametric_jax.distributed import merge_across_processes  # noqa: E402
 
@@ -31,6 +31,9 @@ def main() -> None:
         local = cls.from_model_output(preds[pid::nproc], refs[pid::nproc])
         out[name] = figures(merge_across_processes(local).compute())
         out[f"{name}_local"] = figures(local.compute())
+    ids = list(range(pid, len(preds), nproc))
+    local = Boot.from_model_output(preds[pid::nproc], refs[pid::nproc], example_ids=ids)
+    out["bootstrap"] = boot_figures(merge_across_processes(local))
     with open(out_path, "w") as f:
         json.dump(out, f)
     jax.distributed.shutdown()
