@@ -259,7 +259,6 @@ def test_suite_equals_score_and_batches_merge() -> None:
 def test_options_make_distinct_classes_and_unknown_options_raise() -> None:
     assert dep.DependencyMetric() is dep.DependencyMetric(check_trees=True, strip_subtypes=True)
     assert dep.DependencyMetric(exclude_punct=True) is not dep.DependencyMetric()
-    assert dep.dependency_metric(exclude_punct=True) is dep.DependencyMetric(exclude_punct=True)
     gold = read_conllu(GOLD)
     with pytest.raises(TypeError, match="unknown option"):
         dep.score(gold, gold, check_tree=False)

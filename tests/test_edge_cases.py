@@ -81,10 +81,10 @@ def test_a_dataclass_with_its_own_equality_is_compared_field_by_field_everywhere
 def test_unknown_keywords_are_refused():
     with pytest.raises(TypeError, match="weight"):
         Doc.metric.from_model_output([Doc([])], [Doc([])], weight=[1.0])
-    from metametric_jax.tasks.ner import ner_metric
+    from metametric_jax.tasks.ner import NerMetric
 
     with pytest.raises(TypeError, match="mask"):
-        ner_metric(["PER"]).from_model_output([["O"]], [["O"]], mask=[1])
+        NerMetric(["PER"]).from_model_output([["O"]], [["O"]], mask=[1])
 
 
 def test_custom_normalizers_must_trace_and_be_finite():

@@ -297,9 +297,9 @@ def test_suite_inside_jit_equals_host_path_and_seqeval_report() -> None:
     """A whole suite (NER per type + micro + macro) updated in one callback per batch inside jit."""
     from seqeval.metrics import classification_report
 
-    from metametric_jax.tasks.ner import ner_metric, state_report
+    from metametric_jax.tasks.ner import NerMetric, state_report
 
-    suite = ner_metric(list(TYPES), "IOB2")
+    suite = NerMetric(list(TYPES), "IOB2")
     pred, gold = make_batch(5)
 
     def decode_tags(example: dict) -> list[str]:

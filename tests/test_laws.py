@@ -230,7 +230,7 @@ def _ner_case(mod: Any) -> Case:
 
 def _ner_suite_case(mod: Any) -> Case:
     case = _ner_case(mod)
-    return case._replace(metric=mod.ner_metric(["PER", "LOC"], "IOB2"))
+    return case._replace(metric=mod.NerMetric(["PER", "LOC"], "IOB2"))
 
 
 def _coref_case(mod: Any) -> Case:
@@ -289,16 +289,18 @@ def _parsing_case(mod: Any) -> Case:
     data = files("metametric_jax") / "data" / "parsing"
     gold = mod.read_conllu(str(data / "gold.conllu"))
     pred = mod.read_conllu(str(data / "pred.conllu"))
-    return Case(mod.dependency_metric(exclude_punct=True), pred * 3, gold * 3, batch_size=2)
+    return Case(mod.DependencyMetric(exclude_punct=True), pred * 3, gold * 3, batch_size=2)
 
 
 def _parseval_case(mod: Any) -> Case:
     from importlib.resources import files
 
     data = files("metametric_jax") / "data" / "parsing"
-    gold = mod.read_trees(str(data / "gold.mrg"))
-    pred = mod.read_trees(str(data / "pred.mrg"))
-    return Case(mod.ParsevalMetric, pred * 3, gold * 3, batch_size=2)
+    from metametric_jax.tasks.readers.ptb import read_trees
+
+    gold = read_trees(str(data / "gold.mrg"))
+    pred = read_trees(str(data / "pred.mrg"))
+    return Case(mod.ConstituencyMetric(), pred * 3, gold * 3, batch_size=2)
 
 
 def _text_tokens(seed: int) -> tuple[list[list[str]], list[list[str]]]:
@@ -323,8 +325,8 @@ TASK_CASES: list[tuple[str, str, Callable[[Any], Case]]] = [
     ("amr-smatch", "amr", _amr_case),
     ("ie-events", "ie", _ie_case),
     ("ie-relations", "ie", _ie_relation_case),
-    ("parsing-dependency", "parsing", _parsing_case),
-    ("parsing-parseval", "parsing", _parseval_case),
+    ("dependency-suite", "dependency", _parsing_case),
+    ("constituency-suite", "constituency", _parseval_case),
     ("text-rouge1", "text", lambda mod: Case(mod.Rouge1, *_text_tokens(18))),
     ("text-rouge2", "text", lambda mod: Case(mod.Rouge2, *_text_tokens(19))),
     ("text-rougeL", "text", lambda mod: Case(mod.RougeL, *_text_tokens(20))),

@@ -29,7 +29,6 @@ __all__ = [
     "dependency",
     "ie",
     "ner",
-    "parsing",
     "ranking",
     "readers",
     "tagging",

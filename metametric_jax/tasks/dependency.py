@@ -111,11 +111,9 @@ __all__ = [
     "sentence_counts",
     "attachment_stats",
     "DependencyMetric",
-    "dependency_metric",
     "figures",
     "score",
     "score_files",
-    "attachment_scores",
 ]
 
 
@@ -266,11 +264,6 @@ def SentenceCountsMetric(  # noqa: N802 - a cached factory named as an accumulat
     return _counts_suite(bool(check_trees), bool(exclude_punct), bool(strip_subtypes))
 
 
-def dependency_metric(**options: Any) -> type[Suite]:
-    """:func:`DependencyMetric` with keyword options (the name :mod:`metametric_jax.tasks.parsing` imports)."""
-    return DependencyMetric(**options)
-
-
 def figures(state: Suite) -> dict[str, dict[str, float | None]]:
     """The figures of a (reduced) :func:`DependencyMetric` state, from its exact float64 totals.
 
@@ -349,9 +342,3 @@ def score_files(*, predictions: str | os.PathLike[str], references: str | os.Pat
         items.append(item)
     warnings = [] if gold else [f"{os.fspath(references)} holds no sentences; every figure is 0"]
     return Report(_score_counts(counts), items, warnings)
-
-
-def attachment_scores(predictions: Sequence[DepSentence], references: Sequence[DepSentence], **options: Any) -> dict:
-    """The attachment F1 scores ``{"uas", "las", "clas", "mlas", "blex"}`` of :func:`score`, as Python floats."""
-    s = score(predictions, references, **options)
-    return {m: s[m]["f1"] for m in ("uas", "las", "clas", "mlas", "blex")}
