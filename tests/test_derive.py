@@ -9,11 +9,10 @@ from typing import Annotated, Any, Optional, Union
 
 import pytest
 
-from metametric_jax import make_metric
-from metametric_jax import Variable, dsl, metametric, parse_constraint, parse_normalizer
+from metametric_jax import Variable, dsl, make_metric, metametric, parse_constraint, parse_normalizer
+from metametric_jax.composite import Product, UnionSim
 from metametric_jax.constraint import Constraint
 from metametric_jax.matching import LatentSetMatching, SetMatching
-from metametric_jax.composite import Product, UnionSim
 from metametric_jax.similarity import Discrete, Normalized
 
 

@@ -12,10 +12,9 @@ import numpy as np
 import pytest
 from flax import serialization
 
-from metametric_jax.tasks.ranking import precision_at_k
-from metametric_jax import make_metric
-from metametric_jax import Normalizer, dsl, metametric
+from metametric_jax import Normalizer, dsl, make_metric, metametric
 from metametric_jax.normalizer import safe_divide
+from metametric_jax.tasks.ranking import precision_at_k
 
 
 @metametric

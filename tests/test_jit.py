@@ -12,14 +12,15 @@ import os
 import subprocess
 import sys
 import warnings
+from typing import Any
 
 import jax
 import jax.numpy as jnp
 import numpy as np
 import pytest
+from helpers import flat
 from seqeval.metrics import f1_score, precision_score, recall_score
 
-from helpers import flat
 from metametric_jax import metametric
 from metametric_jax.tasks.ner import Span, extract_spans
 
@@ -151,7 +152,7 @@ def test_vmap_over_stacked_batches() -> None:
     assert states.count.shape == (3, 2)
     for k, (p, g) in enumerate(batches):
         host = Sentence.metric.from_model_output(host_docs(p), host_docs(g))
-        np.testing.assert_array_equal(flat(jax.tree.map(lambda a: a[k], states)), flat(host))
+        np.testing.assert_array_equal(flat(jax.tree.map(lambda a, k=k: a[k], states)), flat(host))
 
 
 def test_decode_references_with_another_pytree() -> None:
@@ -246,7 +247,7 @@ def _multi_device_child() -> None:
     for k in range(4):
         sl = slice(8 * k, 8 * k + 8)
         part = Sentence.metric.from_model_output(host_docs(pred)[sl], host_docs(gold)[sl])
-        np.testing.assert_array_equal(flat(jax.tree.map(lambda a: a[k], local)), flat(part))
+        np.testing.assert_array_equal(flat(jax.tree.map(lambda a, k=k: a[k], local)), flat(part))
         host_shards = host_shards.merge(part)
     np.testing.assert_array_equal(flat(merged), flat(host_shards))
     first = jax.tree.map(lambda a: a[0], summed)

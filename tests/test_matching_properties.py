@@ -10,10 +10,10 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from scipy.optimize import linear_sum_assignment
 
-from metametric_jax.tasks.ranking import precision_at_k, recall_at_k
 from metametric_jax import dsl
 from metametric_jax._solvers import lcs_dp, solve_gram
 from metametric_jax.constraint import Constraint
+from metametric_jax.tasks.ranking import precision_at_k, recall_at_k
 
 
 def brute_force(g: np.ndarray, constraint: Constraint) -> float:
@@ -190,8 +190,9 @@ def test_max_pair_and_ranking():
     assert dsl.max_pair(dsl.from_function(lambda x, y: 1.0 / (1 + abs(x - y)))).score(
         [1, 5], [4.5, 9]
     ) == pytest.approx(1 / 1.5)
-    from metametric_jax.tasks.ranking import AveragePrecisionMetric as ap
-    assert ap.score(["a", "b", "c", "d"], {"c", "d", "e"}) == pytest.approx((1 / 3 + 2 / 4) / 3)
+    from metametric_jax.tasks.ranking import AveragePrecisionMetric
+
+    assert AveragePrecisionMetric.score(["a", "b", "c", "d"], {"c", "d", "e"}) == pytest.approx((1 / 3 + 2 / 4) / 3)
     assert precision_at_k(2).score(["a", "c", "d"], {"c", "d", "e"}) == 0.5
     assert recall_at_k(3).score(["a", "c", "d"], {"c", "d", "e"}) == pytest.approx(2 / 3)
     with pytest.raises(ValueError, match="positive integer"):
