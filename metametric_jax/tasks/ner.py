@@ -51,14 +51,12 @@ import numpy as np
 
 from metametric_jax.report import Report
 from metametric_jax.tasks.readers import conll as reader
+from metametric_jax.tasks.spans import SpanCounts, count_spans, is_tag_batch
 from metametric_jax.tasks.tagging import (
     SCHEMES,
     Span,
-    SpanCounts,
-    count_spans,
     extract_batch,
     extract_spans,
-    is_tag_batch,
     normalize_scheme,
     recode_tags,
 )
