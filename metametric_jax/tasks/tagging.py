@@ -403,8 +403,9 @@ def device_span_stats(
 ) -> Any:
     """Per-sentence (matched, predicted, reference) span counts of padded tag rows, in ``jax.numpy``.
 
-    The device side of :func:`metametric_jax.tasks.spans.count_spans`: chunks by :func:`chunk_boundaries` on both sides; a predicted chunk is
-    matched when a reference chunk starts at the same token, has the same type and ends at the same token.
+    The device side of :func:`metametric_jax.tasks.spans.count_spans`: chunks by :func:`chunk_boundaries` on both
+    sides; a predicted chunk is matched when a reference chunk starts at the same token, has the same type and ends at
+    the same token.
     Jittable and vmappable; ``span_metric(scheme).from_stats(...)`` of :mod:`metametric_jax.tasks.ner` turns the
     result into an accumulator state inside ``jax.jit``.
 
