@@ -138,7 +138,7 @@ def breakdown(boot_cls: Any, preds: list[Any], refs: list[Any], total: float, re
     """Where the bootstrap's time goes, each stage timed alone (best of ``repeat``), as shares of their sum.
 
     Stages: matching (the metric's per-example rows), the replicate weights (``poisson_weights``), the weighted sums
-    (``weights @ rows``), and the state (``from_sums``: transfer to JAX) with ``compute()`` (every replicate's figures,
+    (``weights @ rows``), the state (``from_sums``: transfer to JAX) and ``compute()`` (every replicate's figures,
     percentiles and standard errors).
     """
     metric, replicates, seed = boot_cls.resampling.metric, boot_cls.resampling.samples, boot_cls.resampling.seed
@@ -155,9 +155,13 @@ def breakdown(boot_cls: Any, preds: list[Any], refs: list[Any], total: float, re
         jax.tree.map(lambda r: held["w"] @ r, held["rows"])
 
     sums_of_batch = boot_cls.host_batch_sums(preds, refs, example_ids=ids)
+    state = boot_cls.from_sums(sums_of_batch)
 
-    def state_and_compute() -> None:
-        ready(boot_cls.from_sums(sums_of_batch).compute())
+    def from_sums() -> None:
+        ready(boot_cls.from_sums(sums_of_batch))
+
+    def compute() -> None:
+        ready(state.compute())
 
     jitted = jax.jit(lambda i: sig.poisson_weights(i, replicates, seed).astype(jnp.uint8))
     ids32 = jnp.asarray(ids, jnp.int32)
@@ -170,7 +174,13 @@ def breakdown(boot_cls: Any, preds: list[Any], refs: list[Any], total: float, re
     weights_jitted()
     if not np.array_equal(held["w_jit"], held["w"]):
         raise SystemExit("poisson_weights: the jitted device path differs from the NumPy path.")
-    stages = {"matching": rows, "poisson_weights": weights, "weighted sums": sums, "state + compute": state_and_compute}
+    stages = {
+        "matching": rows,
+        "poisson_weights": weights,
+        "weighted sums": sums,
+        "from_sums (to JAX)": from_sums,
+        f"compute() ({len(jax.tree.leaves(state.plain.compute()))} figures x 4)": compute,
+    }
     t = interleaved_best({**stages, "jitted": weights_jitted}, repeat)
     t_jit = t.pop("jitted")
     whole = sum(t.values())
