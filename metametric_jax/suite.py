@@ -5,10 +5,10 @@ A suite has the same contract as a single metric (``empty``, ``from_model_output
 separately normalized precision and recall members, or the CoNLL average of MUC, B³ and CEAF-e F1.
 
 Example:
-    >>> from metametric_jax import dsl
+    >>> from metametric_jax import dsl, make_metric
     >>> spans = dsl.set_matching(dsl.discrete())
-    >>> P = dsl.metric(spans, normalizer="precision", name="p")
-    >>> R = dsl.metric(spans, normalizer="recall", name="r")
+    >>> P = make_metric(spans, normalizer="precision", name="p")
+    >>> R = make_metric(spans, normalizer="recall", name="r")
     >>> from metametric_jax.normalizer import safe_divide
     >>> def f1(r):
     ...     p, q = r["p"]["precision"], r["r"]["recall"]
