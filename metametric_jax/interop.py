@@ -55,8 +55,8 @@ Accumulator = Any  # a Metric or Suite subclass
 def _check_accumulator(metric_cls: Any, where: str) -> None:
     if not (isinstance(metric_cls, type) and issubclass(metric_cls, (Metric, Suite))):
         raise TypeError(
-            f"{where} expects a metric class (e.g. D.metric, a dsl.metric(...), stats_metric(...) or a make_suite(...) "
-            f"class); found {metric_cls!r}."
+            f"{where} expects a metric class (e.g. metric_of(D), make_metric(...), stats_metric(...) or a "
+            f"make_suite(...) class); found {metric_cls!r}."
         )
 
 
