@@ -35,7 +35,9 @@ def run_json(capsys, *argv: str) -> dict:
 
 
 def test_every_task_of_the_command_line_can_be_resampled() -> None:
-    assert set(COMMANDS) >= {"rouge", "ranking", "ie"}
+    assert set(COMMANDS) == set(registry()) == {
+        "amr", "constituency", "coref", "dependency", "ie", "ner", "ranking", "rouge"
+    }  # fmt: skip
 
 
 @pytest.mark.parametrize("name", sorted(COMMANDS))

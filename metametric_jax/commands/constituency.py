@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 from typing import Any
 
-from metametric_jax.commands import Command, empty_warning, percent
+from metametric_jax.commands import Command, Resampling, empty_warning, percent
 
 #: The rows of EVALB's summary: (label, key, kind) with kind "count", "percent" or "number".
 SUMMARY = (
@@ -59,6 +59,37 @@ def _table(scores: dict[str, Any], args: argparse.Namespace) -> Any:
     return table
 
 
+_FIGURES = {
+    "recall": ("brackets", "recall"),
+    "precision": ("brackets", "precision"),
+    "f1": ("brackets", "f1"),
+    "complete_match": ("complete_match", "precision"),
+    "average_crossing": ("crossing", "precision"),
+    "no_crossing": ("no_crossing", "precision"),
+    "two_or_less_crossing": ("two_or_less_crossing", "precision"),
+    "tagging_accuracy": ("tagging", "precision"),
+}
+
+
+def _resample(args: argparse.Namespace) -> Resampling:
+    from metametric_jax.tasks import constituency
+    from metametric_jax.tasks.readers.ptb import read_treebank
+
+    params = constituency.COLLINS if args.params is None else constituency.read_params(args.params)
+    counts = constituency.evalb_counts(read_treebank(args.pred), read_treebank(args.gold), params)
+    stats = constituency.sentence_stats(counts, params)
+    rows = [{k: v[i] for k, v in stats.items()} for i in range(len(counts.status))]
+
+    def figures(tree: Any) -> dict[str, Any]:
+        return {
+            part: {key: tree[member + suffix][figure] for key, (member, figure) in _FIGURES.items()}
+            for part, suffix in (("all", ""), ("len40", "_len40"))
+        }
+
+    metric = constituency.SentenceStatsMetric(params)
+    return Resampling(metric, rows, [None] * len(rows), figures, unit="sentences")
+
+
 COMMAND = Command(
     name="constituency",
     help="constituency trees: bracketed (Penn Treebank) files, EVALB's figures (COLLINS.prm or --params)",
@@ -72,4 +103,5 @@ COMMAND = Command(
     sample={"gold": "parsing/gold.mrg", "pred": "parsing/pred.mrg"},
     run=_run,
     table=_table,
+    resample=_resample,
 )

@@ -82,6 +82,9 @@ __all__ = [
     "ConstituencyMetric",
     "score",
     "score_files",
+    "sentence_stats",
+    "SentenceStatsMetric",
+    "parse_bank",
 ]
 
 
@@ -291,28 +294,33 @@ def score_files(
     return _report(counts, p, pred_path)
 
 
+def sentence_stats(c: SentenceCounts, params: EvalbParams = COLLINS) -> dict[str, np.ndarray]:
+    """Per-sentence statistics ``{member: (n, 3)}`` of :func:`ConstituencyMetric`'s members from EVALB's counts."""
+    valid = (c.status == 0).astype(np.float64)
+    one = np.ones_like(valid)
+    crossing = c.crossing.astype(np.float64)
+    per = {
+        "brackets": (c.matched, c.test, c.gold),
+        "tagging": (c.correct_tags, c.words, c.words),
+        "complete_match": (valid * ((c.gold == c.test) & (c.test == c.matched)), valid, valid),
+        "crossing": (crossing, valid, valid),
+        "no_crossing": (valid * (crossing == 0), valid, valid),
+        "two_or_less_crossing": (valid * (crossing <= 2), valid, valid),
+        "valid": (valid, one, one),
+    }
+    short = (c.length <= params.cutoff_len).astype(np.float64)
+    out = {}
+    for name, cols in per.items():
+        arr = np.stack([np.asarray(x, np.float64) for x in cols], axis=1)
+        out[name] = arr
+        out[name + "_len40"] = arr * short[:, None]
+    return out
+
+
 def _batch_stats(params: EvalbParams) -> Any:
     def stats(predictions: Sequence[Any], references: Sequence[Any]) -> dict[str, np.ndarray]:
         c = evalb_counts(_bank(predictions, "prediction"), _bank(references, "reference"), params)
-        valid = (c.status == 0).astype(np.float64)
-        one = np.ones_like(valid)
-        crossing = c.crossing.astype(np.float64)
-        per = {
-            "brackets": (c.matched, c.test, c.gold),
-            "tagging": (c.correct_tags, c.words, c.words),
-            "complete_match": (valid * ((c.gold == c.test) & (c.test == c.matched)), valid, valid),
-            "crossing": (crossing, valid, valid),
-            "no_crossing": (valid * (crossing == 0), valid, valid),
-            "two_or_less_crossing": (valid * (crossing <= 2), valid, valid),
-            "valid": (valid, one, one),
-        }
-        short = (c.length <= params.cutoff_len).astype(np.float64)
-        out = {}
-        for name, cols in per.items():
-            arr = np.stack([np.asarray(x, np.float64) for x in cols], axis=1)
-            out[name] = arr
-            out[name + "_len40"] = arr * short[:, None]
-        return out
+        return sentence_stats(c, params)
 
     return stats
 
@@ -359,3 +367,35 @@ def ConstituencyMetric(params: EvalbParams = COLLINS) -> type:  # noqa: N802 - a
         batch_stats=_batch_stats(params),
         doc="EVALB's figures as an accumulator suite (see :func:`ConstituencyMetric`).",
     )
+
+
+@functools.cache
+def SentenceStatsMetric(params: EvalbParams = COLLINS) -> type:  # noqa: N802 - a cached factory named as the class
+    """:func:`ConstituencyMetric` fed with each sentence's statistics (a row of :func:`sentence_stats` per example).
+
+    The files are read and counted once, as :func:`score_files` does (error and skipped sentences included, as zero
+    rows); each sentence becomes one example, the ``predictions``, with ``references`` ignored. It is what ``score
+    constituency --bootstrap`` resamples.
+
+    Example:
+        >>> counts = evalb_counts(parse_bank(["(S (NN a))"]), parse_bank(["(S (NN a))"]))
+        >>> rows = sentence_stats(counts)
+        >>> M = SentenceStatsMetric()
+        >>> float(M.from_model_output([{k: v[0] for k, v in rows.items()}], [None]).compute()["brackets"]["f1"])
+        1.0
+    """
+    from metametric_jax import make_suite
+
+    base = ConstituencyMetric(params).metric_config
+
+    def batch(predictions: Sequence[Any], references: Sequence[Any]) -> dict[str, np.ndarray]:
+        return {k: np.asarray([row[k] for row in predictions], np.float64).reshape(-1, 3) for k, _ in base.members}
+
+    return make_suite(
+        "evalb_sentences", dict(base.members), batch_stats=batch, doc="EVALB's figures from sentence statistics."
+    )
+
+
+def parse_bank(trees: Sequence[Any]) -> Treebank:
+    """A treebank of trees or bracketed strings, one per sentence (an empty string is a failed parse)."""
+    return _bank(trees, "tree")
