@@ -53,6 +53,8 @@ __all__ = [
     "is_empty_pair",
     "normalize_pair",
     "normalized_rows",
+    "prf",
+    "f_measure",
 ]
 
 
@@ -300,3 +302,32 @@ def normalized_rows(
     if not cols:
         return xp.zeros((n, 0), dtype=stats.dtype)
     return xp.stack(cols, axis=1)
+
+
+def prf(matched: float, predicted: float, reference: float) -> dict[str, float]:
+    """Precision, recall and F1 of exact totals as Python floats: the one read-out of the task reports.
+
+    :math:`P = m / t`, :math:`R = m / g`, :math:`F_1 = 2m / (t + g)` (the ``f1`` normalizer), 0.0 where a denominator
+    is 0. Scorers that print F1 as the harmonic mean of their printed ratios use :func:`f_measure` instead.
+
+    >>> prf(2, 3, 4)
+    {'precision': 0.6666666666666666, 'recall': 0.5, 'f1': 0.5714285714285714}
+    """
+    m, t, g = float(matched), float(predicted), float(reference)
+    return {
+        "precision": m / t if t else 0.0,
+        "recall": m / g if g else 0.0,
+        "f1": 2.0 * m / (t + g) if t + g else 0.0,
+    }
+
+
+def f_measure(precision: float, recall: float) -> float:
+    """The harmonic mean :math:`2PR / (P + R)` of two ratios, 0.0 when both are 0.
+
+    This is how scorer.pl, EVALB and rouge-score compute F1 from their precision and recall.
+
+    >>> f_measure(0.5, 1.0)
+    0.6666666666666666
+    """
+    p, r = float(precision), float(recall)
+    return 2.0 * p * r / (p + r) if p + r else 0.0

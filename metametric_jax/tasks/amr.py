@@ -59,6 +59,7 @@ import penman
 
 from metametric_jax._solvers import DEFAULT_TIME_LIMIT, SolverBudgetWarning, solve_latent
 from metametric_jax.errors import InputFormatError
+from metametric_jax.normalizer import prf
 from metametric_jax.report import Report
 from metametric_jax.tasks import amr_fine
 from metametric_jax.tasks.readers.penman import parse_tree, read_penman, strip_alignments
@@ -381,13 +382,6 @@ def __dir__() -> list[str]:
 _FIGURES = ("precision", "recall", "f1")
 
 
-def _prf(matched: int, predicted: int, reference: int) -> dict[str, float]:
-    precision = matched / predicted if predicted else 0.0
-    recall = matched / reference if reference else 0.0
-    f1 = 2 * matched / (predicted + reference) if predicted and reference else 0.0
-    return {"precision": float(precision), "recall": float(recall), "f1": float(f1)}
-
-
 def _check_options(options: dict[str, Any], allowed: tuple[str, ...], where: str) -> None:
     unknown = sorted(set(options) - set(allowed))
     if unknown:
@@ -409,7 +403,7 @@ class _Scorer:
 
     def add(self, ident: str, pred: list[Triple], gold: list[Triple]) -> None:
         found = smatch_match(pred, gold, time_limit=self.time_limit)
-        item: dict[str, Any] = {"id": ident, **_prf(*found[:3])}
+        item: dict[str, Any] = {"id": ident, **prf(*found[:3])}
         item.update(matched=found.matched, predicted=found.predicted, reference=found.reference)
         item.update(optimal=found.optimal, upper_bound=found.upper_bound)
         optimal = found.optimal
@@ -423,7 +417,7 @@ class _Scorer:
             for name, (m, p, g, ok) in amr_fine.fine_grained_counts(pred, gold, self._match).items():
                 optimal = optimal and ok
                 self.fine[name] = [self.fine[name][0] + m, self.fine[name][1] + p, self.fine[name][2] + g]
-                fine[name] = {**_prf(m, p, g), "matched": m, "predicted": p, "reference": g}
+                fine[name] = {**prf(m, p, g), "matched": m, "predicted": p, "reference": g}
             item["fine_grained"] = fine
             item["optimal"] = optimal
         self.flagged += not optimal
@@ -434,11 +428,11 @@ class _Scorer:
         return found.matched, found.predicted, found.reference, found.optimal
 
     def scores(self) -> dict[str, Any]:
-        out: dict[str, Any] = _prf(*self.totals)
+        out: dict[str, Any] = prf(*self.totals)
         out.update(matched=self.totals[0], predicted=self.totals[1], reference=self.totals[2])
         out.update(pairs=len(self.items), pairs_optimal=len(self.items) - self.flagged)
         for name, counts in self.fine.items():
-            out[name] = _prf(*counts)
+            out[name] = prf(*counts)
         return out
 
     def warnings(self) -> list[str]:

@@ -62,6 +62,7 @@ from typing import Any
 
 import numpy as np
 
+from metametric_jax.normalizer import f_measure
 from metametric_jax.report import Report
 from metametric_jax.tasks.constituency_counts import (
     COLLINS,
@@ -124,7 +125,7 @@ def summarize(counts: SentenceCounts, params: EvalbParams = COLLINS) -> dict[str
         figures = {
             "recall": r,
             "precision": p,
-            "f1": 2 * p * r / (p + r) if p + r else 0.0,
+            "f1": f_measure(p, r),
             "complete_match": int(complete.sum()) / v if v else 0.0,
             "average_crossing": int(crossing.sum()) / v if v else 0.0,
             "no_crossing": int((crossing == 0).sum()) / v if v else 0.0,

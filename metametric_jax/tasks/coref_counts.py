@@ -20,6 +20,8 @@ from typing import Any
 
 import numpy as np
 
+from metametric_jax.normalizer import f_measure
+
 #: a :class:`metametric_jax.tasks.coref.CorefDocument` (entities of mentions); typed loosely so that this module,
 #: which :mod:`~metametric_jax.tasks.coref` imports, does not import it back
 CorefDocument = Any
@@ -372,7 +374,7 @@ def _ratio(num: float, den: float) -> float:
 
 
 def _f1(r: float, p: float) -> float:
-    return 2 * r * p / (r + p) if r + p else 0.0
+    return f_measure(p, r)
 
 
 def _prf(num_r: float, den_r: float, num_p: float, den_p: float) -> dict[str, float]:

@@ -80,6 +80,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from metametric_jax.errors import InputFormatError
+from metametric_jax.normalizer import prf
 from metametric_jax.report import Report
 from metametric_jax.tasks.dependency_counts import (
     ALIGNED_METRICS,
@@ -120,9 +121,7 @@ __all__ = [
 # ------------------------------------------------------------------------------------------------ figures
 def _figure(correct: float, predicted: float, reference: float, aligned: float | None) -> dict[str, float | None]:
     return {
-        "precision": correct / predicted if predicted else 0.0,
-        "recall": correct / reference if reference else 0.0,
-        "f1": 2 * correct / (predicted + reference) if predicted + reference else 0.0,
+        **prf(correct, predicted, reference),
         "aligned_accuracy": None if aligned is None else (correct / aligned if aligned else 0.0),
     }
 

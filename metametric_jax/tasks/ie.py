@@ -88,6 +88,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from metametric_jax.errors import InputFormatError
+from metametric_jax.normalizer import prf
 from metametric_jax.report import Report
 from metametric_jax.tasks.ner import Span
 from metametric_jax.tasks.readers.jsonl import describe, read_jsonl, require
@@ -362,17 +363,13 @@ def document_stats(
     return {f: np.asarray(fn(predictions, references), np.float64).reshape(-1, 3) for f, fn in functions.items()}
 
 
-def _ratio(num: float, den: float) -> float:
-    return float(num / den) if den else 0.0
-
-
 def _figure(matched: float, predicted: float, reference: float, empty: float = 0.0) -> dict[str, Any]:
     if predicted == 0 and reference == 0:
-        p = r = f = empty
+        figures = {"precision": empty, "recall": empty, "f1": empty}
     else:
-        p, r, f = _ratio(matched, predicted), _ratio(matched, reference), _ratio(2 * matched, predicted + reference)
+        figures = prf(matched, predicted, reference)
     counts = {"matched": int(matched), "predicted": int(predicted), "reference": int(reference)}
-    return {"precision": p, "recall": r, "f1": f, **counts}
+    return {**figures, **counts}
 
 
 def figures(stats: dict[str, np.ndarray]) -> dict[str, dict[str, Any]]:

@@ -49,6 +49,7 @@ from typing import Any
 
 import numpy as np
 
+from metametric_jax.normalizer import prf
 from metametric_jax.report import Report
 from metametric_jax.tasks.readers import conll as reader
 from metametric_jax.tasks.spans import SpanCounts, count_spans, is_tag_batch
@@ -88,14 +89,6 @@ def _ratio(num: float, den: float) -> float:
     return num / den if den else 0.0
 
 
-def _prf(correct: float, found: float, phrases: float) -> dict[str, float]:
-    return {
-        "precision": _ratio(correct, found),
-        "recall": _ratio(correct, phrases),
-        "f1": _ratio(2 * correct, found + phrases),
-    }
-
-
 def _figures(
     micro: Sequence[float],
     per_type: Mapping[str, Sequence[float]],
@@ -106,7 +99,7 @@ def _figures(
     types: dict[str, dict[str, Any]] = {}
     present: list[dict[str, Any]] = []
     for label, (xy, xx, yy) in per_type.items():
-        types[label] = {**_prf(xy, xx, yy), "support": int(round(yy)), "predicted": int(round(xx))}
+        types[label] = {**prf(xy, xx, yy), "support": int(round(yy)), "predicted": int(round(xx))}
         types[label]["correct"] = int(round(xy))
         if xx + yy > 0:
             present.append(types[label])
@@ -114,7 +107,7 @@ def _figures(
     macro = {k: (float(np.mean([r[k] for r in present])) if present else 0.0) for k in _FIGURES}
     weighted = {k: _ratio(sum(r[k] * r["support"] for r in present), support) for k in _FIGURES}
     xy, xx, yy = micro
-    figures = _prf(xy, xx, yy)
+    figures = prf(xy, xx, yy)
     return {
         "f1": figures["f1"],
         "micro": figures,
@@ -337,7 +330,7 @@ def score_files(
         rows = np.concatenate(tally.sentences).tolist()
         for k, ((xy, xx, yy, tokens, _), lines) in enumerate(zip(rows, gold.lines)):
             item: dict[str, Any] = {"id": f"sentence {k + 1}", "line": lines[0], "tokens": tokens, "phrases": yy}
-            item.update(found=xx, correct=xy, **_prf(xy, xx, yy))
+            item.update(found=xx, correct=xy, **prf(xy, xx, yy))
             items.append(item)
     warnings = []
     if not gold.tags:

@@ -52,6 +52,7 @@ from typing import Any
 import numpy as np
 
 from metametric_jax.errors import InputFormatError
+from metametric_jax.normalizer import f_measure
 from metametric_jax.report import Report
 from metametric_jax.tasks.stem import porter_stem
 
@@ -324,9 +325,7 @@ def _type_stats(kind: str, p: _Text, r: _Text) -> tuple[int, int, int]:
 
 
 def _f1(hit: float, n_pred: float, n_ref: float) -> float:
-    precision = hit / n_pred if n_pred else 0.0
-    recall = hit / n_ref if n_ref else 0.0
-    return 2 * precision * recall / (precision + recall) if precision + recall > 0 else 0.0
+    return f_measure(hit / n_pred if n_pred else 0.0, hit / n_ref if n_ref else 0.0)
 
 
 def rouge_stats(
