@@ -327,7 +327,7 @@ def _batch_stats(params: EvalbParams) -> Any:
 
 
 @functools.cache
-def ConstituencyMetric(params: EvalbParams = COLLINS) -> type:  # noqa: N802 - a cached factory named as the class
+def ConstituencyMetric(params: EvalbParams = COLLINS) -> Any:  # noqa: N802 - a cached factory named as the class
     r"""The accumulator suite of EVALB's figures for ``params`` (cached: one class per setting).
 
     Members (each a :func:`~metametric_jax.stats_metric` with per-sentence statistics :math:`(xy, xx, yy)`):
@@ -371,7 +371,7 @@ def ConstituencyMetric(params: EvalbParams = COLLINS) -> type:  # noqa: N802 - a
 
 
 @functools.cache
-def SentenceStatsMetric(params: EvalbParams = COLLINS) -> type:  # noqa: N802 - a cached factory named as the class
+def SentenceStatsMetric(params: EvalbParams = COLLINS) -> Any:  # noqa: N802 - a cached factory named as the class
     """:func:`ConstituencyMetric` fed with each sentence's statistics (a row of :func:`sentence_stats` per example).
 
     The files are read and counted once, as :func:`score_files` does (error and skipped sentences included, as zero
