@@ -13,7 +13,7 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
-__all__ = ["split", "add", "value", "tree_sum"]
+__all__ = ["split", "add", "add_traced", "value", "tree_sum"]
 
 
 def split(x: Any) -> np.ndarray:
@@ -29,6 +29,11 @@ def _two_sum(a: jax.Array, b: jax.Array) -> tuple[jax.Array, jax.Array]:
     bb = s - a
     err = (a - (s - bb)) + (b - bb)
     return s, err
+
+
+def add_traced(x: jax.Array, y: jax.Array) -> jax.Array:
+    """Compensated elementwise sum of two pair arrays, as ``jax.numpy`` operations (inside a traced function)."""
+    return _add(x, y)
 
 
 def _add(x: jax.Array, y: jax.Array) -> jax.Array:

@@ -259,14 +259,19 @@ class Metric(struct.PyTreeNode):
         return cls.from_sums(cls.sums_from_totals(totals))
 
     @classmethod
-    def host_sums(cls, stats: Any, weights: Any = None) -> dict[str, Any]:
-        """The state's sums (named float32 pairs, NumPy) from per-example statistics ``(n, 3)``, on the host."""
+    def host_packed(cls, stats: Any, weights: Any = None) -> np.ndarray:
+        """The state's sums packed as float32 ``(3 + K + 1, 2)`` (see :meth:`pack`), from per-example statistics."""
         cfg = cls.metric_config
         stats = validate_stats(stats, cfg.name)
         rows = _rows(cfg, stats)
         w = validate_weights(weights, stats.shape[0], cfg.name)
         totals = rows.sum(axis=0) if w is None else (rows * w[:, None]).sum(axis=0)
-        return _named(cfg, comp.split(totals))
+        return comp.split(totals)
+
+    @classmethod
+    def host_sums(cls, stats: Any, weights: Any = None) -> dict[str, Any]:
+        """The state's sums (named float32 pairs, NumPy) from per-example statistics ``(n, 3)``, on the host."""
+        return _named(cls.metric_config, cls.host_packed(stats, weights))
 
     @classmethod
     def device_sums(cls, stats: Any, weights: Any = None) -> dict[str, Any]:
@@ -295,7 +300,7 @@ class Metric(struct.PyTreeNode):
         """
         if isinstance(stats, jax.Array):
             return cls.from_sums(cls.device_sums(stats, weights))
-        return cls.from_sums(cls.host_sums(stats, weights))
+        return cls.from_packed(cls.host_packed(stats, weights))
 
     @classmethod
     def sums_shape(cls) -> dict[str, Any]:
@@ -306,15 +311,41 @@ class Metric(struct.PyTreeNode):
 
     @classmethod
     def from_sums(cls: type[M], sums: Mapping[str, Any]) -> M:
-        """A state from named sums (as :meth:`host_sums` returns; NumPy, JAX arrays or tracers). One transfer."""
+        """A state from named sums (as :meth:`host_sums` returns; NumPy, JAX arrays or tracers).
+
+        NumPy sums are packed into one array and sent to the device in one transfer, then split into the named
+        leaves by one jitted call.
+        """
+        if all(isinstance(x, np.ndarray) for x in jax.tree.leaves(sums)):
+            return cls.from_packed(cls.pack(sums))
+        return cls.unpack(None, sums)
+
+    @classmethod
+    def pack(cls, sums: Mapping[str, Any]) -> np.ndarray:
+        """Named NumPy sums as one float32 array ``(..., 3 + K + 1, 2)`` (rows: micro, macro, count)."""
         cfg = cls.metric_config
-        if not any(isinstance(x, jax.core.Tracer) for x in jax.tree.leaves(sums)):
-            sums = jax.device_put(dict(sums))
+        rows = [sums["micro"][k] for k in MICRO] + [sums["macro"][k] for k in cfg.macro_names] + [sums["count"]]
+        return np.stack([np.asarray(r, np.float32) for r in rows], axis=-2)
+
+    @classmethod
+    def from_packed(cls: type[M], packed: Any) -> M:
+        """A state from :meth:`pack`'s array: one jitted call transfers it (NumPy) and splits it into named leaves."""
+        if isinstance(packed, jax.core.Tracer):
+            return cls.unpack(packed)
+        return _jitted_unpack(cls, packed)
+
+    @classmethod
+    def unpack(cls: type[M], packed: Any, sums: Mapping[str, Any] | None = None) -> M:
+        """A state from a packed array (jnp slicing) or from named sums (``packed`` None), signature added."""
+        cfg = cls.metric_config
+        if sums is None:
+            sums = _named(cfg, packed)
+        count = jnp.asarray(sums["count"])
         return cls(
             micro={k: jnp.asarray(sums["micro"][k]) for k in MICRO},
             macro={k: jnp.asarray(sums["macro"][k]) for k in cfg.macro_names},
-            count=jnp.asarray(sums["count"]),
-            signature=jnp.full(jnp.shape(sums["count"])[:-1], cfg.signature, jnp.int32),
+            count=count,
+            signature=jnp.full(count.shape[:-1], cfg.signature, jnp.int32),
             config=cfg,
         )
 
@@ -437,7 +468,13 @@ class Metric(struct.PyTreeNode):
     def merge(self: M, other: M) -> M:
         """Leafwise compensated addition; associative and commutative, ``empty()`` is its identity."""
         self._check_compatible(other)
-        return self.replace(**jax.tree.map(comp.add, self._sums(), other._sums()))
+        if isinstance(self.count, jax.core.Tracer) or isinstance(other.count, jax.core.Tracer):
+            return self.merge_traced(other)
+        return _jitted_merge(self, other)  # one dispatch for every leaf
+
+    def merge_traced(self: M, other: M) -> M:
+        """``merge`` without its checks (inside ``jit``)."""
+        return self.replace(**jax.tree.map(comp.add_traced, self._sums(), other._sums()))
 
     def reduce(self: M) -> M:
         """Merge states stacked along the leading axis (CLU's contract: ``all_gather(state).reduce()``).
@@ -536,6 +573,16 @@ class Metric(struct.PyTreeNode):
 @jax.jit
 def _jitted_compute(state: Any) -> Any:
     return state.compute_traced()
+
+
+@jax.jit
+def _jitted_merge(a: Any, b: Any) -> Any:
+    return a.merge_traced(b)
+
+
+@functools.partial(jax.jit, static_argnums=0)
+def _jitted_unpack(cls: Any, packed: Any) -> Any:
+    return cls.unpack(packed)
 
 
 # ------------------------------------------------------------------------------------------------ checkpoints

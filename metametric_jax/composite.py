@@ -19,7 +19,7 @@ import numpy as np
 
 from metametric_jax.explain import Match, join
 from metametric_jax.normalizer import is_empty_pair
-from metametric_jax.similarity import IDENTITY, Mode, Similarity, accepted_types, discrete_gram
+from metametric_jax.similarity import IDENTITY, Discrete, Mode, Similarity, accepted_types, discrete_gram
 
 __all__ = ["Product", "UnionSim"]
 
@@ -52,14 +52,25 @@ class Product(Similarity):
         if not isinstance(x, self.cls):
             raise TypeError(f"{self.name} similarity expects {self.name} instances; found {type(x).__name__}: {x!r}.")
 
-    def check(self, values: Sequence[Any]) -> None:
-        values = values if isinstance(values, list) else list(values)
+    def _check_instances(self, values: Sequence[Any]) -> None:
         for t in set(map(type, values)):
             if not issubclass(t, self.cls):
                 self._check(next(v for v in values if type(v) is t))
+
+    def check(self, values: Sequence[Any]) -> None:
+        values = values if isinstance(values, list) else list(values)
+        self._check_instances(values)
+        self.check_fields(values)
+
+    def check_fields(self, values: Sequence[Any]) -> None:
+        """Check the field values of instances of the class (see :meth:`Similarity.check`)."""
         for f, sim in self.fields.items():
+            getter = self._getters[f]
+            accept = sim.accepted if isinstance(sim, Discrete) else None
+            if accept is not None and all(issubclass(t, accept) for t in set(map(type, map(getter, values)))):
+                continue  # the common case, in one C-level pass: every value has the declared type
             try:
-                sim.check(list(map(self._getters[f], values)))
+                sim.check(list(map(getter, values)))
             except TypeError as err:
                 raise TypeError(f"{self.name}.{f}: {err}") from None
 
@@ -130,11 +141,14 @@ class Product(Similarity):
         return np.asarray(self.combine(parts)[1], dtype=np.float64).reshape(len(xs))
 
     def batch_stats(self, predictions: Sequence[Any], references: Sequence[Any]) -> np.ndarray:
-        self.check(predictions)
-        self.check(references)
+        self._check_instances(predictions)  # the fields' own batch_stats check their values
+        self._check_instances(references)
         parts = []
         for f, sim in self.fields.items():
-            st = sim.batch_stats([getattr(p, f) for p in predictions], [getattr(r, f) for r in references])
+            getter = self._getters[f]
+            st = sim.batch_stats(list(map(getter, predictions)), list(map(getter, references)))
+            if len(self.fields) == 1:  # one field: the neutral rule leaves its statistics as they are
+                return np.asarray(st, dtype=np.float64).reshape(-1, 3)
             parts.append((st[:, 0], st[:, 1], st[:, 2]))
         if not parts:
             return np.zeros((len(predictions), 3), dtype=np.float64)

@@ -141,13 +141,17 @@ class SetMatching(Similarity):
         """1:1 matching of hashable items compared by equality: set intersections, no matrices (``None``: not so)."""
         cls = self.inner.cls if isinstance(self.inner, Product) else None
         try:
-            if any(isinstance(c, (str, bytes, Mapping)) for c in (*predictions, *references)):
+            containers = set(map(type, predictions)) | set(map(type, references))
+            if any(issubclass(t, (str, bytes, Mapping)) for t in containers):
                 return None
             items = list(itertools.chain.from_iterable(predictions))
             items.extend(itertools.chain.from_iterable(references))
-            self.inner.check(items)  # leaf types, as every other path checks them
-            if cls is not None and not set(map(type, items)) <= {cls}:
-                return None  # subclass instances: compared field by field on the general path
+            if cls is not None:
+                if not set(map(type, items)) <= {cls}:
+                    return None  # subclass instances (or wrong types): the general path compares or refuses them
+                self.inner.check_fields(items)  # leaf types, as every other path checks them
+            else:
+                self.inner.check(items)
             rows: list[tuple[float, float, float]] = []
             for p, r in zip(predictions, references):
                 sp, sr = set(p), set(r)

@@ -174,6 +174,11 @@ class Discrete(Similarity):
         self.name = getattr(cls, "__name__", "discrete") if cls is not None else "discrete"
         self._accept = accepted_types(cls)
 
+    @property
+    def accepted(self) -> tuple[type, ...] | None:
+        """The runtime types this similarity accepts (``None``: any)."""
+        return self._accept
+
     def check(self, values: Sequence[Any]) -> None:
         """Raise TypeError unless every value has the declared type (ints pass for floats, as in typing)."""
         accept = self._accept
