@@ -149,7 +149,7 @@ class SetMatching(Similarity):
             if cls is not None:
                 if not set(map(type, items)) <= {cls}:
                     return None  # subclass instances (or wrong types): the general path compares or refuses them
-                self.inner.check_fields(items)  # leaf types, as every other path checks them
+                self.inner.check_fields(items)  # type: ignore[attr-defined]  # leaf types, as every path checks them
             else:
                 self.inner.check(items)
             rows: list[tuple[float, float, float]] = []

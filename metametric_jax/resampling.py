@@ -8,6 +8,7 @@ their weighted sums.
 from __future__ import annotations
 
 import dataclasses
+import functools
 import math
 from collections.abc import Sequence
 from typing import Any
@@ -28,6 +29,8 @@ __all__ = [
     "sums_from_totals",
     "from_totals",
     "weighted",
+    "weighted_sums",
+    "check_state",
     "reduce_leading",
     "vmapped_compute",
     "check_metric",
@@ -66,15 +69,25 @@ def ids32(example_ids: Any) -> Any:
     return folded.astype(np.uint32)
 
 
-def hashes(example_ids: Any, rows: int, seed: int, stream: int) -> Any:
-    """``(rows, n)`` uint32 hashes of ``(seed, id, row)``: a pure function of its arguments (NumPy or jnp alike)."""
-    ids = ids32(example_ids)
-    xp = jnp if isinstance(ids, jax.Array) else np
-    with np.errstate(over="ignore"):
+@functools.partial(jax.jit, static_argnums=(1, 2, 3))
+def _hashes(ids: jax.Array, rows: int, seed: int, stream: int) -> jax.Array:
+    with np.errstate(over="ignore"):  # uint32 arithmetic wraps around by design
         key = mix32(np.uint32(seed & 0xFFFFFFFF) ^ np.uint32(stream))
-        per_id = mix32(ids ^ xp.uint32(key))
-        r = xp.arange(rows, dtype=xp.uint32)[:, None]
-        return mix32(mix32(per_id[None, :] ^ (r * xp.uint32(0x9E3779B9))) + xp.uint32(stream))
+    per_id = mix32(ids ^ jnp.uint32(key))
+    r = jnp.arange(rows, dtype=jnp.uint32)[:, None]
+    return mix32(mix32(per_id[None, :] ^ (r * jnp.uint32(0x9E3779B9))) + jnp.uint32(stream))
+
+
+def hashes(example_ids: Any, rows: int, seed: int, stream: int) -> Any:
+    """``(rows, n)`` uint32 hashes of ``(seed, id, row)``: a pure function of its arguments.
+
+    Computed by one jitted ``jax.numpy`` function on the host and on the device alike (uint32 arithmetic is exact);
+    NumPy ids give a NumPy array, JAX ids (or tracers) a JAX array.
+    """
+    ids = ids32(example_ids)
+    if isinstance(ids, jax.Array):
+        return _hashes(ids, int(rows), int(seed), int(stream))
+    return np.asarray(_hashes(jnp.asarray(ids), int(rows), int(seed), int(stream)))
 
 
 # Poisson(1) quantile thresholds on 32-bit integers: weight = #{k : h >= T_k}, P(weight = k) = e^-1 / k!
@@ -87,19 +100,30 @@ _THRESHOLDS = np.array(
 )
 
 
+@functools.partial(jax.jit, static_argnums=(1, 2))
+def _poisson(ids: jax.Array, replicates: int, seed: int) -> jax.Array:
+    h = _hashes(ids, replicates, seed, _POISSON_STREAM)
+    weight = jnp.zeros(h.shape, jnp.uint8)
+    for t in _THRESHOLDS.tolist():  # 16 elementwise comparisons, fused into one pass
+        weight = weight + (h >= jnp.uint32(t)).astype(jnp.uint8)
+    return weight
+
+
 def poisson_weights(example_ids: Any, replicates: int, seed: int = 0) -> Any:
     """Poisson(1) bootstrap weights, ``(replicates, n)``: a pure function of ``(seed, example id, replicate)``.
 
-    NumPy ids give float64 NumPy weights; JAX integer ids (on the device, also under ``jit``) give the same values as
-    float32 JAX arrays. Ids in the int32 range hash the same on both.
+    Weight :math:`k` is drawn where a 32-bit hash of ``(seed, id, replicate)`` falls between the Poisson(1)
+    distribution's quantiles :math:`T_{k-1}` and :math:`T_k` (scaled to :math:`2^{32}`). NumPy ids give float64 NumPy
+    weights; JAX integer ids (on the device, also under ``jit``) give the same values as float32 JAX arrays. Ids in
+    the int32 range hash the same on both.
 
     >>> poisson_weights([0, 1, 2], 2, seed=0).shape
     (2, 3)
     """
-    h = hashes(example_ids, int(replicates), int(seed), _POISSON_STREAM)
-    if isinstance(h, jax.Array):
-        return (h[..., None] >= jnp.asarray(_THRESHOLDS)).sum(-1).astype(jnp.float32)
-    return (h[..., None] >= _THRESHOLDS).sum(-1).astype(np.float64)
+    ids = ids32(example_ids)
+    if isinstance(ids, jax.Array):
+        return _poisson(ids, int(replicates), int(seed)).astype(jnp.float32)
+    return np.asarray(_poisson(jnp.asarray(ids), int(replicates), int(seed))).astype(np.float64)
 
 
 def swap_masks(example_ids: Any, permutations: int, seed: int = 0) -> Any:
@@ -145,6 +169,30 @@ def from_totals(metric: Any, totals: Any) -> Any:
 def weighted(rows: Any, weights: np.ndarray) -> Any:
     """``weights @ rows`` for every member: ``(R, n) @ (n, D) -> (R, D)`` (float64)."""
     return jax.tree.map(lambda r: weights @ r, rows)
+
+
+def weighted_sums(rows: Any, base: np.ndarray | None, replicate_weights: np.ndarray) -> tuple[Any, Any]:
+    """The plain sums (``base`` weights, or 1) and the replicate sums of every member's rows, in one product.
+
+    Members' rows are concatenated so that the ``(R, n) @ (n, D)`` product runs once for a suite.
+    """
+    leaves, treedef = jax.tree.flatten(rows)
+    widths = [leaf.shape[1] for leaf in leaves]
+    block = np.concatenate(leaves, axis=1) if len(leaves) > 1 else leaves[0]
+    plain = block.sum(axis=0) if base is None else base @ block
+    reps = replicate_weights @ block
+    cuts = np.cumsum(widths)[:-1]
+    return (
+        jax.tree.unflatten(treedef, np.split(plain, cuts, axis=-1)),
+        jax.tree.unflatten(treedef, np.split(reps, cuts, axis=-1)),
+    )
+
+
+def check_state(state: Any) -> None:
+    """The eager checks of a metric's or suite's state before ``compute`` (reduced, its own signature)."""
+    members = state.states.values() if isinstance(state, Suite) else [state]
+    for member in members:
+        member.check_reduced("compute")
 
 
 def reduce_leading(tree: Any) -> Any:

@@ -148,11 +148,13 @@ class BootstrapState(struct.PyTreeNode):
         ids = resampling.example_ids_of(cls, example_ids, n)
         w = validate_weights(weights, n, cfg.name)
         rows = resampling.example_rows(cfg.metric, predictions, references)
-        base = np.ones(n) if w is None else w
-        reps = poisson_weights(ids, cfg.samples, cfg.seed) * base[None, :]
+        reps = poisson_weights(ids, cfg.samples, cfg.seed)
+        if w is not None:
+            reps = reps * w[None, :]
+        plain, replicas = resampling.weighted_sums(rows, w, reps)
         return {
-            "plain": resampling.sums_from_totals(cfg.metric, jax.tree.map(lambda r: base @ r, rows)),
-            "replicas": resampling.sums_from_totals(cfg.metric, jax.tree.map(lambda r: reps @ r, rows)),
+            "plain": resampling.sums_from_totals(cfg.metric, plain),
+            "replicas": resampling.sums_from_totals(cfg.metric, replicas),
             "fingerprint": resampling.fingerprint(ids),
         }
 
@@ -233,9 +235,16 @@ class BootstrapState(struct.PyTreeNode):
     def compute(self) -> dict[str, Any]:
         """``{"estimate", "low", "high", "stderr"}``, each with the structure of the metric's ``compute()``.
 
-        Pure ``jax.numpy`` (jittable): the percentile interval of the replicates at the class's ``level`` and their
-        standard deviation (``ddof=1``).
+        Pure ``jax.numpy`` (jittable; one jitted call when eager): the percentile interval of the replicates at the
+        class's ``level`` and their standard deviation (``ddof=1``).
         """
+        if not isinstance(self.fingerprint, jax.core.Tracer):
+            resampling.check_state(self.plain)
+            return _jitted_compute(self)
+        return self.compute_traced()
+
+    def compute_traced(self) -> dict[str, Any]:
+        """``compute`` without its eager checks (inside ``jit``)."""
         cfg = self.resampling
         reps = self.replicates()
         alpha = (1.0 - cfg.level) / 2.0
@@ -245,6 +254,11 @@ class BootstrapState(struct.PyTreeNode):
             "high": jax.tree.map(lambda r: jnp.quantile(r, 1.0 - alpha), reps),
             "stderr": jax.tree.map(lambda r: jnp.std(r, ddof=1), reps),
         }
+
+
+@jax.jit
+def _jitted_compute(state: Any) -> Any:
+    return state.compute_traced()
 
 
 def bootstrap(metric: Any, replicates: int = 1000, seed: int = 0, level: float = 0.95) -> type[BootstrapState]:
@@ -418,15 +432,43 @@ class RandomizationState(struct.PyTreeNode):
 
     def compute(self) -> Any:
         """Per figure ``{"delta", "p_value"}`` (the structure of the metric's ``compute()``; jittable)."""
+        if not isinstance(self.fingerprint, jax.core.Tracer):
+            resampling.check_state(self.a)
+            resampling.check_state(self.b)
+            ea, eb = self.a.compute(), self.b.compute()
+            pa = resampling.vmapped_compute(self.swapped_a)
+            pb = resampling.vmapped_compute(self.swapped_b)
+            total = self.resampling.samples + 1.0
+
+            def one(x: Any, y: Any, sx: Any, sy: Any) -> dict[str, Any]:
+                delta = float(x) - float(y)
+                d = np.asarray(sx, np.float64) - np.asarray(sy, np.float64)
+                return {
+                    "delta": np.float64(delta),
+                    "p_value": np.float64((1.0 + np.sum(np.abs(d) >= abs(delta))) / total),
+                }
+
+            return jax.tree.map(one, ea, eb, pa, pb)
+        return self.compute_traced()
+
+    def compute_traced(self) -> Any:
+        """``compute`` without its eager checks (inside ``jit``; the p-values in float32)."""
+        total = self.resampling.samples + 1.0
+        return jax.tree.map(
+            lambda d: {"delta": d["delta"], "p_value": (1.0 + d["extreme"]) / total},
+            self.extreme_counts(),
+            is_leaf=lambda x: isinstance(x, dict) and "extreme" in x,
+        )
+
+    def extreme_counts(self) -> Any:
+        """Per figure ``{"delta", "extreme"}``: the difference and the number of permutations at least as extreme."""
         ea, eb = self.a.compute(), self.b.compute()
         pa = resampling.vmapped_compute(self.swapped_a)
         pb = resampling.vmapped_compute(self.swapped_b)
 
         def one(x: Any, y: Any, sx: Any, sy: Any) -> dict[str, Any]:
             delta = jnp.asarray(x, jnp.float32) - jnp.asarray(y, jnp.float32)
-            d = sx - sy
-            extreme = jnp.sum(jnp.abs(d) >= jnp.abs(delta))
-            return {"delta": delta, "p_value": (1.0 + extreme) / (d.shape[0] + 1.0)}
+            return {"delta": delta, "extreme": jnp.sum(jnp.abs(sx - sy) >= jnp.abs(delta))}
 
         return jax.tree.map(one, ea, eb, pa, pb)
 
