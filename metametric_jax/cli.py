@@ -98,8 +98,10 @@ def build_parser(commands: dict[str, Command] | None = None) -> argparse.Argumen
         sub = pairs.add_parser(command.name, parents=[output], help=command.help, description=command.description)
         command.add_arguments(sub)
         reference = command.inputs[0]
-        if "--references" not in sub._option_string_actions:  # noqa: SLF001 - argparse has no public lookup
+        try:
             sub.add_argument("--references", dest=reference, metavar="FILE", help=f"the {reference} file")
+        except argparse.ArgumentError:  # the task names its reference files --references already
+            pass
         resampling_cli.add_compare_options(sub)
         sub.set_defaults(parser_=sub)
     return parser
