@@ -62,3 +62,22 @@ def test_significance_block_runs():
         float(interval["estimate"]["f1"]) - float(namespace["b"].compute()["estimate"]["f1"])
     )
     assert 0 < test["p_value"] <= 1 and 0 < ar["p_value"] <= 1
+
+
+def test_command_line_block_runs_as_written(capsys, monkeypatch):
+    """Every line of the README's command-line block exits 0 when run from the repository root."""
+    import shlex
+
+    from metametric_jax.cli import main
+
+    text = README.read_text(encoding="utf-8")
+    section = text[text.index("## Command line") :]
+    block = re.findall(r"```bash\n(.*?)```", section, flags=re.S)[0]
+    lines = [line for line in block.splitlines() if line.startswith("metametric-jax ")]
+    assert len(lines) >= 10
+    monkeypatch.chdir(README.parent)
+    for line in lines:
+        argv = shlex.split(line)[1:]
+        code = main(argv)
+        _, err = capsys.readouterr()
+        assert code == 0, f"{line}: exit {code}: {err[-500:]}"
