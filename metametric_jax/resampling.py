@@ -28,7 +28,6 @@ __all__ = [
     "example_rows",
     "sums_from_totals",
     "from_totals",
-    "weighted",
     "weighted_sums",
     "check_state",
     "reduce_leading",
@@ -166,26 +165,31 @@ def from_totals(metric: Any, totals: Any) -> Any:
     return metric.from_sums(sums_from_totals(metric, totals))
 
 
-def weighted(rows: Any, weights: np.ndarray) -> Any:
-    """``weights @ rows`` for every member: ``(R, n) @ (n, D) -> (R, D)`` (float64)."""
-    return jax.tree.map(lambda r: weights @ r, rows)
+def weighted_sums(rows: Any, base: np.ndarray | None, example_ids: Any, replicates: int, seed: int) -> tuple[Any, Any]:
+    """The plain sums (``base`` weights, or 1; float64) and the ``replicates`` bootstrap sums of every member's rows.
 
-
-def weighted_sums(rows: Any, base: np.ndarray | None, replicate_weights: np.ndarray) -> tuple[Any, Any]:
-    """The plain sums (``base`` weights, or 1) and the replicate sums of every member's rows, in one product.
-
-    Members' rows are concatenated so that the ``(R, n) @ (n, D)`` product runs once for a suite.
+    The replicate sums ``(poisson_weights(ids) * base) @ rows`` are one jitted float32 product (the weights never
+    leave the device): integer totals are exact below 2**24 per batch, other sums to float32 rounding. Members' rows
+    are concatenated so that the product runs once for a suite.
     """
     leaves, treedef = jax.tree.flatten(rows)
     widths = [leaf.shape[1] for leaf in leaves]
     block = np.concatenate(leaves, axis=1) if len(leaves) > 1 else leaves[0]
     plain = block.sum(axis=0) if base is None else base @ block
-    reps = replicate_weights @ block
+    scale = np.ones(block.shape[0], np.float32) if base is None else np.asarray(base, np.float32)
+    ids = jnp.asarray(ids32(example_ids))
+    reps = np.asarray(_replicate_product(ids, block.astype(np.float32), scale, int(replicates), int(seed)), np.float64)
     cuts = np.cumsum(widths)[:-1]
     return (
         jax.tree.unflatten(treedef, np.split(plain, cuts, axis=-1)),
         jax.tree.unflatten(treedef, np.split(reps, cuts, axis=-1)),
     )
+
+
+@functools.partial(jax.jit, static_argnums=(3, 4))
+def _replicate_product(ids: jax.Array, block: jax.Array, scale: jax.Array, replicates: int, seed: int) -> jax.Array:
+    weights = _poisson(ids, replicates, seed).astype(jnp.float32) * scale[None, :]
+    return jnp.matmul(weights, block, precision=jax.lax.Precision.HIGHEST)
 
 
 def check_state(state: Any) -> None:

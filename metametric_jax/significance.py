@@ -148,10 +148,7 @@ class BootstrapState(struct.PyTreeNode):
         ids = resampling.example_ids_of(cls, example_ids, n)
         w = validate_weights(weights, n, cfg.name)
         rows = resampling.example_rows(cfg.metric, predictions, references)
-        reps = poisson_weights(ids, cfg.samples, cfg.seed)
-        if w is not None:
-            reps = reps * w[None, :]
-        plain, replicas = resampling.weighted_sums(rows, w, reps)
+        plain, replicas = resampling.weighted_sums(rows, w, ids, cfg.samples, cfg.seed)
         return {
             "plain": resampling.sums_from_totals(cfg.metric, plain),
             "replicas": resampling.sums_from_totals(cfg.metric, replicas),
