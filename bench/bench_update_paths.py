@@ -30,7 +30,7 @@ import jax
 import numpy as np
 
 from metametric_jax import metametric
-from metametric_jax.device import device_state, encode_records, vocab_from_labels
+from metametric_jax.device import RecordPair, encode_pairs
 
 LABELS = ("PER", "LOC", "ORG", "MISC")
 DOCS, ITEMS = 64, 32
@@ -93,28 +93,39 @@ def main() -> None:
     args = parser.parse_args()
 
     preds, refs = make_batch(0)
-    vocab = vocab_from_labels(LABELS)
-    ep = encode_records(preds, max_items=ITEMS, vocab=vocab, metric=Doc.metric)
-    er = encode_records(refs, max_items=ITEMS, vocab=vocab, metric=Doc.metric)
-    arrays = [jax.device_put(a) for a in (ep.records, ep.mask, er.records, er.mask)]
+    pair = encode_pairs(preds, refs, max_items=ITEMS, metric=Doc.metric)
+    # the decode function reads label codes by position in LABELS: encode with that vocabulary
+    codes = {v: LABELS.index(k) for k, v in pair.vocabulary["label"].items()}
+    relabel = np.vectorize(lambda c: codes[int(c)], otypes=[np.int32])
+    ep_records = pair.pred_records.copy()
+    er_records = pair.ref_records.copy()
+    ep_records[..., 2] = relabel(ep_records[..., 2])
+    er_records[..., 2] = relabel(er_records[..., 2])
+    arrays = [jax.device_put(a) for a in (ep_records, pair.pred_mask, er_records, pair.ref_mask)]
 
-    callback_step = jax.jit(lambda pr, pm, rr, rm: Doc.metric.from_model_output((pr, pm), (rr, rm), decode=decode).sums)
-    device_step = jax.jit(lambda pr, pm, rr, rm: device_state(Doc.metric, pr, pm, rr, rm).sums)
+    callback_step = jax.jit(lambda pr, pm, rr, rm: Doc.metric.from_model_output((pr, pm), (rr, rm), decode=decode))
+    device_step = jax.jit(lambda pr, pm, rr, rm: Doc.metric.from_records(RecordPair(pr, pm, rr, rm)))
     host = Doc.metric.from_model_output(preds, refs)
     cb = callback_step(*arrays)
     dev = device_step(*arrays)
-    np.testing.assert_array_equal(np.asarray(cb), np.asarray(host.sums))
-    np.testing.assert_allclose(np.asarray(dev).sum(-1), np.asarray(host.sums).sum(-1), rtol=1e-6)
+    assert cb.totals() == host.totals()
+    assert [dev.totals()[k] for k in ("xy", "xx", "yy", "count")] == [
+        host.totals()[k] for k in ("xy", "xx", "yy", "count")
+    ]
 
     rates = {
-        "host": time_path(lambda: Doc.metric.from_model_output(preds, refs).sums, args.updates, args.repeat),
+        "host": time_path(lambda: Doc.metric.from_model_output(preds, refs).count, args.updates, args.repeat),
         "host+decode": time_path(
-            lambda: Doc.metric.from_model_output((ep.records, ep.mask), (er.records, er.mask), decode=decode).sums,
+            lambda: (
+                Doc.metric.from_model_output(
+                    (ep_records, pair.pred_mask), (er_records, pair.ref_mask), decode=decode
+                ).count
+            ),
             args.updates,
             args.repeat,
         ),
-        "callback": time_path(lambda: callback_step(*arrays), args.updates, args.repeat),
-        "device": time_path(lambda: device_step(*arrays), args.updates, args.repeat),
+        "callback": time_path(lambda: callback_step(*arrays).count, args.updates, args.repeat),
+        "device": time_path(lambda: device_step(*arrays).count, args.updates, args.repeat),
     }
     print(f"backend {jax.default_backend()}, {os.cpu_count()} CPUs; batches of {DOCS} documents x {ITEMS} spans")
     for name, rate in rates.items():
