@@ -52,7 +52,8 @@ from flax import struct
 
 from metametric_jax import _compensated as comp
 from metametric_jax import resampling
-from metametric_jax.accumulate import Metric, check_batch, validate_weights
+from metametric_jax.accumulate import Metric
+from metametric_jax.inputs import check_batch, validate_weights
 from metametric_jax.resampling import Positions, ResamplingConfig, poisson_weights, swap_masks
 from metametric_jax.suite import Suite
 

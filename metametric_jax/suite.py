@@ -28,7 +28,8 @@ import jax
 import numpy as np
 from flax import struct
 
-from metametric_jax.accumulate import Metric, check_batch
+from metametric_jax.accumulate import Metric
+from metametric_jax.inputs import check_batch
 
 __all__ = ["Suite", "SuiteConfig", "make_suite"]
 
