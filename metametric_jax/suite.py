@@ -21,6 +21,7 @@ Example:
 from __future__ import annotations
 
 import dataclasses
+import functools
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any, ClassVar, TypeVar
 
@@ -125,11 +126,22 @@ class Suite(struct.PyTreeNode):
 
     @classmethod
     def from_sums(cls: type[S], sums: Mapping[str, Any]) -> S:
-        """A suite state from its members' sums (see :meth:`host_batch_sums`); one transfer for all members."""
-        if not any(isinstance(x, jax.core.Tracer) for x in jax.tree.leaves(sums)):
-            sums = jax.device_put(dict(sums))
-        states = {k: m.from_sums(sums[k]) for k, m in cls.metric_config.members}
-        return cls(states=states, config=cls.metric_config)
+        """A suite state from its members' sums (see :meth:`host_batch_sums`).
+
+        NumPy sums of every member are packed into one array and split by one jitted call (one transfer).
+        """
+        cfg = cls.metric_config
+        if all(isinstance(x, np.ndarray) for x in jax.tree.leaves(sums)):
+            packed = {k: m.pack(sums[k]) for k, m in cfg.members}
+            return _jitted_unpack(cls, packed)
+        states = {k: m.from_sums(sums[k]) for k, m in cfg.members}
+        return cls(states=states, config=cfg)
+
+    @classmethod
+    def unpack(cls: type[S], packed: Mapping[str, Any]) -> S:
+        """A suite state from each member's packed sums (see :meth:`Metric.pack`; jnp, usable inside ``jit``)."""
+        cfg = cls.metric_config
+        return cls(states={k: m.unpack(packed[k]) for k, m in cfg.members}, config=cfg)
 
     def merge(self: S, other: S) -> S:
         """Member-wise merge."""
@@ -196,3 +208,8 @@ def make_suite(
 @jax.jit
 def _jitted_compute(state: Any) -> Any:
     return state.compute_traced()
+
+
+@functools.partial(jax.jit, static_argnums=0)
+def _jitted_unpack(cls: Any, packed: Any) -> Any:
+    return cls.unpack(packed)
