@@ -10,7 +10,7 @@ relabelled. The paths:
   loop that fetches the model's outputs to the host);
 * callback: a jitted step that gets padded integer arrays and calls ``from_model_output(..., decode=fn)``, which
   decodes and matches on the host through ``jax.pure_callback``;
-* device: a jitted step calling :func:`metametric_jax.device.device_state` on the same arrays (pure ``jax.numpy``).
+* device: a jitted step calling ``Doc.metric.from_records(RecordPair(...))`` on the same arrays (pure ``jax.numpy``).
 
 Each path is timed as the best of several rounds of ``--updates`` updates (results blocked on); the jitted paths
 get one untimed warm-up call. Ratios are updates per second relative to the callback path.
