@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from typing import Any
 
 import jax
@@ -20,3 +21,19 @@ def totals(state: Any) -> np.ndarray:
     """The (xy, xx, yy, count, macro sums...) values of a reduced metric state (hi + lo), float64."""
     t = state.totals()
     return np.array([t["xy"], t["xx"], t["yy"], t["count"], *t["macro"].values()], np.float64)
+
+
+def run(capsys, *argv: str) -> tuple[int, str, str]:
+    """Run ``metametric-jax`` in process: ``(exit code, standard output, standard error)``."""
+    from metametric_jax.cli import main
+
+    code = main(list(argv))
+    captured = capsys.readouterr()
+    return code, captured.out, captured.err
+
+
+def run_json(capsys, *argv: str) -> tuple[dict, str]:
+    """Run ``metametric-jax ... --format json``, which must succeed: ``(parsed output, standard error)``."""
+    code, out, err = run(capsys, *argv, "--format", "json")
+    assert code == 0, err
+    return json.loads(out), err

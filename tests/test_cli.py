@@ -8,27 +8,15 @@ from importlib import resources
 from pathlib import Path
 
 import pytest
+from helpers import run, run_json
 
 import metametric_jax
-from metametric_jax.cli import main
 from metametric_jax.tasks import ner
 
 DATA = resources.files("metametric_jax") / "data"
 SAMPLES = {
     "ner": (DATA / "ner" / "gold.txt", DATA / "ner" / "pred.txt"),
 }
-
-
-def run(capsys, *argv: str) -> tuple[int, str, str]:
-    code = main(list(argv))
-    captured = capsys.readouterr()
-    return code, captured.out, captured.err
-
-
-def run_json(capsys, *argv: str) -> tuple[dict, str]:
-    code, out, err = run(capsys, *argv, "--format", "json")
-    assert code == 0, err
-    return json.loads(out), err
 
 
 def test_explicit_files_and_format_before_task(capsys):

@@ -11,25 +11,13 @@ from pathlib import Path
 
 import pytest
 from amr_graphs import unrelated_pair
+from helpers import run, run_json
 
-from metametric_jax.cli import main
 from metametric_jax.tasks.amr import score_files
 
 DATA = resources.files("metametric_jax") / "data" / "amr"
 GOLD, PRED = str(DATA / "gold.txt"), str(DATA / "pred.txt")
 FIXTURES = Path(__file__).parent / "data" / "amr"
-
-
-def run(capsys, *argv: str) -> tuple[int, str, str]:
-    code = main(list(argv))
-    captured = capsys.readouterr()
-    return code, captured.out, captured.err
-
-
-def run_json(capsys, *argv: str) -> tuple[dict, str]:
-    code, out, err = run(capsys, *argv, "--format", "json")
-    assert code == 0, err
-    return json.loads(out), err
 
 
 def test_sample_json_equals_score_files_and_smatch(capsys):

@@ -12,26 +12,15 @@ from importlib import resources
 from pathlib import Path
 
 import pytest
+from helpers import run, run_json
 
-from metametric_jax.cli import LARGE_INPUT, main
+from metametric_jax.cli import LARGE_INPUT
 from metametric_jax.tasks import coref
 
 DATA = resources.files("metametric_jax") / "data"
 SAMPLE = (DATA / "coref" / "sample.key", DATA / "coref" / "sample.response")
 SCORER_TESTS = Path(__file__).resolve().parent / "data" / "conll2012-scorer-tests"
 FIXTURES = Path(__file__).resolve().parent / "data" / "coref"
-
-
-def run(capsys, *argv: str) -> tuple[int, str, str]:
-    code = main(list(argv))
-    captured = capsys.readouterr()
-    return code, captured.out, captured.err
-
-
-def run_json(capsys, *argv: str) -> tuple[dict, str]:
-    code, out, err = run(capsys, *argv, "--format", "json")
-    assert code == 0, err
-    return json.loads(out), err
 
 
 def test_sample_json_equals_score_files(capsys):

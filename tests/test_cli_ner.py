@@ -9,28 +9,16 @@ import sys
 from pathlib import Path
 
 import pytest
+from helpers import run, run_json
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from seqeval.metrics import classification_report
 
-from metametric_jax.cli import main
 from metametric_jax.commands import LARGE_INPUT
 from metametric_jax.tasks.ner import sample_paths, score, score_files
 from metametric_jax.tasks.readers.conll import read_conll
 
 DATA = Path(__file__).parent / "data" / "ner"
-
-
-def run(capsys, *argv: str) -> tuple[int, str, str]:
-    code = main(list(argv))
-    captured = capsys.readouterr()
-    return code, captured.out, captured.err
-
-
-def run_json(capsys, *argv: str) -> tuple[dict, str]:
-    code, out, err = run(capsys, *argv, "--format", "json")
-    assert code == 0, err
-    return json.loads(out), err
 
 
 # ---------------------------------------------------------------------------------------------------- two files

@@ -8,18 +8,13 @@ import sys
 from pathlib import Path
 
 import pytest
+from helpers import run
 
-from metametric_jax.cli import LARGE_INPUT, main
+from metametric_jax.cli import LARGE_INPUT
 from metametric_jax.tasks.ranking import score_files
 
 DATA = Path(__file__).parent / "data" / "ranking"
 SAMPLE = Path(__file__).parents[1] / "metametric_jax" / "data" / "ranking"
-
-
-def run(capsys, *argv: str) -> tuple[int, str, str]:
-    code = main(list(argv))
-    captured = capsys.readouterr()
-    return code, captured.out, captured.err
 
 
 def trec_eval_output(name: str) -> dict[str, dict[str, str]]:

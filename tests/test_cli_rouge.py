@@ -9,19 +9,13 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from helpers import run
 from rouge_score import rouge_scorer
 
-from metametric_jax.cli import main
 from metametric_jax.tasks.text import score_files
 
 DATA = Path(__file__).resolve().parent / "data" / "rouge"
 SAMPLE = resources.files("metametric_jax") / "data" / "rouge"
-
-
-def run(capsys, *argv: str) -> tuple[int, str, str]:
-    code = main(list(argv))
-    captured = capsys.readouterr()
-    return code, captured.out, captured.err
 
 
 def run_json(capsys, *argv: str) -> dict:

@@ -10,8 +10,8 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from helpers import run
 
-from metametric_jax.cli import main
 from metametric_jax.errors import InputFormatError
 from metametric_jax.tasks import constituency as cst
 from metametric_jax.tasks.readers.ptb import Tree, parse_params, parse_trees, read_treebank, read_trees, scan_trees
@@ -416,12 +416,6 @@ def test_fuzz_multiline_file_drops_and_duplicates_lines(tmp_path: Path) -> None:
 
 
 # --------------------------------------------------------------------------------------------------------- CLI
-def run(capsys, *argv: str) -> tuple[int, str, str]:
-    code = main(list(argv))
-    captured = capsys.readouterr()
-    return code, captured.out, captured.err
-
-
 def test_cli_json_equals_score_files(capsys) -> None:
     code, out, err = run(capsys, "score", "constituency", "--gold", str(GOLD), "--pred", str(PRED), "--format", "json")
     assert code == 0
