@@ -106,7 +106,7 @@ TOOLS = (CONLLEVAL, COREF_SCORER, UD_EVAL, EVALB)
 
 @dataclass
 class Row:
-    """One figure of one benchmark: a ratio (``unit="x"``) or seconds (``unit="s"``), or a comparison not run."""
+    """One figure of one benchmark: a ratio (``unit="x"``), seconds (``"s"``), a share (``"%"``), or not run."""
 
     bench: str
     comparison: str
@@ -120,13 +120,15 @@ class Row:
         """The figure as the tables print it."""
         if self.value is None:
             return "—"
+        if self.unit == "%":
+            return f"{self.value:.1f}%"
         return f"{self.value:.2f}x" if self.unit == "x" else f"{self.value:.3f} s"
 
     def status(self) -> str:
         """``met`` / ``MISSED`` for a figure with a target, ``not run: ...`` for a skipped one, else empty."""
         if self.value is None:
             return f"not run: {self.why_not}"
-        m = re.fullmatch(r"(>=|<=|>|<)\s*" + NUM + r"\s*(x|s)", self.target)
+        m = re.fullmatch(r"(>=|<=|>|<)\s*" + NUM + r"\s*(x|s|%)", self.target)
         if m is None:
             return ""
         bound = float(m.group(2))
@@ -192,6 +194,10 @@ def _accumulate(bench: str, text: str) -> list[Row]:
         rows.append(
             Row(bench, "span F1, 20k docs: ours vs metametric 0.2.1", float(m.group(1)), "peer / ours", ">= 20x")
         )
+    m = re.search(r"check share\s*= " + NUM + "%", text)
+    if m:
+        share = float(m.group(1))
+        rows.append(Row(bench, "span F1: leaf type check's share of ours", share, "% of ours", "<= 5%", "%"))
     return rows
 
 

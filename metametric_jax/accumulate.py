@@ -52,6 +52,15 @@ M = TypeVar("M", bound="Metric")
 
 MICRO = ("xy", "xx", "yy")
 
+#: the signature of a merge of states with different signatures (configuration signatures are never negative)
+MIXED = -1
+
+
+def merged_signature(a: Any, b: Any) -> Any:
+    """The signature of a merge: the common one, or :data:`MIXED` where the two differ (never silently one side's)."""
+    return jnp.where(a == b, a, MIXED)
+
+
 #: signature -> metric name of every metric class made in this process (to name the other side in messages)
 _KNOWN: dict[int, str] = {}
 
@@ -407,6 +416,11 @@ class Metric(struct.PyTreeNode):
         found = np.unique(np.asarray(sig))
         mine = self.config.signature
         for value in found.tolist():
+            if value == MIXED:
+                raise ValueError(
+                    f"This state of {self.config.name!r} merges sums of different metrics or configurations: a state "
+                    "restored from another metric's checkpoint was merged into it."
+                )
             if value != mine:
                 other = _KNOWN.get(int(value), "an unknown metric")
                 raise ValueError(
@@ -423,7 +437,8 @@ class Metric(struct.PyTreeNode):
 
     def merge_traced(self: M, other: M) -> M:
         """``merge`` without its checks (inside ``jit``)."""
-        return self.replace(**jax.tree.map(comp.add_traced, self._sums(), other._sums()))
+        sums = jax.tree.map(comp.add_traced, self._sums(), other._sums())
+        return self.replace(**sums, signature=merged_signature(self.signature, other.signature))
 
     def reduce(self: M) -> M:
         """Merge states stacked along the leading axis (CLU's contract: ``all_gather(state).reduce()``).
@@ -443,7 +458,7 @@ class Metric(struct.PyTreeNode):
         # start from the first state (not from zeros) so the carry varies across devices like the states do
         first = jax.tree.map(lambda x: x[0], stacked)
         total, _ = jax.lax.scan(body, first, jax.tree.map(lambda x: x[1:], stacked))
-        return self.replace(**total, signature=sig[0])
+        return self.replace(**total, signature=jnp.where(jnp.all(sig == sig[0]), sig[0], MIXED))
 
     def psum(self: M, axis_name: Any) -> M:
         """Merge across a named device axis with ``lax.psum`` (inside ``pmap`` / ``shard_map``).
@@ -458,8 +473,9 @@ class Metric(struct.PyTreeNode):
             total = hi + lo
             return jnp.stack([total, lo - (total - hi)], -1)
 
-        # the signature is the same on every device; pmax makes that visible to shard_map's replication check
-        return self.replace(**jax.tree.map(one, self._sums()), signature=jax.lax.pmax(self.signature, axis_name))
+        # pmax / pmin make the signature visible to shard_map's replication check; a mixture is marked MIXED
+        high, low = jax.lax.pmax(self.signature, axis_name), jax.lax.pmin(self.signature, axis_name)
+        return self.replace(**jax.tree.map(one, self._sums()), signature=merged_signature(high, low))
 
     def check_reduced(self, what: str) -> None:
         """Refuse a stacked state, or one restored from another metric's checkpoint (before ``compute``)."""

@@ -23,6 +23,7 @@ from typing import Any, TypeVar
 import numpy as np
 
 from metametric_jax.accumulate import Metric, MetricConfig
+from metametric_jax.composite import check_when_built
 from metametric_jax.constraint import Constraint, parse_constraint
 from metametric_jax.derive import as_similarity, derive_dataclass
 from metametric_jax.normalizer import F1, JACCARD, NONE, PRECISION, RECALL, Normalizer, parse_normalizer
@@ -172,6 +173,7 @@ def metametric(
             doc=f"The derived metric of {c.__name__} ({norm.name}, constraint {cons.value}).",
         )
         setattr(c, "latent_metric" if sim.has_variables else "metric", metric)
+        check_when_built(sim)
         return c
 
     if cls is not None:

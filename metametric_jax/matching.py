@@ -149,7 +149,8 @@ class SetMatching(Similarity):
             if cls is not None:
                 if not set(map(type, items)) <= {cls}:
                     return None  # subclass instances (or wrong types): the general path compares or refuses them
-                self.inner.check_fields(items)  # type: ignore[attr-defined]  # leaf types, as every path checks them
+                if self.inner.unchecked(items):  # type: ignore[attr-defined]  # checked when built: one mark each
+                    self.inner.check_fields(items)  # type: ignore[attr-defined]  # leaf types, as every path checks
             else:
                 self.inner.check(items)
             rows: list[tuple[float, float, float]] = []

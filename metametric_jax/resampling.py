@@ -18,7 +18,7 @@ import jax.numpy as jnp
 import numpy as np
 
 from metametric_jax import _compensated as comp
-from metametric_jax.accumulate import Metric
+from metametric_jax.accumulate import Metric, merged_signature
 from metametric_jax.suite import Suite
 
 __all__ = [
@@ -200,10 +200,12 @@ def check_state(state: Any) -> None:
 
 
 def reduce_leading(tree: Any) -> Any:
-    """Merge a pytree of states stacked along axis 0, in order (signatures: the first)."""
+    """Merge a pytree of states stacked along axis 0, in order (signatures as ``merge`` combines them)."""
 
     def body(carry: Any, x: Any) -> tuple[Any, None]:
-        return jax.tree.map(lambda a, b: a if a.dtype == jnp.int32 else comp.add(a, b), carry, x), None
+        return jax.tree.map(
+            lambda a, b: merged_signature(a, b) if a.dtype == jnp.int32 else comp.add(a, b), carry, x
+        ), None
 
     first = jax.tree.map(lambda x: x[0], tree)
     total, _ = jax.lax.scan(body, first, jax.tree.map(lambda x: x[1:], tree))

@@ -5,6 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import jax
+import jax.numpy as jnp
 import numpy as np
 import pytest
 from flax import serialization
@@ -166,6 +167,40 @@ def test_a_state_with_another_metrics_signature_is_refused_at_compute() -> None:
     forged = A.from_model_output([[1]], [[1]]).replace(signature=B.empty().signature)
     with pytest.raises(ValueError, match="'beta'"):
         forged.compute()
+
+
+def test_a_restored_state_of_another_configuration_cannot_hide_inside_a_merge() -> None:
+    A = make_metric(dsl.set_matching(dsl.discrete()), "f1", name="bag")
+    B = make_metric(dsl.set_matching(dsl.discrete()), "f1", name="bag", zero_division=1.0)  # same leaves
+    good = A.from_model_output([[1, 2]], [[1]])
+    forged = good.replace(signature=B.empty().signature)  # what a restore of B's checkpoint into A gives
+    for merged in (good.merge(forged), forged.merge(good), A.empty().merge(forged).merge(good)):
+        with pytest.raises(ValueError, match="merges sums of different metrics"):
+            merged.compute()
+    stacked = jax.tree.map(lambda a, b: jnp.stack([a, b]), good, forged)
+    with pytest.raises(ValueError, match="merges sums of different metrics"):
+        stacked.reduce().compute()
+    assert {k: good.merge(good).totals()[k] for k in ("xy", "xx", "yy")} == {"xy": 2.0, "xx": 4.0, "yy": 2.0}
+
+
+def test_orbax_restores_only_into_the_metric_it_was_saved_from(tmp_path) -> None:
+    import orbax.checkpoint as ocp  # the test extra installs it (flax depends on it too)
+
+    F2 = make_metric(dsl.set_matching(dsl.discrete()), "f2", name="bag")
+    F05 = make_metric(dsl.set_matching(dsl.discrete()), "f0.5", name="bag")
+    other = make_metric(dsl.set_matching(dsl.discrete()), "f2", name="bag", zero_division=1.0)
+    state = F2.from_model_output([[1, 2]], [[1]])
+    ckpt = ocp.StandardCheckpointer()
+    ckpt.save(tmp_path / "state", {"metrics": state, "step": 3})
+    ckpt.wait_until_finished()
+    restored = ckpt.restore(tmp_path / "state", {"metrics": F2.empty(), "step": 0})
+    assert restored["metrics"].totals() == state.totals() and int(restored["step"]) == 3
+    with pytest.raises(ValueError, match=r"f0\.5[\s\S]*f2|f2[\s\S]*f0\.5"):  # other figures: orbax refuses the tree
+        ckpt.restore(tmp_path / "state", {"metrics": F05.empty(), "step": 0})
+    same_leaves = ckpt.restore(tmp_path / "state", {"metrics": other.empty(), "step": 0})["metrics"]
+    for use in (lambda s: s.compute(), lambda s: s.totals(), lambda s: other.empty().merge(s).compute()):
+        with pytest.raises(ValueError, match="bag"):
+            use(same_leaves)
 
 
 # ---------------------------------------------------------------------------------- traps
