@@ -357,6 +357,29 @@ def test_hard_pair_is_bounded_flagged_and_warned_once():
     assert not found.optimal and found.matched < found.upper_bound
 
 
+def test_the_accumulator_takes_a_time_budget():
+    from amr_graphs import unrelated_pair
+
+    from metametric_jax.tasks.amr import SmatchMetric, smatch_metric
+
+    assert smatch_metric() is SmatchMetric and smatch_metric(time_limit=1) is SmatchMetric
+    quick = smatch_metric(time_limit=0.2)
+    assert quick is smatch_metric(time_limit=0.2) and quick is not SmatchMetric
+    p, g = unrelated_pair(0, 60)
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        state = quick.from_model_output([p], [g])
+    budget = [w for w in caught if issubclass(w.category, SolverBudgetWarning)]
+    assert len(budget) == 1 and "0.2 s per pair" in str(budget[0].message)
+    found = smatch_match(smatch_triples(p), smatch_triples(g), time_limit=0.2)
+    assert state.totals()["yy"] == found.reference and not found.optimal
+    easy = ["(b / boy :mod (t / tall))"], ["(b / boy)"]
+    assert smatch_metric(time_limit=None).batch_stats(*easy).tolist() == SmatchMetric.batch_stats(*easy).tolist()
+    for bad in (0, -1.0, "1", float("nan")):
+        with pytest.raises(ValueError, match="time_limit"):
+            smatch_metric(time_limit=bad)
+
+
 def test_report_counts_flagged_pairs(tmp_path):
     from amr_graphs import unrelated_pair
 

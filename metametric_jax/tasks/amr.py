@@ -66,6 +66,7 @@ from metametric_jax.tasks.readers.penman import parse_tree, read_penman, strip_a
 
 __all__ = [
     "SmatchMetric",  # noqa: F822 - built on first use, see __getattr__
+    "smatch_metric",
     "SmatchAlignment",
     "SolverBudgetWarning",
     "smatch_triples",
@@ -317,16 +318,20 @@ def _budget_warning(flagged: int, total: int, time_limit: float | None) -> str:
     )
 
 
-def _batch_stats(predictions: Sequence[Any], references: Sequence[Any]) -> np.ndarray:
+def _batch_stats(
+    predictions: Sequence[Any], references: Sequence[Any], time_limit: float | None = DEFAULT_TIME_LIMIT
+) -> np.ndarray:
     rows, flagged = [], 0
     for i, (p, r) in enumerate(zip(predictions, references)):
         found = smatch_match(
-            smatch_triples(p, label=f"<prediction[{i}]>"), smatch_triples(r, label=f"<reference[{i}]>")
+            smatch_triples(p, label=f"<prediction[{i}]>"),
+            smatch_triples(r, label=f"<reference[{i}]>"),
+            time_limit=time_limit,
         )
         flagged += not found.optimal
         rows.append(found[:3])
     if flagged:
-        warnings.warn(_budget_warning(flagged, len(rows), DEFAULT_TIME_LIMIT), SolverBudgetWarning, stacklevel=3)
+        warnings.warn(_budget_warning(flagged, len(rows), time_limit), SolverBudgetWarning, stacklevel=3)
     return np.asarray(rows, dtype=np.float64).reshape(-1, 3)
 
 
@@ -355,12 +360,39 @@ _SMATCH_DOC = r"""Smatch (Cai & Knight, 2013) as an accumulator: the exact optim
     """
 
 
+def smatch_metric(*, time_limit: float | None = DEFAULT_TIME_LIMIT) -> Any:
+    """The Smatch accumulator class with another time budget per pair (:data:`SmatchMetric` has the default).
+
+    Args:
+        time_limit: seconds per graph pair for the search past the quick certificates of optimality (``None``:
+            unbounded, exact on every pair however long it takes). Pairs that hit the budget are scored with the best
+            mapping found, and a :class:`SolverBudgetWarning` says how many.
+
+    The class is made once per budget, so states of one budget merge. Budgets change only the flagged pairs.
+
+    >>> from metametric_jax.tasks.amr import SmatchMetric, smatch_metric
+    >>> Slow = smatch_metric(time_limit=5.0)
+    >>> Slow is smatch_metric(time_limit=5.0) and Slow is not SmatchMetric
+    True
+    """
+    if time_limit is not None and not (isinstance(time_limit, (int, float)) and time_limit > 0):
+        raise ValueError(
+            f"smatch_metric: time_limit must be a positive number of seconds or None; found {time_limit!r}."
+        )
+    return _smatch_metric(None if time_limit is None else float(time_limit))
+
+
 @functools.cache
-def _smatch_metric() -> Any:
+def _smatch_metric(time_limit: float | None = DEFAULT_TIME_LIMIT) -> Any:
     from metametric_jax import stats_metric
 
+    budget = "" if time_limit == DEFAULT_TIME_LIMIT else f" (time budget {time_limit} s per pair)"
     return stats_metric(
-        batch_stats=_batch_stats, normalizer="f1", name="smatch", class_name="SmatchMetric", doc=_SMATCH_DOC
+        batch_stats=functools.partial(_batch_stats, time_limit=time_limit),
+        normalizer="f1",
+        name="smatch",
+        class_name="SmatchMetric",
+        doc=_SMATCH_DOC.replace("as an accumulator:", f"as an accumulator{budget}:", 1),
     )
 
 
@@ -370,7 +402,7 @@ __test__ = {"SmatchMetric": _SMATCH_DOC}  # its example runs with the module's d
 def __getattr__(name: str) -> Any:
     # The accumulator class is built on first use, so reading and scoring files does not import JAX.
     if name == "SmatchMetric":
-        return _smatch_metric()
+        return _smatch_metric(DEFAULT_TIME_LIMIT)
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
