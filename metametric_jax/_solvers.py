@@ -6,6 +6,7 @@ Each solver lives here once; the exact latent matching (Smatch's problem, used b
 
 from __future__ import annotations
 
+import time
 import warnings
 from collections import Counter, defaultdict
 from collections.abc import Callable, Sequence
@@ -83,21 +84,30 @@ def discrete_stats(xs: Sequence[Any], ys: Sequence[Any], constraint: Constraint)
 
 
 def solve_binary_program(
-    weights: np.ndarray, rows: list[list[int]], pair_le: Sequence[tuple[int, int]] = ()
-) -> tuple[float, np.ndarray]:
+    weights: np.ndarray,
+    rows: list[list[int]],
+    pair_le: Sequence[tuple[int, int]] = (),
+    *,
+    time_limit: float | None = None,
+    what: str = "integer program",
+) -> tuple[float, np.ndarray, bool]:
     """Maximize ``weights @ z`` over binary ``z`` subject to set-packing rows and ``z[a] <= z[b]`` links.
 
     Args:
         weights: objective coefficient of each binary variable.
         rows: each a list of variable indices whose sum must be at most 1.
         pair_le: ``(a, b)`` meaning ``z[a] <= z[b]``.
+        time_limit: seconds for the solver (``None``: exact, however long it takes).
+        what: the problem's name in the warning issued when the budget runs out.
 
     Returns:
-        The optimum and the 0/1 solution vector. Solved exactly with ``scipy.optimize.milp`` (HiGHS).
+        The best value found, its 0/1 solution vector and whether it is proven optimal. Solved with
+        ``scipy.optimize.milp`` (HiGHS). When ``time_limit`` runs out, the best solution HiGHS found is used (all
+        zeros, a feasible point, if none) and a :class:`SolverBudgetWarning` gives its value and the proven bound.
     """
     n = len(weights)
     if n == 0:
-        return 0.0, np.zeros(0)
+        return 0.0, np.zeros(0), True
     data: list[float] = []
     ri: list[int] = []
     ci: list[int] = []
@@ -127,11 +137,42 @@ def solve_binary_program(
         constraints=constraints,
         integrality=np.ones(n),
         bounds=Bounds(0, 1),
+        options={} if time_limit is None else {"time_limit": max(float(time_limit), 1e-3)},
     )
-    if res.x is None:  # pragma: no cover - HiGHS always finds the all-zero feasible point
+    optimal = res.status == 0
+    if res.x is None and optimal:  # pragma: no cover - HiGHS always finds the all-zero feasible point
         raise RuntimeError(f"integer program failed: {res.message}")
-    z = np.round(res.x)
-    return float(np.asarray(weights) @ z), z
+    z = np.zeros(n) if res.x is None else np.round(res.x)
+    value = float(np.asarray(weights) @ z)
+    if not optimal and not pair_le:  # a set-packing program: a greedy packing may beat the solver's incumbent
+        greedy = _greedy_packing(np.asarray(weights, dtype=np.float64), rows)
+        if float(np.asarray(weights) @ greedy) > value:
+            z, value = greedy, float(np.asarray(weights) @ greedy)
+    if not optimal:
+        bound = getattr(res, "mip_dual_bound", None)
+        bound_text = "" if bound is None or not np.isfinite(bound) else f", at most {-float(bound):g}"
+        warnings.warn(
+            f"{what}: the time budget of {time_limit} s ran out; the best solution found is used "
+            f"({value:g}{bound_text}).",
+            SolverBudgetWarning,
+            stacklevel=4,
+        )
+    return value, z, optimal
+
+
+def _greedy_packing(weights: np.ndarray, rows: list[list[int]]) -> np.ndarray:
+    """A feasible point of a set-packing program: variables by decreasing weight, each kept if its rows are free."""
+    member: list[list[int]] = [[] for _ in range(len(weights))]
+    for r, row in enumerate(rows):
+        for v in row:
+            member[v].append(r)
+    taken_rows: set[int] = set()
+    z = np.zeros(len(weights))
+    for v in np.argsort(-weights, kind="stable"):
+        if weights[v] > 0 and not any(r in taken_rows for r in member[v]):
+            z[v] = 1.0
+            taken_rows.update(member[v])
+    return z
 
 
 def lcs_dp(g: np.ndarray) -> tuple[float, list[tuple[int, int]]]:
@@ -190,7 +231,7 @@ def solve_latent_elements(
     predicted copies of a block with variable tuple :math:`T` match the reference copies with tuple :math:`m(T)`,
     :math:`\min(c_T, c_{m(T)})` of them under ``1:1``, so each pair of tuples is one term over the variable pairs it
     requires. Otherwise it is solved as an integer program over element and variable pairs
-    (:func:`solve_binary_program`, exact, without time bound).
+    (:func:`solve_binary_program`) within the same ``time_limit``.
     """
     n_x, n_y = g.shape
     cand = [(int(i), int(j)) for i, j in zip(*np.nonzero(g > 0))]
@@ -198,7 +239,7 @@ def solve_latent_elements(
         return 0.0, [], True
     blocks = _blocks(g, cand)
     if blocks is None:
-        return _latent_program(g, cand, bindings, constraint)
+        return _latent_program(g, cand, bindings, constraint, time_limit)
     pred_vars: dict[Any, int] = {}
     gold_vars: dict[Any, int] = {}
     groups = []  # per block: weight, {pred tuple: [i]}, {gold tuple: [j]}
@@ -293,8 +334,12 @@ def _latent_program(
     cand: list[tuple[int, int]],
     bindings: Callable[[int, int], Sequence[tuple[Any, Any]]],
     constraint: Constraint,
+    time_limit: float | None = None,
 ) -> tuple[float, list[tuple[int, int]], bool]:
-    """The integer program over element pairs ``z`` and variable pairs ``b``: ``z <= b`` for each binding."""
+    """The integer program over element pairs ``z`` and variable pairs ``b``: ``z <= b`` for each binding.
+
+    Within ``time_limit`` seconds (``None``: exact, unbounded); see :func:`solve_binary_program`.
+    """
     var_index: dict[tuple[Any, Any], int] = {}
     links: list[tuple[int, int]] = []
     n = len(cand)
@@ -315,5 +360,109 @@ def _latent_program(
     for (u, v), idx in var_index.items():
         groups.setdefault(("u", u), []).append(idx)
         groups.setdefault(("v", v), []).append(idx)
-    total, z = solve_binary_program(w, list(groups.values()), links)
-    return total, [cand[k] for k in range(n) if z[k] > 0.5], True
+    deadline = None if time_limit is None else time.perf_counter() + float(time_limit)
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always", SolverBudgetWarning)
+        program_limit = None if time_limit is None else 0.6 * float(time_limit)  # the rest for the local search
+        total, z, optimal = solve_binary_program(w, list(groups.values()), links, time_limit=program_limit)
+    chosen = [cand[k] for k in range(n) if z[k] > 0.5]
+    if not optimal:
+        searched = _local_latent_search(g, cand, bindings, constraint, chosen, deadline or 0.0)
+        value = float(sum(g[i, j] for i, j in searched))
+        if value > total:
+            total, chosen = value, searched
+        bound = next((str(w.message).split("at most ", 1)[-1].rstrip(").") for w in caught), "?")
+        warnings.warn(
+            f"latent matching: the time budget of {time_limit} s ran out; the best matching found is used "
+            f"({total:g}, at most {bound}).",
+            SolverBudgetWarning,
+            stacklevel=4,
+        )
+    return total, chosen, optimal
+
+
+def _local_latent_search(
+    g: np.ndarray,
+    cand: list[tuple[int, int]],
+    bindings: Callable[[int, int], Sequence[tuple[Any, Any]]],
+    constraint: Constraint,
+    start: list[tuple[int, int]],
+    deadline: float,
+) -> list[tuple[int, int]]:
+    """Hill climbing over variable mappings from the better of ``start`` and a greedy matching, until ``deadline``.
+
+    For a mapping, the best element matching is :func:`solve_gram` over the element pairs whose variables it maps
+    alike; moves re-map one predicted variable (to a free reference variable, or by swapping with another).
+    """
+    needs = [tuple(bindings(i, j)) for i, j in cand]
+
+    def mapping_of(pairs: list[tuple[int, int]]) -> dict[Any, Any]:
+        index = {c: k for k, c in enumerate(cand)}
+        return {u: v for pair in pairs for u, v in needs[index[pair]]}
+
+    def evaluate(m: dict[Any, Any]) -> tuple[float, list[tuple[int, int]]]:
+        masked = np.zeros_like(g)
+        for (i, j), need in zip(cand, needs):
+            if all(m.get(u) == v for u, v in need):
+                masked[i, j] = g[i, j]
+        return solve_gram(masked, constraint, want_pairs=True)
+
+    pred_vars = sorted({u for need in needs for u, _ in need}, key=repr)
+    gold_vars = sorted({v for need in needs for _, v in need}, key=repr)
+    rng = np.random.default_rng(0)
+    greedy = _greedy_latent(g, cand, needs, constraint)
+    mapping = mapping_of(max((start, greedy), key=lambda pairs: sum(g[i, j] for i, j in pairs)))
+    value, pairs = evaluate(mapping)
+    best, best_pairs = value, pairs
+    while time.perf_counter() < deadline:  # hill climbing, then random restarts while time remains
+        improved = True
+        while improved and time.perf_counter() < deadline:
+            improved = False
+            for a, u in enumerate(pred_vars):
+                free = [v for v in gold_vars if v not in mapping.values()]
+                moves = [{**mapping, u: v} for v in free]
+                moves += [
+                    {**mapping, u: mapping[w], w: mapping[u]}
+                    for w in pred_vars[a + 1 :]
+                    if w in mapping and u in mapping
+                ]
+                for m in moves:
+                    if time.perf_counter() >= deadline:
+                        break
+                    found_value, found = evaluate(m)
+                    if found_value > value + 1e-12:
+                        value, pairs, mapping, improved = found_value, found, m, True
+                        break
+                if improved:
+                    break
+        if value > best:
+            best, best_pairs = value, pairs
+        shuffled = rng.permutation(len(gold_vars))
+        mapping = {u: gold_vars[k] for u, k in zip(pred_vars, shuffled)}
+        value, pairs = evaluate(mapping)
+    return sorted(best_pairs)
+
+
+def _greedy_latent(
+    g: np.ndarray, cand: list[tuple[int, int]], needs: list[tuple[tuple[Any, Any], ...]], constraint: Constraint
+) -> list[tuple[int, int]]:
+    """A feasible joint matching: element pairs by decreasing weight, each kept if its variables fit the mapping."""
+    forward: dict[Any, Any] = {}
+    backward: dict[Any, Any] = {}
+    used_i: set[int] = set()
+    used_j: set[int] = set()
+    one_i = constraint in (Constraint.ONE_TO_ONE, Constraint.ONE_TO_MANY)
+    one_j = constraint in (Constraint.ONE_TO_ONE, Constraint.MANY_TO_ONE)
+    out = []
+    for k in sorted(range(len(cand)), key=lambda k: -g[cand[k]]):
+        i, j = cand[k]
+        if (one_i and i in used_i) or (one_j and j in used_j):
+            continue
+        fwd, bwd = dict(forward), dict(backward)
+        if any(fwd.setdefault(u, v) != v or bwd.setdefault(v, u) != u for u, v in needs[k]):
+            continue  # a variable would be mapped twice
+        forward, backward = fwd, bwd
+        used_i.add(i)
+        used_j.add(j)
+        out.append((i, j))
+    return sorted(out)

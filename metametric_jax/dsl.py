@@ -26,6 +26,7 @@ import sys
 from collections.abc import Callable, Mapping
 from typing import Any
 
+from metametric_jax._solvers import DEFAULT_TIME_LIMIT
 from metametric_jax.composite import Product, UnionSim
 from metametric_jax.constraint import Constraint, parse_constraint
 from metametric_jax.derive import as_similarity, derive, field_types
@@ -126,14 +127,18 @@ def sequence_matching(inner: SimLike) -> Similarity:
     return SequenceMatching(as_similarity(inner, "sequence_matching"))
 
 
-def graph_matching(inner: SimLike, *, constraint: str | Constraint = "<->") -> Similarity:
-    """Matching of graph nodes that preserves reachability."""
-    return GraphMatching(as_similarity(inner, "graph_matching"), constraint)
+def graph_matching(
+    inner: SimLike, *, constraint: str | Constraint = "<->", time_limit: float | None = DEFAULT_TIME_LIMIT
+) -> Similarity:
+    """Matching of graph nodes that preserves reachability, exact within ``time_limit`` seconds per pair."""
+    return GraphMatching(as_similarity(inner, "graph_matching"), constraint, time_limit)
 
 
-def latent_set_matching(inner: SimLike, *, constraint: str | Constraint = "<->") -> Similarity:
-    """Joint matching of elements and their latent variables (Smatch-style), solved exactly."""
-    return LatentSetMatching(as_similarity(inner, "latent_set_matching"), constraint)
+def latent_set_matching(
+    inner: SimLike, *, constraint: str | Constraint = "<->", time_limit: float | None = DEFAULT_TIME_LIMIT
+) -> Similarity:
+    """Joint matching of elements and their latent variables (Smatch-style), exact within ``time_limit`` s per pair."""
+    return LatentSetMatching(as_similarity(inner, "latent_set_matching"), constraint, time_limit)
 
 
 def max_pair(inner: SimLike) -> Similarity:

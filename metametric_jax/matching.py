@@ -241,16 +241,21 @@ class GraphMatching(Similarity):
     """Matching of the nodes of two graphs that preserves reachability.
 
     For matched pairs ``(u, v)`` and ``(u', v')``, ``u`` reaches ``u'`` iff ``v`` reaches ``v'``. Solved exactly as
-    an integer program.
+    an integer program within ``time_limit`` seconds per pair of graphs; when the budget runs out, the best matching
+    found is used and a ``SolverBudgetWarning`` is issued.
 
     Args:
         inner: the similarity of nodes.
         constraint: the node matching constraint (default ``1:1``).
+        time_limit: seconds per pair of graphs (``None``: exact however long it takes).
     """
 
-    def __init__(self, inner: Similarity, constraint: str | Constraint = "<->") -> None:
+    def __init__(
+        self, inner: Similarity, constraint: str | Constraint = "<->", time_limit: float | None = DEFAULT_TIME_LIMIT
+    ) -> None:
         self.inner = inner
         self.constraint = parse_constraint(constraint)
+        self.time_limit = time_limit
         self.name = f"graph[{inner.name}, {self.constraint.value}]"
 
     def _solve(self, x: Any, y: Any, mode: Mode) -> tuple[float, list[tuple[int, int]], np.ndarray, list, list]:
@@ -278,7 +283,7 @@ class GraphMatching(Similarity):
                     continue
                 if rx[i0, i1] != ry[j0, j1] or rx[i1, i0] != ry[j1, j0]:
                     rows.append([a, b])
-        total, z = solve_binary_program(w, rows)
+        total, z, _ = solve_binary_program(w, rows, time_limit=self.time_limit, what="graph matching")
         pairs = [cand[k] for k in np.nonzero(z > 0.5)[0]]
         return total, pairs, g, xs, ys
 
@@ -306,9 +311,9 @@ class LatentSetMatching(Similarity):
     plus the element constraint. Element similarities treat variables as equal; :math:`B(x, y)` are the variable
     pairs the alignment of ``x`` with ``y`` requires (Cai and Knight, "Smatch", ACL 2013). When elements equal up to
     their variables match with one weight (discrete fields, as Smatch's triples), this is the problem AMR's Smatch
-    solves, by the same exact solver and time budget (:func:`metametric_jax._solvers.solve_latent_elements`): when the
-    budget runs out, the best mapping found is used and a ``SolverBudgetWarning`` is issued. Other similarities are
-    solved as an integer program over element and variable pairs.
+    solves, by the same exact solver and time budget (:func:`metametric_jax._solvers.solve_latent_elements`). Other
+    similarities are solved as an integer program over element and variable pairs, within the same budget. When the
+    budget runs out, the best mapping found is used and a ``SolverBudgetWarning`` is issued.
 
     Args:
         inner: the similarity of elements (with variable fields).
@@ -339,12 +344,12 @@ class LatentSetMatching(Similarity):
 
     def self_score(self, x: Any, side: str = "p") -> float:
         xs = as_list(x, self.name)
-        if self.constraint is Constraint.ONE_TO_ONE:
-            g = self.inner.gram(xs, xs, side + side)
-            diag = np.diag(g) if g.size else np.zeros(0)
-            if g.size == 0 or np.all(diag >= g.max(axis=1)):
-                return float(diag.sum())  # the identity alignment reaches the row-maximum bound
-        return self._solve(xs, xs, side + side)[0]
+        g = self.inner.gram(xs, xs, side + side)
+        diag = np.diag(g) if g.size else np.zeros(0)
+        if g.size == 0 or (self.constraint is Constraint.ONE_TO_ONE and np.all(diag >= g.max(axis=1))):
+            return float(diag.sum())  # the identity alignment reaches the row-maximum bound
+        # the identity alignment is feasible: a search stopped by the time budget never scores below it
+        return max(self._solve(xs, xs, side + side)[0], float(diag.sum()))
 
     def explain_matches(self, x: Any, y: Any, px: str, py: str, mode: Mode = "pr") -> list[Match]:
         xs, ys = as_list(x, self.name), as_list(y, self.name)

@@ -230,3 +230,90 @@ def test_latent_set_matching_warns_when_the_budget_runs_out():
     with pytest.warns(latent.SolverBudgetWarning, match="time budget"):
         value = sim.score(as_graph(smatch_triples(pred)).triples, as_graph(smatch_triples(gold)).triples)
     assert value > 0
+
+
+# --------------------------------------------------------------------------- soft similarities and graphs, bounded
+@dataclass(frozen=True)
+class Edge:
+    head: Variable
+    tail: Variable
+    weight: float
+
+
+def _random_edges(rng: np.random.Generator, prefix: str, n_vars: int, n_edges: int) -> list[Edge]:
+    return [
+        Edge(Variable(f"{prefix}{rng.integers(n_vars)}"), Variable(f"{prefix}{rng.integers(n_vars)}"), float(w))
+        for w in rng.integers(1, 4, n_edges)
+    ]
+
+
+SOFT_EDGE = dsl.dataclass(Edge, weight=dsl.from_function(lambda a, b: 1.0 / (1.0 + abs(a - b))))
+
+
+def _feasible(pairs, xs, ys, inner) -> bool:
+    """One-to-one elements, and the variables their bindings need mapped one-to-one."""
+    forward, backward = {}, {}
+    for i, j in pairs:
+        for u, v in inner.bindings(xs[i], ys[j]):
+            if forward.setdefault(u, v) != v or backward.setdefault(v, u) != u:
+                return False
+    return len({i for i, _ in pairs}) == len(pairs) == len({j for _, j in pairs})
+
+
+def test_soft_latent_matching_is_bounded_warned_and_feasible():
+    """15 variables and 40 soft-weighted edges a side took over 300 s unbounded; now the budget holds."""
+    rng = np.random.default_rng(0)
+    xs, ys = _random_edges(rng, "a", 15, 40), _random_edges(rng, "x", 15, 40)
+    sim = dsl.latent_set_matching(SOFT_EDGE, time_limit=0.3)
+    start = time.perf_counter()
+    with pytest.warns(latent.SolverBudgetWarning, match=r"latent matching: the time budget of 0.3 s ran out"):
+        total, pairs, g = sim._solve(xs, ys, "pr")
+    assert time.perf_counter() - start < 10.0  # the budget plus building the program, on a loaded machine
+    assert _feasible(pairs, xs, ys, SOFT_EDGE)
+    assert total == pytest.approx(sum(g[i, j] for i, j in pairs)) and total > 0
+    assert sim.self_score(xs) == len(xs)  # the identity alignment reaches the row maxima: no search
+
+
+def test_soft_latent_matching_within_budget_is_exact():
+    rng = np.random.default_rng(3)
+    for _ in range(5):
+        xs, ys = _random_edges(rng, "a", 3, 4), _random_edges(rng, "x", 3, 4)
+        bounded = dsl.latent_set_matching(SOFT_EDGE).score(xs, ys)
+        assert bounded == pytest.approx(dsl.latent_set_matching(SOFT_EDGE, time_limit=None).score(xs, ys))
+        best = 0.0  # brute force over one-to-one variable mappings, then the best element assignment under it
+        pv = sorted({v.name for e in xs for v in (e.head, e.tail)})
+        gv = sorted({v.name for e in ys for v in (e.head, e.tail)})
+        g = SOFT_EDGE.gram(xs, ys)
+        for image in itertools.permutations(gv + [None] * len(pv), len(pv)):
+            m = dict(zip(pv, image))
+            masked = np.array(
+                [
+                    [
+                        g[i, j] if m[x.head.name] == y.head.name and m[x.tail.name] == y.tail.name else 0.0
+                        for j, y in enumerate(ys)
+                    ]
+                    for i, x in enumerate(xs)
+                ]
+            )
+            best = max(best, _solvers.solve_gram(masked, parse_constraint("<->"))[0])
+        assert bounded == pytest.approx(best)
+
+
+def test_graph_matching_is_bounded_and_warned():
+    @dataclass
+    class Graph:
+        nodes: list
+        edges: list
+
+    rng = np.random.default_rng(1)
+
+    def graph() -> Graph:
+        ends = rng.integers(0, 40, (40, 2))
+        return Graph([int(x) for x in rng.integers(0, 2, 40)], [(int(a), int(b)) for a, b in ends if a != b])
+
+    x, y = graph(), graph()
+    with pytest.warns(latent.SolverBudgetWarning, match="graph matching: the time budget of 0.05 s ran out"):
+        value = dsl.graph_matching(dsl.discrete(), time_limit=0.05).score(x, y)
+    assert value >= 1.0  # at least the greedy packing's first pair
+    small = Graph([0, 1, 1], [(0, 1), (1, 2)]), Graph([0, 1], [(0, 1)])
+    assert dsl.graph_matching(dsl.discrete()).score(*small) == 2.0
