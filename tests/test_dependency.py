@@ -566,21 +566,117 @@ def test_every_path_gives_the_same_figures_or_the_same_error() -> None:
     check()
 
 
-def test_sentence_pairs_equal_the_corpus_without_multiword_tokens() -> None:
-    """Without multiword tokens alignment never crosses a sentence boundary: sentence pairs give the corpus figures.
+# ============================================================================================ sentence by sentence
+BOUNDARY = json.loads((DATA / "boundary_cases.json").read_text(encoding="utf-8"))
+WHOLE_DOCUMENTS = "score whole documents (score_files, or a list of sentences per example)"
 
-    (With multiword tokens the script's corpus-wide alignment may pair words across a boundary; ``score`` and
-    ``score_files`` follow it, while each accumulator example is aligned on its own.)
-    """
-    rng = random.Random(3)
+
+def _script_counts(counts: np.ndarray) -> dict[str, list[Any]]:
+    """Summed counts in the fixtures' layout: ``{Metric: [correct, system, gold, aligned or None]}``."""
+    rows = np.asarray(counts).reshape(-1, len(dep.METRICS), 4).sum(axis=0).tolist()
+    return {NAMES[m]: [*r[:3], r[3] if m in dep.ALIGNED_METRICS else None] for m, r in zip(dep.METRICS, rows)}
+
+
+@pytest.mark.parametrize("case", BOUNDARY, ids=[c["name"] for c in BOUNDARY])
+def test_sentence_examples_give_the_scripts_figures_or_refuse(case: dict[str, Any], tmp_path: Path) -> None:
+    """The script's walk can align words across a sentence boundary: sentence examples never give another number."""
+    gold, pred = parse_conllu(case["gold"], "gold.conllu"), parse_conllu(case["system"], "system.conllu")
+    (tmp_path / "gold.conllu").write_text(case["gold"], encoding="utf-8")
+    (tmp_path / "system.conllu").write_text(case["system"], encoding="utf-8")
+    report = dep.score_files(predictions=tmp_path / "system.conllu", references=tmp_path / "gold.conllu")
+    assert _script_counts(dep.sentence_counts(pred, gold)) == case["counts"]  # the whole files
+    assert report.scores == dep.score(pred, gold)
     metric = dep.DependencyMetric()
-    for _ in range(30):
-        gold, pred = [], []
-        for _ in range(rng.randint(1, 4)):
-            text = "".join(rng.choice("aAbB") for _ in range(rng.randint(1, 12)))
-            gold += parse_conllu(_random_side(rng, text, 0.0, 0))
-            pred += parse_conllu(_random_side(rng, text, 0.0, 0))
-        state = metric.empty()
-        for lo in range(0, len(gold), 2):
-            state = state.merge(metric.from_model_output(pred[lo : lo + 2], gold[lo : lo + 2]))
-        assert dep.figures(state) == dep.score(pred, gold)
+    assert dep.figures(metric.from_model_output([pred], [gold])) == report.scores  # one document
+    # a list of one sentence is a file of its own: the script's counts on each sentence file, summed
+    alone = [dep.example_counts([p], [g]) for p, g in zip(pred, gold)]
+    assert _script_counts(np.stack(alone)) == case["sentence_file_counts"]
+    if case["counts"] == case["sentence_file_counts"]:
+        assert dep.figures(metric.from_model_output(pred, gold)) == report.scores
+        return
+    sentence_files = dep.figures(metric.from_model_output([[p] for p in pred], [[g] for g in gold]))
+    assert (report.scores["uas"]["f1"], sentence_files["uas"]["f1"]) == (0.0, 0.5)  # the script's two figures
+    with pytest.raises(InputFormatError) as err:
+        metric.from_model_output(pred, gold)  # sentence examples: refused rather than UAS F1 0.5
+    message = str(err.value)
+    assert (err.value.path, err.value.line) == ("gold.conllu", 1) and "\n" not in message
+    assert "example 1 of the batch (sent_id s1): the alignment runs out of" in message and WHOLE_DOCUMENTS in message
+    with pytest.raises(InputFormatError, match="runs out of"):
+        metric.from_model_output([pred[0]], [gold[:1]])  # a bare sentence on either side is a sentence example
+
+
+def test_sentence_examples_split_differently_and_bad_multiword_ranges_are_refused() -> None:
+    gold, pred = read_conllu(GOLD), read_conllu(_pred("pred-sentences"))
+    with pytest.raises(InputFormatError) as err:
+        dep.DependencyMetric().from_model_output(pred[:20], gold[:20])
+    message = str(err.value)
+    assert message.startswith(f"{_pred('pred-sentences')}:138: example 7 of the batch (sent_id weblog-")
+    assert f"if sentences are split differently, {WHOLE_DOCUMENTS}" in message and "\n" not in message
+    words = tuple(DepToken(k, f, head=k - 1) for k, f in enumerate("abc", start=1))
+    for ranges in ([MultiwordToken(2, 4, "bc")], [MultiwordToken(1, 1, "a")], [MultiwordToken(1, 2, "ab")] * 2):
+        sentence = DepSentence(words, tuple(ranges), ("# sent_id = x",))
+        with pytest.raises(InputFormatError, match=r"sentence 1 \(sent_id x\): expected multiword tokens in order"):
+            dep.score([sentence], [sentence])
+    with pytest.raises(InputFormatError, match="non-empty FORM"):
+        dep.score([DepSentence(words, (MultiwordToken(1, 2, " "),))], [DepSentence(words)])
+
+
+def _next_sentence(message: str, pred: DepSentence, gold: DepSentence) -> tuple[DepSentence, DepSentence]:
+    """A sentence pair to follow a refused one whose first token is a multiword token of the side that ran out.
+
+    Its words are the forms of the other side's sentence, so that the script's LCS can take the words left over.
+    """
+    reference_ran_out = "runs out of reference words" in message
+    forms = [w.form for w in (pred if reference_ran_out else gold).words]
+    mwt = f"1-{len(forms)}\tzz" + "\t_" * 8 + "\n"
+    mwt += "".join(f"{k}\t{f}\t_\tX\t_\t_\t{int(k > 1)}\tdep\t_\t_\n" for k, f in enumerate(forms, start=1))
+    [plain, multi] = [parse_conllu(t)[0] for t in ("1\tzz\t_\tX\t_\t_\t0\troot\t_\t_\n", mwt)]
+    return (plain, multi) if reference_ran_out else (multi, plain)
+
+
+def test_sentence_examples_equal_score_files_or_refuse_where_the_script_can_differ(tmp_path: Path) -> None:
+    """Generated documents (multiword tokens, retokenized, same or other sentence boundaries), fed sentence by sentence.
+
+    Accepted sentence examples, in any batches, give score_files' figures exactly; a refused one is refused only
+    where a following sentence makes the script's counts differ from the sentence's own.
+    """
+    from hypothesis import given, settings
+    from hypothesis import strategies as st
+
+    metric = dep.DependencyMetric()
+
+    @settings(max_examples=120, deadline=None)
+    @given(st.randoms(use_true_random=False), st.sampled_from([0.0, 0.3, 0.6]), st.booleans())
+    def check(rng: random.Random, p_mwt: float, resplit: bool) -> None:
+        gold_text, pred_text = "", ""
+        for _ in range(rng.randint(1, 5)):
+            text = "".join(rng.choice("aAbBc") for _ in range(rng.randint(1, 8)))
+            gold_text += _random_side(rng, text, p_mwt, rng.randint(0, 1) if resplit else 0)
+            pred_text += _random_side(rng, text, p_mwt, rng.randint(0, 1) if resplit else 0)
+        gold, pred = parse_conllu(gold_text, "gold.conllu"), parse_conllu(pred_text, "pred.conllu")
+        (tmp_path / "gold.conllu").write_text(gold_text, encoding="utf-8")
+        (tmp_path / "pred.conllu").write_text(pred_text, encoding="utf-8")
+        expected = dep.score_files(predictions=tmp_path / "pred.conllu", references=tmp_path / "gold.conllu").scores
+        assert dep.figures(metric.from_model_output([pred], [gold])) == expected
+        if len(pred) != len(gold):
+            return
+        size = rng.randint(1, 3)
+        try:
+            state = metric.empty()
+            for lo in range(0, len(gold), size):
+                state = state.merge(metric.from_model_output(pred[lo : lo + size], gold[lo : lo + size]))
+        except InputFormatError as err:
+            message = str(err)
+            assert WHOLE_DOCUMENTS in message and "\n" not in message
+            k = lo + int(re.search(r"example (\d+) of the batch", message).group(1)) - 1
+            if "split differently" in message:
+                assert resplit  # the same boundaries spell the same text sentence by sentence
+                return
+            p2, g2 = _next_sentence(message, pred[k], gold[k])
+            together = dep.sentence_counts([pred[k], p2], [gold[k], g2]).sum(axis=0)
+            apart = dep.sentence_counts(pred[k], gold[k]).sum(axis=0) + dep.sentence_counts(p2, g2).sum(axis=0)
+            assert (together != apart).any()
+        else:
+            assert dep.figures(state) == expected
+
+    check()

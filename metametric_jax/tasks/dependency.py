@@ -41,14 +41,23 @@ relations with their subtypes.
 
 The accumulator :func:`DependencyMetric` is a suite of one member per figure (statistics
 :math:`(C, S, G)`, so ``precision``, ``recall`` and ``f1`` are the figure's) and one ``<figure>_aligned`` member per
-word-level figure (statistics :math:`(C, A, A)`); each example is a pair of documents (a
-:class:`~metametric_jax.tasks.readers.conllu.DepSentence` or a sequence of them) aligned on their own.
-:func:`score` and :func:`score_files` align whole corpora at once, as the script does, and compute the figures from
-the integer totals on the host (no JAX); :func:`figures` reads the same figures from an accumulator state. Sentence
-pairs (the same sentence boundaries on both sides) give the corpus figures unless multiword tokens sit at a sentence
-boundary: the script walks the whole corpus, and around multiword tokens its walk can pair words across a boundary.
-Feed whole documents (or use :func:`score_files`) where the figures must be the script's to the last count. ``macro_``
-figures average over examples; an example with nothing to count on either side scores 1.0 there.
+word-level figure (statistics :math:`(C, A, A)`). Each example is a document (a sequence of
+:class:`~metametric_jax.tasks.readers.conllu.DepSentence` on each side, aligned on its own as the script aligns a
+file, so ``[sentence]`` scores a sentence as a file of its own) or a sentence (a bare ``DepSentence``: one sentence
+of a larger corpus). :func:`score` and :func:`score_files` align whole corpora at once, as the script does, and
+compute the figures from the integer totals on the host (no JAX); :func:`figures` reads the same figures from an
+accumulator state.
+
+**Sentence by sentence.** The script walks the whole file, so sentence examples give its figures of the corpus they
+come from, or an :class:`~metametric_jax.errors.InputFormatError`, never another number. Two things refuse a
+sentence example, with a one-line message naming it (position in the batch, ``sent_id``, file and line) and telling
+to score whole documents: its sides spell different texts (the sentence boundaries differ), or its alignment runs
+out of words on one side while words the script could carry over are left on the other (the reference ran out: two
+or more predicted words; the prediction ran out: a reference word outside a multiword token and another after it).
+In the second case, when the next sentence of the side that ran out starts with a multiword token, the script's span
+around that token takes the words left in, and its LCS can pair them with words of the next sentence.
+:func:`SentenceCountsMetric` accumulates per-sentence counts of a corpus aligned at once. ``macro_`` figures average
+over examples; an example with nothing to count on either side scores 1.0 there.
 
 Reading (:mod:`metametric_jax.tasks.readers.conllu`) is a little more lenient than the script, never changing a
 figure: runs of blank lines, a missing final blank line, a byte-order mark and CRLF line endings are accepted.
@@ -89,6 +98,7 @@ from metametric_jax.tasks.dependency_counts import (
     METRICS,
     UNIVERSAL_FEATURES,
     check_tree,
+    example_counts,
     parse_options,
     sentence_counts,
 )
@@ -110,6 +120,7 @@ __all__ = [
     "UNIVERSAL_FEATURES",
     "check_tree",
     "sentence_counts",
+    "example_counts",
     "attachment_stats",
     "DependencyMetric",
     "figures",
@@ -141,12 +152,17 @@ def _member_stats(counts: np.ndarray) -> dict[str, np.ndarray]:
 def attachment_stats(predictions: Sequence[Any], references: Sequence[Any], **options: Any) -> dict[str, np.ndarray]:
     """Per-pair statistics of every member of :func:`DependencyMetric` (its batch function).
 
-    Each pair is a predicted and a reference document (a :class:`DepSentence` or a sequence of them), aligned on
-    its own (see :func:`sentence_counts`).
+    Each pair is a predicted and a reference document (a sequence of :class:`DepSentence`), aligned on its own
+    (see :func:`sentence_counts`), or sentence (a bare :class:`DepSentence`), which is refused where its counts could
+    differ from the script's on the whole file (see :func:`~metametric_jax.tasks.dependency_counts.example_counts`).
 
     Returns:
         ``{figure: (n, 3) array of (correct, predicted, reference), figure_aligned: (n, 3) array of (correct,
         aligned, aligned)}`` as float64.
+
+    Raises:
+        InputFormatError: a sentence that is not a tree, texts that differ, or a sentence example whose alignment
+            could run into the next sentence (score whole documents then).
     """
     if len(predictions) != len(references):
         raise ValueError(
@@ -154,7 +170,7 @@ def attachment_stats(predictions: Sequence[Any], references: Sequence[Any], **op
         )
     rows = np.zeros((len(predictions), len(METRICS), 4), dtype=np.int64)
     for k, (p, r) in enumerate(zip(predictions, references)):
-        rows[k] = sentence_counts(p, r, **options).sum(axis=0)
+        rows[k] = example_counts(p, r, example=k + 1, **options)
     return _member_stats(rows)
 
 
@@ -200,8 +216,9 @@ def _suite(check_trees: bool, exclude_punct: bool, strip_subtypes: bool) -> type
             f"The CoNLL 2018 dependency figures ({', '.join(f'{k}={v}' for k, v in options.items())}): one member "
             "per figure with statistics (correct, predicted, reference) and one ``<figure>_aligned`` member per "
             "word-level figure with (correct, aligned, aligned); ``compute()['scores'][figure]`` holds "
-            "``precision``, ``recall``, ``f1`` and (word-level figures) ``aligned_accuracy``. Inputs: a "
-            "DepSentence or a sequence of them per example (see :mod:`metametric_jax.tasks.dependency`)."
+            "``precision``, ``recall``, ``f1`` and (word-level figures) ``aligned_accuracy``. Inputs per "
+            "example: a document (a sequence of DepSentence) or a sentence (a DepSentence, refused where its counts "
+            "could differ from the script's on the whole file; see :mod:`metametric_jax.tasks.dependency`)."
         ),
     )
 
@@ -210,6 +227,11 @@ def DependencyMetric(  # noqa: N802 - a cached factory named as the task's metri
     *, check_trees: bool = True, exclude_punct: bool = False, strip_subtypes: bool = True
 ) -> type[Suite]:
     """The accumulator of every CoNLL 2018 figure (a suite; the same options give the same class, so states merge).
+
+    Each example is a document (a sequence of :class:`DepSentence` per side, scored as the script scores a file) or a
+    sentence (a bare :class:`DepSentence`); sentence examples add up to the script's figures of their corpus or
+    raise an :class:`~metametric_jax.errors.InputFormatError` telling to score whole documents (see the module's
+    "Sentence by sentence").
 
     Args:
         check_trees: refuse sentences that are not trees (a cycle, no root or several), as the script does.
@@ -252,7 +274,8 @@ def SentenceCountsMetric(  # noqa: N802 - a cached factory named as an accumulat
 
     The whole corpus is aligned once (as the script does) and each reference sentence becomes one example, the
     ``predictions``, with ``references`` ignored: the figures of the summed counts equal :func:`score`'s exactly, also
-    where a multiword token crosses a sentence boundary. It is what ``score dependency --bootstrap`` resamples.
+    where the alignment around a multiword token pairs words across a sentence boundary (where sentence examples of
+    :func:`DependencyMetric` are refused). It is what ``score dependency --bootstrap`` resamples.
 
     Example:
         >>> M = SentenceCountsMetric()

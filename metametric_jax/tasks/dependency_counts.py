@@ -39,6 +39,7 @@ __all__ = [
     "parse_options",
     "check_tree",
     "sentence_counts",
+    "example_counts",
 ]
 
 #: The figures, in the order the script prints them (lower-case keys of :func:`score`).
@@ -123,6 +124,23 @@ def _check_heads(sentence: DepSentence, index: int | None) -> None:
             )
 
 
+def _check_multiword(sentence: DepSentence, index: int | None) -> None:
+    """Raise unless the multiword tokens lie in order inside the sentence, each over two words or more."""
+    n, after = len(sentence.words), 0
+    for m in sentence.multiword:
+        if not (isinstance(m.first, int) and isinstance(m.last, int) and after < m.first < m.last <= n) or not surface(
+            m.form
+        ):
+            raise InputFormatError(
+                sentence.source,
+                m.line if m.line is not None else sentence.line,
+                f"{sentence.describe(index)}: expected multiword tokens in order, each over words {after + 1}..{n} "
+                f"of the sentence (at least two) with a non-empty FORM; found the range {m.first}-{m.last} "
+                f"{m.form!r} (a multiword token cannot cross a sentence boundary)",
+            )
+        after = m.last
+
+
 # ------------------------------------------------------------------------------------------------ one side
 @functools.lru_cache(maxsize=4096)
 def _ufeats(feats: str) -> str:
@@ -154,6 +172,7 @@ class _Side:
                 check_tree(sentence, s + 1)
             else:
                 _check_heads(sentence, s + 1)
+            _check_multiword(sentence, s + 1)
             offset, begin = len(self.words), pos
             ranges = {m.first: m for m in sentence.multiword}
             last = 0  # the last word id of the current multiword token
@@ -207,7 +226,7 @@ class _Side:
         return self.sentences[s].source, line
 
 
-def _check_text(gold: _Side, system: _Side) -> None:
+def _check_text(gold: _Side, system: _Side, prefix: str = "", advice: str = "") -> None:
     if gold.text == system.text:
         return
     d = 0
@@ -220,8 +239,9 @@ def _check_text(gold: _Side, system: _Side) -> None:
     raise InputFormatError(
         s_file,
         s_line,
-        f"the predicted words spell a different text than the reference ({g_where}) from character {d}: expected "
-        f"{gold.text[d : d + 20]!r}, found {system.text[d : d + 20]!r} (forms are compared with spaces removed)",
+        f"{prefix}the predicted words spell a different text than the reference ({g_where}) from character {d}: "
+        f"expected {gold.text[d : d + 20]!r}, found {system.text[d : d + 20]!r} (forms are compared with spaces "
+        f"removed){advice}",
     )
 
 
@@ -277,8 +297,11 @@ def _lcs_pairs(a: Sequence[str], b: Sequence[str]) -> list[tuple[int, int]]:
     return pairs
 
 
-def _align(gold: _Side, system: _Side) -> list[tuple[int, int]]:
-    """Aligned word pairs ``(reference word, predicted word)`` (global indices), in order."""
+def _align(gold: _Side, system: _Side) -> tuple[list[tuple[int, int]], int, int]:
+    """Aligned word pairs ``(reference word, predicted word)`` (global indices), in order, and where the walk stopped.
+
+    The walk stops when either side has no word left: ``i == len(gold.words)`` or ``j == len(system.words)``.
+    """
     pairs: list[tuple[int, int]] = []
     i = j = 0
     ng, ns = len(gold.words), len(system.words)
@@ -294,7 +317,29 @@ def _align(gold: _Side, system: _Side) -> list[tuple[int, int]]:
             i += 1
         else:
             j += 1
-    return pairs
+    return pairs, i, j
+
+
+def _left_over(gold: _Side, system: _Side, i: int, j: int) -> str | None:
+    """The words the script could align with a following sentence once the walk of this corpus stopped at ``i, j``.
+
+    In a longer corpus the script's walk goes on past the end of this one. When the side that ran out of words
+    (say the reference) starts its next sentence with a multiword token, the span around that token takes in the
+    words still left on the other side (all but the first, which is skipped unless it is in a multiword token), and
+    its LCS can align them with words of the next sentence. When the prediction ran out and its next sentence starts
+    with a multiword token, the same happens to the reference words after a reference word outside a multiword
+    token. Otherwise (no word left, one left, or only multiword tokens before the last reference word) the walks of
+    consecutive sentences join exactly.
+
+    Returns:
+        ``None`` when nothing can cross into a following sentence, else a description of the words left.
+    """
+    ng, ns = len(gold.words), len(system.words)
+    if i >= ng and ns - j >= 2:
+        return f"the alignment runs out of reference words with {ns - j} predicted words left"
+    if j >= ns and any(not gold.mwt[k] for k in range(i, ng - 1)):
+        return f"the alignment runs out of predicted words with {ng - i} reference words left"
+    return None
 
 
 # ------------------------------------------------------------------------------------------------ counts
@@ -343,13 +388,64 @@ def sentence_counts(predictions: Any, references: Any, **options: Any) -> np.nda
         InputFormatError: a sentence that is not a tree (unless ``check_trees=False``), or texts that differ.
         TypeError: inputs that are not sentences, or an unknown option.
     """
+    return _counts(predictions, references, options)[0]
+
+
+def example_counts(prediction: Any, reference: Any, *, example: int | None = None, **options: Any) -> np.ndarray:
+    """The counts of one accumulator example, summed over its reference sentences.
+
+    An example given as a sequence of sentences on both sides is a whole document, aligned as the script aligns a
+    file (see :func:`sentence_counts`). An example given as a bare :class:`DepSentence` (on either side) is a sentence
+    of a larger corpus, and its counts add up to the script's figures of that corpus only when its alignment cannot
+    run into the next sentence: both sides must spell the same text (the same sentence boundaries), and the alignment
+    must not run out of words on one side while words the script's walk could carry into the next sentence are left
+    on the other (see :func:`_left_over`). Otherwise an error says to score whole documents; no sentence of the
+    bundled EWT fixtures is refused.
+
+    Args:
+        prediction: a predicted sentence or document.
+        reference: the reference sentence or document.
+        example: the 1-based position of the example in its batch, for messages.
+        **options: as :func:`sentence_counts`.
+
+    Returns:
+        An ``int64`` array ``(len(METRICS), 4)`` of ``(correct, predicted, reference, aligned)`` per figure.
+
+    Raises:
+        InputFormatError: as :func:`sentence_counts`; for a bare sentence also texts that differ (as where the two
+            sides split sentences differently) and words left over, naming the example, its sent_id and its line.
+    """
+    if not (isinstance(prediction, DepSentence) or isinstance(reference, DepSentence)):
+        return _counts(prediction, reference, options)[0].sum(axis=0)
+    name = "example" if example is None else f"example {example} of the batch"
+    ids = [s.sent_id for s in (reference, prediction) if isinstance(s, DepSentence) and s.sent_id is not None]
+    name += f" (sent_id {ids[0]})" if ids else ""
+    advice = "score whole documents (score_files, or a list of sentences per example) to get the script's figures"
+    counts, left = _counts(
+        prediction, reference, options, f"{name}: ", f"; if sentences are split differently, {advice}"
+    )
+    if left is not None:
+        first = reference if isinstance(reference, DepSentence) else prediction
+        raise InputFormatError(
+            first.source,
+            first.line,
+            f"{name}: {left}, which the CoNLL 2018 script may align with the next sentence if that starts with a "
+            f"multiword token: {advice}",
+        )
+    return counts.sum(axis=0)
+
+
+def _counts(
+    predictions: Any, references: Any, options: Mapping[str, Any], prefix: str = "", advice: str = ""
+) -> tuple[np.ndarray, str | None]:
+    """:func:`sentence_counts` and what :func:`_left_over` says of the end of the alignment."""
     check_trees, exclude_punct, strip_subtypes = parse_options(options)
     gold = _Side(_documents(references, "references"), strip_subtypes, check_trees, "<references>")
     system = _Side(_documents(predictions, "predictions"), strip_subtypes, check_trees, "<predictions>")
-    _check_text(gold, system)
+    _check_text(gold, system, prefix, advice)
     out = np.zeros((len(gold.sentences), len(METRICS), 4), dtype=np.int64)
     if not gold.sentences:
-        return out
+        return out, None
     starts = np.asarray([a for a, _ in gold.spans], dtype=np.int64)
 
     def count(rows: Any, weights: Any = None) -> np.ndarray:
@@ -368,7 +464,7 @@ def sentence_counts(predictions: Any, references: Any, **options: Any) -> np.nda
         out[:, col[key], 0] += count(g_sent, [span in s_set for span in g_spans])
         out[:, col[key], 1] += count(np.searchsorted(starts, [a for a, _ in s_spans], side="right") - 1)
 
-    pairs = _align(gold, system)
+    pairs, i, j = _align(gold, system)
     to_gold = [_UNALIGNED] * len(system.words)
     for g, s in pairs:
         to_gold[s] = g
@@ -424,4 +520,4 @@ def sentence_counts(predictions: Any, references: Any, **options: Any) -> np.nda
             out[:, col[m], 3] += count(rows[counted])
             out[:, col[m], 0] += count(rows[counted], table[counted, k].astype(bool))
     out[:, col["words"], 3] = out[:, col["words"], 0]
-    return out
+    return out, _left_over(gold, system, i, j)
