@@ -237,3 +237,20 @@ def test_tracers_construct_inside_jit() -> None:
     assert int(out.x) == 2 and isinstance(out.x, jnp.ndarray)
     with pytest.raises(TypeError, match=r"Point\.x"):
         make_metric(dsl.set_matching(dsl.auto(Point)), "f1").batch_stats([[out]], [[Point(2, 3)]])
+
+
+def test_the_callback_path_reads_the_same_marks() -> None:
+    labels = ["a", "b", 7]  # 7: a wrong type in a str field, decoded on the host inside the callback
+
+    def decode(row: np.ndarray) -> Doc:
+        return Doc(frozenset(Span(int(s), int(s) + 1, labels[int(k)]) for s, k in row.reshape(-1, 2) if s >= 0))
+
+    good = np.array([[[0, 0], [2, 1]], [[1, 1], [-1, 0]]])
+    other = np.array([[[0, 0], [3, 1]], [[1, 0], [-1, 0]]])
+    M = metric_of(Doc)
+    host = M.from_model_output([decode(r) for r in good], [decode(r) for r in other]).totals()
+    assert M.from_model_output(good, other, decode=decode).totals() == host
+    assert jax.jit(lambda p, r: M.from_model_output(p, r, decode=decode))(good, other).totals() == host
+    bad = np.array([[[0, 2], [-1, 0]], [[1, 1], [-1, 0]]])
+    with pytest.raises(TypeError, match=r"Span\.label"):
+        M.from_model_output(bad, other, decode=decode)
