@@ -40,7 +40,7 @@ import numpy as np
 
 from metametric_jax.composite import Product
 
-__all__ = ["callback_state", "host_state_sums", "expected_type"]
+__all__ = ["callback_state", "sides_state", "host_state_sums", "expected_type"]
 
 
 def expected_type(metric_cls: Any) -> type | None:
@@ -96,27 +96,29 @@ def _decode_all(
 
 def host_state_sums(
     metric_cls: Any,
-    pred_leaves: list[Any],
-    pred_def: Any,
-    ref_leaves: list[Any],
-    ref_def: Any,
+    sides: list[tuple[str, list[Any], Any, Callable[[Any], Any]]],
     n: int,
     weights: Any,
-    decode: Callable[[Any], Any],
-    decode_references: Callable[[Any], Any],
     extra: dict[str, Any] | None = None,
 ) -> Any:
     """Decode every example on the host and return the state's sums (named float32 pairs, NumPy).
 
-    ``extra`` arrays (one value per example, e.g. ``example_ids``) are passed to ``host_batch_sums`` by keyword.
+    Args:
+        metric_cls: the class whose ``host_batch_sums`` takes the decoded sides, in order, then the weights.
+        sides: per side ``(name, leaves, treedef, decode)``: the flattened arrays of a pytree with a leading axis.
+        n: the batch size.
+        weights: per-example weights (or ``None``).
+        extra: arrays of one value per example (e.g. ``example_ids``), passed to ``host_batch_sums`` by keyword.
     """
     name = metric_cls.metric_config.name
     expected = expected_type(metric_cls)
-    preds = _decode_all(decode, pred_def, pred_leaves, n, expected, "predictions", name)
-    refs = _decode_all(decode_references, ref_def, ref_leaves, n, expected, "references", name)
+    decoded = [
+        _decode_all(decode, treedef, list(leaves), n, expected, side, name) for side, leaves, treedef, decode in sides
+    ]
     w = None if weights is None else np.asarray(weights, dtype=np.float64)
     kwargs = {k: np.asarray(v) for k, v in (extra or {}).items()}
-    return jax.tree.map(lambda x: np.asarray(x, dtype=np.float32), metric_cls.host_batch_sums(preds, refs, w, **kwargs))
+    sums = metric_cls.host_batch_sums(*decoded, w, **kwargs)
+    return jax.tree.map(lambda x: np.asarray(x, dtype=np.float32), sums)
 
 
 def _probe_decode(
@@ -176,6 +178,25 @@ def callback_state(
         TypeError: if no decode function is given, or a decode function returns the wrong type (see module
             docstring for when).
     """
+    return sides_state(
+        metric_cls, {"predictions": predictions, "references": references}, weights, decode, decode_references, extra
+    )
+
+
+def sides_state(
+    metric_cls: Any,
+    sides: dict[str, Any],
+    weights: Any = None,
+    decode: Callable[[Any], Any] | None = None,
+    decode_references: Callable[[Any], Any] | None = None,
+    extra: dict[str, Any] | None = None,
+) -> Any:
+    """:func:`callback_state` for any number of sides: ``{name: pytree}``, the references last.
+
+    Every side but the last is decoded with ``decode``, the last with ``decode_references`` (default ``decode``);
+    ``metric_cls.host_batch_sums`` takes the decoded sides in order, then the weights (the randomization test's
+    two systems and their references, for instance).
+    """
     cfg = metric_cls.metric_config
     name = cfg.name
     if decode is None:
@@ -187,19 +208,19 @@ def callback_state(
         raise TypeError(
             f"{name}.from_model_output: decode and decode_references must be callables (arrays -> structure)."
         )
-    decode_refs = decode if decode_references is None else decode_references
-    pred_leaves, pred_def, n_p = _leading(predictions, "predictions", name)
-    ref_leaves, ref_def, n_r = _leading(references, "references", name)
-    if n_p != n_r:
+    decoders = [decode] * (len(sides) - 1) + [decode if decode_references is None else decode_references]
+    flat = [(side, *_leading(tree, side, name), dec) for (side, tree), dec in zip(sides.items(), decoders)]
+    sizes = {size for _, _, _, size, _ in flat}
+    if len(sizes) != 1:
+        found = "; ".join(f"{side} {[tuple(np.shape(x)) for x in leaves]}" for side, leaves, _, _, _ in flat)
         raise ValueError(
-            f"{name}.from_model_output: predictions and references must have the same batch size (leading axis); "
-            f"found prediction shapes {[tuple(np.shape(x)) for x in pred_leaves]} and reference shapes "
-            f"{[tuple(np.shape(x)) for x in ref_leaves]}."
+            f"{name}.from_model_output: {' and '.join(sides)} must have the same batch size (leading axis); found "
+            f"shapes {found}."
         )
-    n = n_p
+    n = sizes.pop()
     w = None
     if weights is not None:
-        w = jnp.asarray(weights, jnp.float32) if _is_traced([weights]) else np.asarray(weights, np.float32)
+        w = jnp.asarray(weights, jnp.float32) if _is_traced([weights]) else np.asarray(weights, np.float64)
         if w.ndim == 0:
             w = jnp.broadcast_to(w, (n,)) if _is_traced([w]) else np.broadcast_to(w, (n,))
         if tuple(w.shape) != (n,):
@@ -215,24 +236,25 @@ def callback_state(
                 f"{name}.from_model_output: {key} must have shape ({n},), one per example; found {np.shape(value)}."
             )
     names = list(extra)
-    if not _is_traced(pred_leaves + ref_leaves + ([] if w is None else [w]) + list(extra.values())):
-        sums = host_state_sums(metric_cls, pred_leaves, pred_def, ref_leaves, ref_def, n, w, decode, decode_refs, extra)
-        return metric_cls.from_sums(sums)
+    parts = [(side, leaves, treedef, dec) for side, leaves, treedef, _, dec in flat]
+    all_leaves = [x for _, leaves, _, _ in parts for x in leaves]
+    if not _is_traced(all_leaves + ([] if w is None else [w]) + list(extra.values())):
+        return metric_cls.from_sums(host_state_sums(metric_cls, parts, n, w, extra))
 
     expected = expected_type(metric_cls)
-    _probe_decode(decode, pred_def, pred_leaves, expected, "predictions", name)
-    _probe_decode(decode_refs, ref_def, ref_leaves, expected, "references", name)
-    n_pred = len(pred_leaves)
-    n_ref = len(ref_leaves)
+    for side, leaves, treedef, dec in parts:
+        _probe_decode(dec, treedef, leaves, expected, side, name)
+    counts = [len(leaves) for _, leaves, _, _ in parts]
 
     def host(*args: Any) -> Any:
-        p = list(args[:n_pred])
-        r = list(args[n_pred : n_pred + n_ref])
-        wt = args[n_pred + n_ref] if w is not None else None
-        given = dict(zip(names, args[n_pred + n_ref + (w is not None) :]))
-        return host_state_sums(metric_cls, p, pred_def, r, ref_def, n, wt, decode, decode_refs, given)
+        given, start = [], 0
+        for (side, _, treedef, dec), k in zip(parts, counts):
+            given.append((side, list(args[start : start + k]), treedef, dec))
+            start += k
+        wt = args[start] if w is not None else None
+        rest = dict(zip(names, args[start + (w is not None) :]))
+        return host_state_sums(metric_cls, given, n, wt, rest)
 
-    operands = [*pred_leaves, *ref_leaves] + ([w] if w is not None else []) + [extra[k] for k in names]
-    out = metric_cls.sums_shape()
-    sums = jax.pure_callback(host, out, *operands, vmap_method="sequential")
+    operands = all_leaves + ([jnp.asarray(w, jnp.float32)] if w is not None else []) + [extra[k] for k in names]
+    sums = jax.pure_callback(host, metric_cls.sums_shape(), *operands, vmap_method="sequential")
     return metric_cls.from_sums(sums)

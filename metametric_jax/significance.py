@@ -22,7 +22,15 @@ replicates are ``B`` weighted sums of the same rows: matching, the expensive par
 * :func:`randomization` ``(M, permutations=10000, seed=0)`` — approximate randomization (Riezler and Maxwell 2005): an
   accumulator fed with both systems, ``from_model_output(predictions_a, predictions_b, references)``; permutation
   :math:`r` swaps example :math:`i`'s rows between the systems where ``swap_masks(ids, R, seed)[r, i]`` is 1, and
-  :math:`p = (1 + \#\{r : |\delta_r| \ge |\delta|\}) / (R + 1)`.
+  :math:`p = (1 + \#\{r : |\delta_r| \ge |\delta|\}) / (R + 1)` (defined in :mod:`metametric_jax.randomization`).
+
+Both accumulators take a batch on three paths that give the same state for the same examples and ids: the host path
+(Python structures); the callback path, ``decode=fn`` (and ``decode_references=``) with arrays, usable inside
+``jax.jit`` through one ``jax.pure_callback`` (:mod:`metametric_jax.jit`; bit for bit the host path's); and the
+device-native path, ``from_records`` with integer records (:mod:`metametric_jax.device`): the bootstrap's
+``from_records(encoded, weights=None, *, example_ids)``, the randomization test's ``from_records(encoded_a,
+encoded_b, weights=None, *, example_ids)`` with both systems encoded with one vocabulary (:func:`encode_systems`).
+On the device, sums of integers (counts) equal the host's and other sums agree to float32 rounding.
 
 The unit of resampling is the example given to ``from_model_output``: the document for coreference, the sentence for
 NER, the graph pair for AMR. ``example_ids`` are integers (document or sentence indices); when omitted they are the
@@ -54,6 +62,7 @@ from metametric_jax import _compensated as comp
 from metametric_jax import resampling
 from metametric_jax.accumulate import Metric
 from metametric_jax.inputs import check_batch, validate_weights
+from metametric_jax.randomization import RandomizationState, encode_systems, randomization
 from metametric_jax.resampling import Positions, ResamplingConfig, poisson_weights, swap_masks
 from metametric_jax.suite import Suite
 
@@ -63,6 +72,7 @@ __all__ = [
     "bootstrap",
     "paired_bootstrap",
     "randomization",
+    "encode_systems",
     "BootstrapState",
     "RandomizationState",
 ]
@@ -335,149 +345,3 @@ def paired_bootstrap(state_a: BootstrapState, state_b: BootstrapState) -> Any:
         }
 
     return jax.tree.map(one, est_a, est_b, reps_a, reps_b)
-
-
-class RandomizationState(struct.PyTreeNode):
-    """The state of a :func:`randomization` accumulator.
-
-    Attributes:
-        a: system A's state of the metric.
-        b: system B's state.
-        swapped_a: per permutation, A's state after swapping the marked examples' rows with B's (stacked).
-        swapped_b: per permutation, B's state after the swaps (stacked).
-        fingerprint: the sum of the example ids' hashes (a compensated pair).
-    """
-
-    a: Any
-    b: Any
-    swapped_a: Any
-    swapped_b: Any
-    fingerprint: jax.Array
-
-    resampling: ClassVar[ResamplingConfig]
-    positions: ClassVar[Positions]
-
-    @classmethod
-    def empty(cls) -> RandomizationState:
-        """The identity of ``merge``."""
-        cfg = cls.resampling
-        m = cfg.metric
-        zero = jax.tree.map(lambda x: np.zeros((cfg.samples, x.shape[-1]), np.float64), resampling.zero_rows(m))
-        return cls(
-            a=m.empty(),
-            b=m.empty(),
-            swapped_a=resampling.from_totals(m, zero),
-            swapped_b=resampling.from_totals(m, zero),
-            fingerprint=jnp.zeros((2,), jnp.float32),
-        )
-
-    @classmethod
-    def reset_positions(cls) -> None:
-        """Restart the running example position used when ``example_ids`` are omitted."""
-        cls.positions.next = 0
-
-    @classmethod
-    def from_model_output(
-        cls,
-        predictions_a: Sequence[Any],
-        predictions_b: Sequence[Any],
-        references: Sequence[Any],
-        weights: Any = None,
-        *,
-        example_ids: Sequence[int] | None = None,
-    ) -> RandomizationState:
-        """The state of one batch of both systems' predictions against the same references."""
-        cfg = cls.resampling
-        check_batch(predictions_a, references, cfg.name)
-        check_batch(predictions_b, references, cfg.name)
-        n = len(references)
-        ids = resampling.example_ids_of(cls, example_ids, n)
-        w = validate_weights(weights, n, cfg.name)
-        base = np.ones(n) if w is None else w
-        ra = resampling.example_rows(cfg.metric, predictions_a, references)
-        rb = resampling.example_rows(cfg.metric, predictions_b, references)
-        swap = swap_masks(ids, cfg.samples, cfg.seed) * base[None, :]
-        keep = (1.0 - swap_masks(ids, cfg.samples, cfg.seed)) * base[None, :]
-        m = cfg.metric
-        return cls(
-            a=resampling.from_totals(m, jax.tree.map(lambda r: base @ r, ra)),
-            b=resampling.from_totals(m, jax.tree.map(lambda r: base @ r, rb)),
-            swapped_a=resampling.from_totals(m, jax.tree.map(lambda x, y: keep @ x + swap @ y, ra, rb)),
-            swapped_b=resampling.from_totals(m, jax.tree.map(lambda x, y: swap @ x + keep @ y, ra, rb)),
-            fingerprint=jnp.asarray(resampling.fingerprint(ids)),
-        )
-
-    def merge(self, other: RandomizationState) -> RandomizationState:
-        """Leafwise addition."""
-        if not isinstance(other, RandomizationState) or other.resampling is not self.resampling:
-            raise TypeError(
-                f"Cannot merge {type(other).__name__} into a randomization state of {self.resampling.name}."
-            )
-        return self.replace(
-            a=self.a.merge(other.a),
-            b=self.b.merge(other.b),
-            swapped_a=self.swapped_a.merge(other.swapped_a),
-            swapped_b=self.swapped_b.merge(other.swapped_b),
-            fingerprint=comp.add(self.fingerprint, other.fingerprint),
-        )
-
-    def reduce(self) -> RandomizationState:
-        """Merge states stacked along the leading axis."""
-        if self.fingerprint.ndim == 1:
-            return self
-        tree = {k: getattr(self, k) for k in ("a", "b", "swapped_a", "swapped_b", "fingerprint")}
-        return self.replace(**resampling.reduce_leading(tree))
-
-    def compute(self) -> Any:
-        """Per figure ``{"delta", "p_value"}`` (the structure of the metric's ``compute()``; jittable)."""
-        if not isinstance(self.fingerprint, jax.core.Tracer):
-            resampling.check_state(self.a)
-            resampling.check_state(self.b)
-            ea, eb = self.a.compute(), self.b.compute()
-            pa = resampling.vmapped_compute(self.swapped_a)
-            pb = resampling.vmapped_compute(self.swapped_b)
-            total = self.resampling.samples + 1.0
-
-            def one(x: Any, y: Any, sx: Any, sy: Any) -> dict[str, Any]:
-                delta = float(x) - float(y)
-                d = np.asarray(sx, np.float64) - np.asarray(sy, np.float64)
-                return {
-                    "delta": np.float64(delta),
-                    "p_value": np.float64((1.0 + np.sum(np.abs(d) >= abs(delta))) / total),
-                }
-
-            return jax.tree.map(one, ea, eb, pa, pb)
-        return self.compute_traced()
-
-    def compute_traced(self) -> Any:
-        """``compute`` without its eager checks (inside ``jit``; the p-values in float32)."""
-        total = self.resampling.samples + 1.0
-        return jax.tree.map(
-            lambda d: {"delta": d["delta"], "p_value": (1.0 + d["extreme"]) / total},
-            self.extreme_counts(),
-            is_leaf=lambda x: isinstance(x, dict) and "extreme" in x,
-        )
-
-    def extreme_counts(self) -> Any:
-        """Per figure ``{"delta", "extreme"}``: the difference and the number of permutations at least as extreme."""
-        ea, eb = self.a.compute(), self.b.compute()
-        pa = resampling.vmapped_compute(self.swapped_a)
-        pb = resampling.vmapped_compute(self.swapped_b)
-
-        def one(x: Any, y: Any, sx: Any, sy: Any) -> dict[str, Any]:
-            delta = jnp.asarray(x, jnp.float32) - jnp.asarray(y, jnp.float32)
-            return {"delta": delta, "extreme": jnp.sum(jnp.abs(sx - sy) >= jnp.abs(delta))}
-
-        return jax.tree.map(one, ea, eb, pa, pb)
-
-
-def randomization(metric: Any, permutations: int = 10000, seed: int = 0) -> type[RandomizationState]:
-    """An approximate-randomization accumulator class for a metric or suite class (see the module docstring)."""
-    resampling.check_metric(metric, "randomization")
-    if not isinstance(permutations, int) or permutations < 1:
-        raise ValueError(f"randomization needs a positive integer number of permutations; found {permutations!r}.")
-    cfg = ResamplingConfig(metric, permutations, int(seed), 0.95)
-    name = f"Randomization{metric.__name__}"
-    return type(
-        name, (RandomizationState,), {"resampling": cfg, "positions": resampling.Positions(), "__module__": __name__}
-    )
