@@ -71,7 +71,6 @@ if TYPE_CHECKING:
 
 __all__ = ["randomization", "RandomizationState", "encode_systems"]
 
-_INT32 = np.iinfo(np.int32)
 _DIGIT_BITS = 12  # bits of one digit of the exact device sums
 _DIGITS = 3  # digits per value: 36 bits below the largest value of its column
 _CHUNK = 1024  # examples per exact digit sum: 1024 * 2**13 (a difference of two digits) < 2**24
@@ -248,8 +247,8 @@ class RandomizationState(struct.PyTreeNode):
                 f"{cfg.name}.from_records: the two systems' batches differ in size ({n} and {rb.shape[0]} examples)."
             )
         _check_same_encoding(encoded_a, encoded_b, cfg.name)
-        ids = _device_ids(example_ids, n, cfg.name)
-        w = _device_weights(weights, n, cfg.name)
+        ids = resampling.device_ids(example_ids, n, cfg.name)
+        w = resampling.device_weights(weights, n, cfg.name)
         va, vb = (ra, rb) if w is None else (ra * w[:, None], rb * w[:, None])
         a, b, swapped_a, swapped_b = _exact_sums(va, vb, swap_masks(ids, cfg.samples, cfg.seed))
         return cls.from_sums(
@@ -418,8 +417,8 @@ def _callback_state(
             raise ValueError(f"{name}: inside jit the randomization test needs example_ids (one integer per example).")
         ref_leaves = jax.tree.leaves(references)
         n = int(np.shape(ref_leaves[0])[0]) if ref_leaves and np.ndim(ref_leaves[0]) else 0
-        example_ids = _device_ids(example_ids, n, name)
-        weights = _device_weights(weights, n, name)
+        example_ids = resampling.device_ids(example_ids, n, name)
+        weights = resampling.device_weights(weights, n, name)
     elif example_ids is None:
         ref_leaves = jax.tree.leaves(references)
         example_ids = cls.positions.take(
@@ -429,34 +428,6 @@ def _callback_state(
 
 
 # ------------------------------------------------------------------------------------------------ the device path
-def _device_ids(example_ids: Any, n: int, name: str) -> jax.Array:
-    """Example ids as int32 (checked: one integer per example, in the int32 range when concrete)."""
-    concrete = not isinstance(example_ids, jax.core.Tracer)
-    ids = np.asarray(example_ids) if concrete else example_ids
-    if tuple(ids.shape) != (n,):
-        raise ValueError(f"{name}: example_ids must have one integer per example, shape ({n},); found {ids.shape}.")
-    if not (jnp.issubdtype(ids.dtype, jnp.integer) or (concrete and ids.size == 0)):
-        raise TypeError(f"example_ids must be a 1-d sequence of integers; found {ids.dtype} of shape {ids.shape}.")
-    if concrete and ids.size and (ids.min() < _INT32.min or ids.max() > _INT32.max):
-        raise ValueError(
-            f"{name}: on the device example_ids must lie in the int32 range; found {ids.min()}..{ids.max()}."
-        )
-    return jnp.asarray(ids, jnp.int32)
-
-
-def _device_weights(weights: Any, n: int, name: str) -> jax.Array | None:
-    """Weights as float32 ``(n,)`` (a scalar is broadcast); concrete ones are checked as on the host."""
-    if weights is None:
-        return None
-    if not isinstance(weights, jax.core.Tracer):
-        return jnp.asarray(validate_weights(weights, n, name), jnp.float32)
-    w = jnp.asarray(weights, jnp.float32)
-    w = jnp.broadcast_to(w, (n,)) if w.ndim == 0 else w
-    if w.shape != (n,):
-        raise ValueError(f"{name}: weights must have shape ({n},), one per example; found shape {w.shape}.")
-    return w
-
-
 def _check_same_encoding(encoded_a: Any, encoded_b: Any, name: str) -> None:
     """Refuse two systems encoded with different vocabularies, or (concrete arrays) against different references."""
     if encoded_a.vocab != encoded_b.vocab:

@@ -19,6 +19,7 @@ import numpy as np
 
 from metametric_jax import _compensated as comp
 from metametric_jax.accumulate import Metric, merged_signature
+from metametric_jax.inputs import validate_weights
 from metametric_jax.suite import Suite
 
 __all__ = [
@@ -278,3 +279,34 @@ def zero_rows(metric: Any) -> Any:
     if isinstance(metric, type) and issubclass(metric, Suite):
         return {k: m.example_rows(np.zeros((0, 3))) for k, m in metric.metric_config.members}
     return metric.example_rows(np.zeros((0, 3)))
+
+
+_INT32 = np.iinfo(np.int32)
+
+
+def device_ids(example_ids: Any, n: int, name: str) -> jax.Array:
+    """Example ids as int32 (checked: one integer per example, in the int32 range when concrete)."""
+    concrete = not isinstance(example_ids, jax.core.Tracer)
+    ids = np.asarray(example_ids) if concrete else example_ids
+    if tuple(ids.shape) != (n,):
+        raise ValueError(f"{name}: example_ids must have one integer per example, shape ({n},); found {ids.shape}.")
+    if not (jnp.issubdtype(ids.dtype, jnp.integer) or (concrete and ids.size == 0)):
+        raise TypeError(f"example_ids must be a 1-d sequence of integers; found {ids.dtype} of shape {ids.shape}.")
+    if concrete and ids.size and (ids.min() < _INT32.min or ids.max() > _INT32.max):
+        raise ValueError(
+            f"{name}: on the device example_ids must lie in the int32 range; found {ids.min()}..{ids.max()}."
+        )
+    return jnp.asarray(ids, jnp.int32)
+
+
+def device_weights(weights: Any, n: int, name: str) -> jax.Array | None:
+    """Weights as float32 ``(n,)`` (a scalar is broadcast); concrete ones are checked as on the host."""
+    if weights is None:
+        return None
+    if not isinstance(weights, jax.core.Tracer):
+        return jnp.asarray(validate_weights(weights, n, name), jnp.float32)
+    w = jnp.asarray(weights, jnp.float32)
+    w = jnp.broadcast_to(w, (n,)) if w.ndim == 0 else w
+    if w.shape != (n,):
+        raise ValueError(f"{name}: weights must have shape ({n},), one per example; found shape {w.shape}.")
+    return w

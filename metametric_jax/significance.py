@@ -191,8 +191,9 @@ class BootstrapState(struct.PyTreeNode):
     def from_records(cls: type[B], encoded: Any, weights: Any = None, *, example_ids: Any) -> B:
         """The device-native state of a batch of encoded records (jittable; see :mod:`metametric_jax.device`).
 
-        The replicate weights are computed on the device from ``example_ids`` (int32, in the int32 range) with the
-        same hash as on the host; sums are float32, equal to the host path to float32 rounding (counts exactly).
+        The replicate weights are computed on the device from ``example_ids`` (integers in the int32 range, checked
+        when concrete, as are the weights) with the same hash as on the host; sums are float32 products at full
+        precision, equal to the host path to float32 rounding (counts exactly).
         """
         from metametric_jax.device import device_stats
 
@@ -200,21 +201,17 @@ class BootstrapState(struct.PyTreeNode):
         m = cfg.metric
         if not (isinstance(m, type) and issubclass(m, Metric)):
             raise TypeError(f"{cfg.name}: the device-native bootstrap needs a single record metric, not a suite.")
-        ids = jnp.asarray(example_ids, jnp.int32)
         rows = m.example_rows(device_stats(m, encoded))
         n = rows.shape[0]
-        if ids.shape != (n,):
-            raise ValueError(f"{cfg.name}: example_ids must have shape ({n},); found {ids.shape}.")
-        base = (
-            jnp.ones((n,), jnp.float32)
-            if weights is None
-            else jnp.broadcast_to(jnp.asarray(weights, jnp.float32), (n,))
-        )
+        ids = resampling.device_ids(example_ids, n, cfg.name)
+        w = resampling.device_weights(weights, n, cfg.name)
+        base = jnp.ones((n,), jnp.float32) if w is None else w
         reps = poisson_weights(ids, cfg.samples, cfg.seed) * base[None, :]
+        exact = jax.lax.Precision.HIGHEST  # full float32 products on every backend (no TF32 or bfloat16 passes)
         return cls.from_sums(
             {
-                "plain": m.sums_from_totals(base @ rows),
-                "replicas": m.sums_from_totals(reps @ rows),
+                "plain": m.sums_from_totals(jnp.matmul(base, rows, precision=exact)),
+                "replicas": m.sums_from_totals(jnp.matmul(reps, rows, precision=exact)),
                 "fingerprint": resampling.fingerprint(ids),
             }
         )

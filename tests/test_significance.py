@@ -226,6 +226,27 @@ def tag_batch(n: int, seed: int) -> tuple[np.ndarray, np.ndarray]:
     return pred, gold
 
 
+def test_device_bootstrap_checks_ids_and_weights_as_the_host_does() -> None:
+    pred, gold = tag_batch(6, 1)
+    pair = encode_pairs([decode(r) for r in pred], [decode(r) for r in gold], metric=metric_of(Sentence))
+    Boot = sig.bootstrap(metric_of(Sentence), replicates=20, seed=0)
+    ids = np.arange(6)
+    with pytest.raises(TypeError, match="integers"):
+        Boot.from_records(pair, example_ids=ids + 0.5)  # was truncated to integers without a word
+    with pytest.raises(ValueError, match="int32 range"):
+        Boot.from_records(pair, example_ids=ids + 2**40)
+    with pytest.raises(ValueError, match="shape"):
+        Boot.from_records(pair, example_ids=ids[:5])
+    for bad in (-np.ones(6), np.full(6, np.nan), np.ones(5)):
+        with pytest.raises(ValueError):
+            Boot.from_records(pair, bad, example_ids=ids)
+    weights = np.array([0.0, 1.0, 2.0, 1.0, 3.0, 1.0])
+    host = Boot.from_model_output([decode(r) for r in pred], [decode(r) for r in gold], weights, example_ids=ids)
+    device = Boot.from_records(pair, weights, example_ids=ids)
+    for key, value in host.replicates().items():
+        np.testing.assert_allclose(device.replicates()[key], value, rtol=2e-6, atol=1e-6, err_msg=key)
+
+
 def test_callback_and_device_paths_equal_the_host_path() -> None:
     pred, gold = tag_batch(24, 0)
     ids = np.arange(500, 524)
