@@ -213,6 +213,12 @@ def reduce_leading(tree: Any) -> Any:
     return total
 
 
+def replicate_counts(stacked: Any) -> jax.Array:
+    """The weighted example count of each state stacked along the leading axis (a suite's: its first member's)."""
+    state = next(iter(stacked.states.values())) if isinstance(stacked, Suite) else stacked
+    return comp.value(state.count)
+
+
 @jax.jit
 def vmapped_compute(state: Any) -> Any:
     """``compute()`` of each state stacked along the leading axis (the replicates), in one jitted call."""

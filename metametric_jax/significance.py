@@ -234,14 +234,22 @@ class BootstrapState(struct.PyTreeNode):
         return self.replace(**resampling.reduce_leading(tree))
 
     def replicates(self) -> Any:
-        """Each figure's ``B`` replicate values, with the structure of the metric's ``compute()`` (jittable)."""
-        return resampling.vmapped_compute(self.replicas)
+        """Each figure's ``B`` replicate values, with the structure of the metric's ``compute()`` (jittable).
+
+        A replicate whose Poisson draws weight no example (probability :math:`e^{-n}` for ``n`` examples of weight 1)
+        has no statistic at all: its figures are NaN, and the interval, the standard error and the paired tests
+        leave it out, as a resample of the usual multinomial bootstrap is never empty.
+        """
+        reps = resampling.vmapped_compute(self.replicas)
+        weighted = resampling.replicate_counts(self.replicas) > 0
+        return jax.tree.map(lambda r: jnp.where(weighted.reshape((-1,) + (1,) * (r.ndim - 1)), r, jnp.nan), reps)
 
     def compute(self) -> dict[str, Any]:
         """``{"estimate", "low", "high", "stderr"}``, each with the structure of the metric's ``compute()``.
 
         Pure ``jax.numpy`` (jittable; one jitted call when eager): the percentile interval of the replicates at the
-        class's ``level`` and their standard deviation (``ddof=1``).
+        class's ``level`` and their standard deviation (``ddof=1``), over the replicates that weight some example
+        (see :meth:`replicates`).
         """
         if not isinstance(self.fingerprint, jax.core.Tracer):
             resampling.check_state(self.plain)
@@ -255,9 +263,9 @@ class BootstrapState(struct.PyTreeNode):
         alpha = (1.0 - cfg.level) / 2.0
         return {
             "estimate": self.plain.compute(),
-            "low": jax.tree.map(lambda r: jnp.quantile(r, alpha), reps),
-            "high": jax.tree.map(lambda r: jnp.quantile(r, 1.0 - alpha), reps),
-            "stderr": jax.tree.map(lambda r: jnp.std(r, ddof=1), reps),
+            "low": jax.tree.map(lambda r: jnp.nanquantile(r, alpha, axis=0), reps),
+            "high": jax.tree.map(lambda r: jnp.nanquantile(r, 1.0 - alpha, axis=0), reps),
+            "stderr": jax.tree.map(lambda r: jnp.nanstd(r, axis=0, ddof=1), reps),
         }
 
 
@@ -333,6 +341,7 @@ def paired_bootstrap(state_a: BootstrapState, state_b: BootstrapState) -> Any:
     def one(ea: Any, eb: Any, ra: Any, rb: Any) -> dict[str, float]:
         delta = float(ea) - float(eb)
         d = np.asarray(ra, np.float64) - np.asarray(rb, np.float64)
+        d = d[~np.isnan(d)]  # replicates that weight no example (the same for both systems) have no statistic
         extreme = np.abs(d - delta) >= abs(delta)
         return {
             "delta": delta,

@@ -226,6 +226,26 @@ def tag_batch(n: int, seed: int) -> tuple[np.ndarray, np.ndarray]:
     return pred, gold
 
 
+def test_replicates_that_weight_no_example_have_no_statistic() -> None:
+    Spans = make_metric(dsl.set_matching(dsl.discrete()), "f1", name="spans")
+    Boot = sig.bootstrap(Spans, replicates=400, seed=1)
+    preds, refs, ids = [["a", "b"], ["c"], []], [["a"], ["c", "d"], ["e"]], np.arange(3)
+    state = Boot.from_model_output(preds, refs, example_ids=ids)
+    empty = np.asarray(sig.poisson_weights(ids, 400, 1)).sum(axis=1) == 0
+    assert 5 <= empty.sum() <= 40  # e^-3 of 400 is about 20
+    reps = np.asarray(state.replicates()["f1"], np.float64)
+    assert np.array_equal(np.isnan(reps), empty)  # they used to read 0.0 (zero_division) and drag the interval down
+    out = state.compute()
+    kept = reps[~empty]
+    assert float(out["stderr"]["f1"]) == pytest.approx(np.std(kept, ddof=1), rel=1e-5)
+    assert float(out["low"]["f1"]) == pytest.approx(np.quantile(kept, 0.025), rel=1e-5, abs=1e-7)
+    other = Boot.from_model_output([["a"], ["c", "d"], ["x"]], refs, example_ids=ids)
+    d = (reps - np.asarray(other.replicates()["f1"], np.float64))[~empty]
+    delta = float(state.plain.compute()["f1"]) - float(other.plain.compute()["f1"])
+    p = sig.paired_bootstrap(state, other)["f1"]["p_value"]
+    assert p == pytest.approx((1 + np.sum(np.abs(d - delta) >= abs(delta))) / (d.size + 1))
+
+
 def test_device_bootstrap_checks_ids_and_weights_as_the_host_does() -> None:
     pred, gold = tag_batch(6, 1)
     pair = encode_pairs([decode(r) for r in pred], [decode(r) for r in gold], metric=metric_of(Sentence))
