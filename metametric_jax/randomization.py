@@ -336,14 +336,7 @@ def randomization(metric: Any, permutations: int = 10000, seed: int = 0) -> type
     if not isinstance(permutations, int) or permutations < 1:
         raise ValueError(f"randomization needs a positive integer number of permutations; found {permutations!r}.")
     cfg = ResamplingConfig(metric, permutations, int(seed), 0.95)
-    name = f"Randomization{metric.__name__}"
-    attrs = {
-        "resampling": cfg,
-        "positions": resampling.Positions(),
-        "metric_config": metric.metric_config,
-        "__module__": __name__,
-    }
-    return type(name, (RandomizationState,), attrs)
+    return resampling.state_class(RandomizationState, "Randomization", cfg, __name__)
 
 
 def encode_systems(

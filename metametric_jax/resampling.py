@@ -213,6 +213,20 @@ def reduce_leading(tree: Any) -> Any:
     return total
 
 
+def state_class(base: type, prefix: str, cfg: ResamplingConfig, module: str) -> Any:
+    """A resampling state class of ``cfg.metric``: ``base`` with ``cfg`` and its own running positions.
+
+    It carries the resampled metric's ``metric_config``, so decode functions are checked against the metric's type.
+    """
+    attrs = {
+        "resampling": cfg,
+        "positions": Positions(),
+        "metric_config": cfg.metric.metric_config,
+        "__module__": module,
+    }
+    return type(f"{prefix}{cfg.metric.__name__}", (base,), attrs)
+
+
 def replicate_counts(stacked: Any) -> jax.Array:
     """The weighted example count of each state stacked along the leading axis (a suite's: its first member's)."""
     state = next(iter(stacked.states.values())) if isinstance(stacked, Suite) else stacked

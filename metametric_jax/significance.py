@@ -287,14 +287,7 @@ def bootstrap(metric: Any, replicates: int = 1000, seed: int = 0, level: float =
     if not 0.0 < float(level) < 1.0:
         raise ValueError(f"bootstrap needs a confidence level in (0, 1); found {level!r}.")
     cfg = ResamplingConfig(metric, replicates, int(seed), float(level))
-    name = f"Bootstrap{metric.__name__}"
-    attrs = {
-        "resampling": cfg,
-        "positions": resampling.Positions(),
-        "metric_config": metric.metric_config,
-        "__module__": __name__,
-    }
-    return type(name, (BootstrapState,), attrs)
+    return resampling.state_class(BootstrapState, "Bootstrap", cfg, __name__)
 
 
 def _check_pair(a: Any, b: Any, cls: type, what: str) -> None:
