@@ -6,6 +6,7 @@ Each solver lives here once; the exact latent matching (Smatch's problem, used b
 
 from __future__ import annotations
 
+import math
 import time
 import warnings
 from collections import Counter, defaultdict
@@ -89,8 +90,8 @@ def solve_binary_program(
     pair_le: Sequence[tuple[int, int]] = (),
     *,
     time_limit: float | None = None,
-    what: str = "integer program",
-) -> tuple[float, np.ndarray, bool]:
+    what: str | None = "integer program",
+) -> tuple[float, np.ndarray, bool, float]:
     """Maximize ``weights @ z`` over binary ``z`` subject to set-packing rows and ``z[a] <= z[b]`` links.
 
     Args:
@@ -98,16 +99,17 @@ def solve_binary_program(
         rows: each a list of variable indices whose sum must be at most 1.
         pair_le: ``(a, b)`` meaning ``z[a] <= z[b]``.
         time_limit: seconds for the solver (``None``: exact, however long it takes).
-        what: the problem's name in the warning issued when the budget runs out.
+        what: the problem's name in the warning issued when the budget runs out (``None``: the caller warns).
 
     Returns:
-        The best value found, its 0/1 solution vector and whether it is proven optimal. Solved with
-        ``scipy.optimize.milp`` (HiGHS). When ``time_limit`` runs out, the best solution HiGHS found is used (all
-        zeros, a feasible point, if none) and a :class:`SolverBudgetWarning` gives its value and the proven bound.
+        The best value found, its 0/1 solution vector, whether it is proven optimal, and an upper bound on the
+        optimum (``inf`` when none is proven). Solved with ``scipy.optimize.milp`` (HiGHS). When ``time_limit`` runs
+        out, the best solution HiGHS found is used (all zeros, a feasible point, if none) and a
+        :class:`SolverBudgetWarning` gives its value and the bound.
     """
     n = len(weights)
     if n == 0:
-        return 0.0, np.zeros(0), True
+        return 0.0, np.zeros(0), True, 0.0
     data: list[float] = []
     ri: list[int] = []
     ci: list[int] = []
@@ -148,16 +150,20 @@ def solve_binary_program(
         greedy = _greedy_packing(np.asarray(weights, dtype=np.float64), rows)
         if float(np.asarray(weights) @ greedy) > value:
             z, value = greedy, float(np.asarray(weights) @ greedy)
-    if not optimal:
-        bound = getattr(res, "mip_dual_bound", None)
-        bound_text = "" if bound is None or not np.isfinite(bound) else f", at most {-float(bound):g}"
-        warnings.warn(
-            f"{what}: the time budget of {time_limit} s ran out; the best solution found is used "
-            f"({value:g}{bound_text}).",
-            SolverBudgetWarning,
-            stacklevel=4,
-        )
-    return value, z, optimal
+    dual = getattr(res, "mip_dual_bound", None)
+    bound = value if optimal else (-float(dual) if dual is not None and np.isfinite(dual) else math.inf)
+    if not optimal and what is not None:
+        _budget_warning(what, time_limit, value, bound)
+    return value, z, optimal, bound
+
+
+def _budget_warning(what: str, time_limit: float | None, value: float, bound: float) -> None:
+    bound_text = f", at most {bound:g}" if math.isfinite(bound) else ""
+    warnings.warn(
+        f"{what}: the time budget of {time_limit} s ran out; the best solution found is used ({value:g}{bound_text}).",
+        SolverBudgetWarning,
+        stacklevel=4,
+    )
 
 
 def _greedy_packing(weights: np.ndarray, rows: list[list[int]]) -> np.ndarray:
@@ -361,23 +367,17 @@ def _latent_program(
         groups.setdefault(("u", u), []).append(idx)
         groups.setdefault(("v", v), []).append(idx)
     deadline = None if time_limit is None else time.perf_counter() + float(time_limit)
-    with warnings.catch_warnings(record=True) as caught:
-        warnings.simplefilter("always", SolverBudgetWarning)
-        program_limit = None if time_limit is None else 0.6 * float(time_limit)  # the rest for the local search
-        total, z, optimal = solve_binary_program(w, list(groups.values()), links, time_limit=program_limit)
+    program_limit = None if time_limit is None else 0.6 * float(time_limit)  # the rest for the local search
+    total, z, optimal, bound = solve_binary_program(
+        w, list(groups.values()), links, time_limit=program_limit, what=None
+    )
     chosen = [cand[k] for k in range(n) if z[k] > 0.5]
     if not optimal:
         searched = _local_latent_search(g, cand, bindings, constraint, chosen, deadline or 0.0)
         value = float(sum(g[i, j] for i, j in searched))
         if value > total:
             total, chosen = value, searched
-        bound = next((str(w.message).split("at most ", 1)[-1].rstrip(").") for w in caught), "?")
-        warnings.warn(
-            f"latent matching: the time budget of {time_limit} s ran out; the best matching found is used "
-            f"({total:g}, at most {bound}).",
-            SolverBudgetWarning,
-            stacklevel=4,
-        )
+        _budget_warning("latent matching", time_limit, total, bound)
     return total, chosen, optimal
 
 

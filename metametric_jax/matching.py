@@ -283,7 +283,7 @@ class GraphMatching(Similarity):
                     continue
                 if rx[i0, i1] != ry[j0, j1] or rx[i1, i0] != ry[j1, j0]:
                     rows.append([a, b])
-        total, z, _ = solve_binary_program(w, rows, time_limit=self.time_limit, what="graph matching")
+        total, z, _, _ = solve_binary_program(w, rows, time_limit=self.time_limit, what="graph matching")
         pairs = [cand[k] for k in np.nonzero(z > 0.5)[0]]
         return total, pairs, g, xs, ys
 
@@ -329,8 +329,10 @@ class LatentSetMatching(Similarity):
         self.time_limit = time_limit
         self.name = f"latent[{inner.name}, {self.constraint.value}]"
 
-    def _solve(self, xs: list, ys: list, mode: Mode) -> tuple[float, list[tuple[int, int]], np.ndarray]:
-        g = self.inner.gram(xs, ys, mode)
+    def _solve(
+        self, xs: list, ys: list, mode: Mode, g: np.ndarray | None = None
+    ) -> tuple[float, list[tuple[int, int]], np.ndarray]:
+        g = self.inner.gram(xs, ys, mode) if g is None else g
         total, pairs, _ = solve_latent_elements(
             g,
             lambda i, j: self.inner.bindings(xs[i], ys[j]),
@@ -349,7 +351,7 @@ class LatentSetMatching(Similarity):
         if g.size == 0 or (self.constraint is Constraint.ONE_TO_ONE and np.all(diag >= g.max(axis=1))):
             return float(diag.sum())  # the identity alignment reaches the row-maximum bound
         # the identity alignment is feasible: a search stopped by the time budget never scores below it
-        return max(self._solve(xs, xs, side + side)[0], float(diag.sum()))
+        return max(self._solve(xs, xs, side + side, g)[0], float(diag.sum()))
 
     def explain_matches(self, x: Any, y: Any, px: str, py: str, mode: Mode = "pr") -> list[Match]:
         xs, ys = as_list(x, self.name), as_list(y, self.name)
