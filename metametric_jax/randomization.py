@@ -404,19 +404,15 @@ def _callback_state(
 
     name = cls.resampling.name
     sides = {"predictions A": predictions_a, "predictions B": predictions_b, "references": references}
-    leaves = jax.tree.leaves(sides)
-    if any(isinstance(x, jax.core.Tracer) for x in [*leaves, weights, example_ids]):
+    ref_leaves = jax.tree.leaves(references)  # sides_state checks that every side has this batch size
+    n = int(np.shape(ref_leaves[0])[0]) if ref_leaves and np.ndim(ref_leaves[0]) else 0
+    if any(isinstance(x, jax.core.Tracer) for x in [*jax.tree.leaves(sides), weights, example_ids]):
         if example_ids is None:
             raise ValueError(f"{name}: inside jit the randomization test needs example_ids (one integer per example).")
-        ref_leaves = jax.tree.leaves(references)
-        n = int(np.shape(ref_leaves[0])[0]) if ref_leaves and np.ndim(ref_leaves[0]) else 0
         example_ids = resampling.device_ids(example_ids, n, name)
         weights = resampling.device_weights(weights, n, name)
     elif example_ids is None:
-        ref_leaves = jax.tree.leaves(references)
-        example_ids = cls.positions.take(
-            int(np.shape(ref_leaves[0])[0]) if ref_leaves and np.ndim(ref_leaves[0]) else 0
-        )
+        example_ids = cls.positions.take(n)
     return sides_state(cls, sides, weights, decode, decode_references, {"example_ids": example_ids})
 
 
