@@ -7,6 +7,7 @@ percentages truncated to two decimals (``int(x * 10000) / 100``, not rounded); t
 from __future__ import annotations
 
 import argparse
+import functools
 import math
 import re
 from typing import Any
@@ -93,20 +94,23 @@ def _run(args: argparse.Namespace) -> tuple[dict[str, Any], list[str]]:
 
 def _resample(args: argparse.Namespace) -> Resampling:
     from metametric_jax.tasks import coref
+    from metametric_jax.tasks.coref_counts import count_rows, readout
 
-    responses, keys, ids, _ = coref.read_files(
+    responses, keys, ids, warnings = coref.read_files(
         predictions=args.response,
         references=args.key,
         repeated_mentions=args.repeated_mentions,
         max_repeated_mentions=None if args.max_repeated_mentions < 0 else args.max_repeated_mentions,
         check_words=args.check_words,
     )
-
-    def figures(tree: Any) -> dict[str, Any]:
-        out = {m: {k: tree[m][k] for k in ("recall", "precision", "f1")} for m in (*_METRICS, "mentions")}
-        return _select({**out, "conll": {"f1": tree["conll"]["f1"]}}, args.metric)
-
-    return Resampling(coref.CorefMetric, responses, keys, figures, unit="documents", ids=ids)
+    rows = count_rows([coref.document_counts(r, k) for r, k in zip(responses, keys)])
+    return Resampling(
+        rows,
+        functools.partial(readout, metric=args.metric),
+        unit="documents",
+        ids=ids,
+        warnings=tuple(warnings),
+    )
 
 
 def _truncated(value: float) -> str:

@@ -20,6 +20,7 @@ from typing import Any
 
 import numpy as np
 
+from metametric_jax.intervals import exact_totals
 from metametric_jax.normalizer import f_measure
 
 #: a :class:`metametric_jax.tasks.coref.CorefDocument` (entities of mentions); typed loosely so that this module,
@@ -34,6 +35,9 @@ __all__ = [
     "document_counts",
     "figures",
     "sum_counts",
+    "count_rows",
+    "unpack_totals",
+    "readout",
     "max_assignment",
     "best_alignment",
     "METRICS",
@@ -411,6 +415,51 @@ def figures(totals: Mapping[str, Sequence[float]]) -> dict[str, dict[str, Any]]:
     return out
 
 
+def count_rows(per_document: Sequence[Counts]) -> np.ndarray:
+    """The statistics of each document as one float64 row, ``(n, 4 * len(COUNT_NAMES))``.
+
+    Each of :data:`COUNT_NAMES` in turn: its recall numerator, recall denominator, precision numerator and precision
+    denominator (the additive rows of :mod:`metametric_jax.intervals`).
+    """
+    rows = np.zeros((len(per_document), 4 * len(COUNT_NAMES)))
+    for i, d in enumerate(per_document):
+        rows[i] = [x for name in COUNT_NAMES for x in d[name]]
+    return rows
+
+
+def unpack_totals(totals: np.ndarray | Sequence[float]) -> dict[str, tuple[float, ...]]:
+    """``{name: (recall num, recall den, precision num, precision den)}`` of totals laid out as :func:`count_rows`."""
+    values = [float(x) for x in totals]
+    if len(values) != 4 * len(COUNT_NAMES):
+        raise ValueError(f"expected {4 * len(COUNT_NAMES)} coreference totals; found {len(values)}.")
+    return {name: tuple(values[4 * k : 4 * k + 4]) for k, name in enumerate(COUNT_NAMES)}
+
+
 def sum_counts(per_document: Sequence[Counts]) -> dict[str, tuple[float, ...]]:
-    """The statistics of several documents summed (exactly rounded, :func:`math.fsum`)."""
-    return {name: tuple(math.fsum(d[name][k] for d in per_document) for k in range(4)) for name in COUNT_NAMES}
+    """The statistics of several documents summed, each rounded once whatever the order (``exact_totals``)."""
+    return unpack_totals(exact_totals(count_rows(per_document)))
+
+
+_FIGURES = ("recall", "precision", "f1")
+
+
+def readout(totals: np.ndarray | Sequence[float], metric: str = "all") -> dict[str, dict[str, Any]]:
+    """The read-out of totals laid out as :func:`count_rows`: :func:`figures` without the counts.
+
+    Recall, precision and F1 of each metric (BLANC's two link kinds too) and the CoNLL average, the figures of
+    ``score coref`` (bit for bit, from the same totals).
+
+    Args:
+        totals: the summed statistics (any non-negative reals: a 0 denominator gives 0).
+        metric: ``"all"``, or one of :data:`METRICS` but ``mentions``: that metric and the mentions only.
+    """
+    full = figures(unpack_totals(totals))
+    out: dict[str, dict[str, Any]] = {m: {k: full[m][k] for k in _FIGURES} for m in METRICS}
+    for kind in ("coreference_links", "non_coreference_links"):
+        out["blanc"][kind] = {k: full["blanc"][kind][k] for k in _FIGURES}
+    out["conll"] = {"f1": full["conll"]["f1"]}
+    if metric == "all":
+        return out
+    if metric not in METRICS or metric == "mentions":
+        raise ValueError(f"metric must be 'all' or one of {[m for m in METRICS if m != 'mentions']}; found {metric!r}.")
+    return {"mentions": out["mentions"], metric: out[metric]}
