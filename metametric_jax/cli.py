@@ -29,14 +29,15 @@ from __future__ import annotations
 import argparse
 import contextlib
 import json
+import math
 import os
 import sys
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from importlib import resources
 from typing import Any
 
+from metametric_jax import cli_resampling as resampling_cli
 from metametric_jax.commands import LARGE_INPUT, Command, registry
-from metametric_jax.commands import resampling as resampling_cli
 
 __all__ = ["PROG", "LARGE_INPUT", "build_parser", "main"]
 
@@ -133,9 +134,24 @@ def _decode_problem(paths: Sequence[str]) -> str:
     return "expected UTF-8 text"
 
 
-def _render(command: Command, scores: dict[str, Any], args: argparse.Namespace, title: str) -> None:
+def _strict(tree: Any) -> Any:
+    """JSON-ready: non-finite floats become ``null`` (strict JSON has no NaN or Infinity)."""
+    if isinstance(tree, dict):
+        return {k: _strict(v) for k, v in tree.items()}
+    if isinstance(tree, (list, tuple)):
+        return [_strict(v) for v in tree]
+    if isinstance(tree, float) and not math.isfinite(tree):
+        return None
+    return tree
+
+
+def _print_json(tree: Any) -> None:
+    print(json.dumps(_strict(tree), indent=2, allow_nan=False))
+
+
+def _render(command: Command, scores: dict[str, Any], args: argparse.Namespace, title: str, scale: float) -> None:
     if getattr(args, "format", "table") == "json":
-        print(json.dumps(scores, indent=2))
+        _print_json(scores)
         return
     from rich.console import Console
 
@@ -144,17 +160,37 @@ def _render(command: Command, scores: dict[str, Any], args: argparse.Namespace, 
     console = Console(file=sys.stdout)
     console.print(table)
     if "intervals" in scores:
-        boot = {"estimate": {}, **{k: scores[k] for k in ("intervals", "level", "replicates", "seed")}}
-        boot["estimate"] = _estimates(scores, scores["intervals"])
-        console.print(resampling_cli.interval_table(boot))
+        estimates = _estimates(scores, scores["intervals"])
+        console.print(resampling_cli.interval_table(estimates, scores, scale))
 
 
 def _estimates(scores: dict[str, Any], intervals: dict[str, Any]) -> dict[str, Any]:
     """The task's own figures at the paths of the intervals."""
-    return {
-        k: _estimates(scores.get(k, {}), v) if isinstance(v, dict) else float(scores.get(k, float("nan")))
-        for k, v in intervals.items()
-    }
+    out: dict[str, Any] = {}
+    for k, v in intervals.items():
+        value = scores.get(k) if isinstance(scores, dict) else None
+        out[k] = _estimates(value or {}, v) if isinstance(v, dict) else (None if value is None else float(value))
+    return out
+
+
+def _guarded(run: Callable[[], Any], files: Sequence[str], name: str) -> tuple[int, Any]:
+    """``(0, run())``, or ``(1, None)`` after one error line: the command line's one map from exceptions to messages."""
+    from metametric_jax.errors import InputFormatError
+
+    try:
+        return 0, run()
+    except InputFormatError as err:
+        return _error(str(err)), None
+    except UnicodeDecodeError:
+        return _error(_decode_problem(files)), None
+    except OSError as err:
+        return _error(f"{err.filename or (files[0] if files else name)}: {err.strerror or err}"), None
+    except ImportError as err:  # an optional extra the task needs is not installed
+        return _error(f"{name} needs the Python package {err.name!r}: pip install {err.name}"), None
+    except MemoryError as err:
+        return _error(str(err) or f"{name}: out of memory"), None
+    except ValueError as err:
+        return _error(str(err)), None
 
 
 def _compare(command: Command, args: argparse.Namespace, sub: argparse.ArgumentParser) -> int:
@@ -166,27 +202,19 @@ def _compare(command: Command, args: argparse.Namespace, sub: argparse.ArgumentP
     reference = command.inputs[0]
     if getattr(args, reference, None) is None:
         sub.error("--references is required: the reference file both systems are scored against")
-    from metametric_jax.errors import InputFormatError
-
     files = [*_files(getattr(args, reference)), *systems]
-    try:
-        result, warnings = resampling_cli.compare(command, args, systems)
-    except InputFormatError as err:
-        return _error(str(err))
-    except UnicodeDecodeError:
-        return _error(_decode_problem(files))
-    except OSError as err:
-        return _error(f"{err.filename or files[0]}: {err.strerror or err}")
-    except ValueError as err:
-        return _error(str(err))
+    status, done = _guarded(lambda: resampling_cli.compare(command, args, systems), files, command.name)
+    if status:
+        return status
+    result, warnings, scale = done
     for warning in warnings:
         print(f"{PROG}: warning: {warning}", file=sys.stderr)
     if getattr(args, "format", "table") == "json":
-        print(json.dumps(result, indent=2))
+        _print_json(result)
     else:
         from rich.console import Console
 
-        table = resampling_cli.compare_table(result, systems)
+        table = resampling_cli.compare_table(result, systems, scale)
         against = " ".join(_files(getattr(args, reference)))
         table.title = f"{command.name}: {systems[0]} vs {systems[1]} against {against}"
         Console(file=sys.stdout).print(table)
@@ -219,25 +247,24 @@ def _run(command: Command, args: argparse.Namespace, sub: argparse.ArgumentParse
         else:
             paths = [p for d in command.inputs for p in _files(getattr(args, d))]
             title = f"{command.name}: {' vs '.join(reversed(paths))}"
-        from metametric_jax.errors import InputFormatError
-
         files = [p for d in command.inputs for p in _files(getattr(args, d))]
-        try:
+
+        def score() -> tuple[dict[str, Any], list[str], float]:
             scores, warnings = command.run(args)
+            scale = 100.0
             if getattr(args, "bootstrap", None):
-                boot = resampling_cli.bootstrap_intervals(command, args)
-                scores = {**scores, **{k: v for k, v in boot.items() if k != "estimate"}}
-        except InputFormatError as err:
-            return _error(str(err))
-        except UnicodeDecodeError:
-            return _error(_decode_problem(files))
-        except OSError as err:
-            return _error(f"{err.filename or files[0]}: {err.strerror or err}")
-        except ImportError as err:  # an optional extra the task needs is not installed
-            return _error(f"{command.name} needs the Python package {err.name!r}: pip install {err.name}")
+                boot, more, scale = resampling_cli.bootstrap_intervals(command, args)
+                scores = {**scores, **boot}
+                warnings = [*warnings, *more]
+            return scores, list(warnings), scale
+
+        status, done = _guarded(score, files, command.name)
+        if status:
+            return status
+    scores, warnings, scale = done
     for warning in warnings:
         print(f"{PROG}: warning: {warning}", file=sys.stderr)
-    _render(command, scores, args, title)
+    _render(command, scores, args, title, scale)
     return 0
 
 

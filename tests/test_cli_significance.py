@@ -1,17 +1,24 @@
-"""``score TASK --bootstrap`` and ``compare TASK``: every task with a resampling hook, end to end."""
+"""``score TASK --bootstrap`` and ``compare TASK``: every task with a resampling hook, end to end.
+
+The second number is held to the first one's standard: the figures beside an interval and in a comparison are the
+task's ``score`` figures bit for bit, the test is stated, the JSON is strict and bad requests end in one line.
+"""
 
 from __future__ import annotations
 
 import json
+import math
 import shutil
+import subprocess
+import sys
 from importlib import resources
 from pathlib import Path
 
 import pytest
 
-from metametric_jax.cli import build_parser, main
+from metametric_jax.cli import main
 from metametric_jax.commands import registry
-from metametric_jax.commands import resampling as resampling_cli
+from metametric_jax.intervals import flatten
 
 COMMANDS = {name: c for name, c in registry().items() if c.resample is not None}
 DATA = resources.files("metametric_jax") / "data"
@@ -27,11 +34,26 @@ def sample_args(name: str, *extra: str) -> list[str]:
     return out + list(extra)
 
 
-def run_json(capsys, *argv: str) -> dict:
+def split_sample(name: str) -> tuple[list[str], str]:
+    """The reference options as ``compare`` takes them, and the sample system file."""
+    command = COMMANDS[name]
+    argv = sample_args(name)
+    flag = f"--{command.inputs[1].replace('_', '-')}"
+    system = argv[argv.index(flag) + 1]
+    reference = argv[: argv.index(flag)]
+    return [a if not a.startswith("--") else "--references" for a in reference], system
+
+
+def run(capsys, *argv: str) -> tuple[int, str, str]:
     code = main(list(argv))
     out, err = capsys.readouterr()
+    return code, out, err
+
+
+def run_json(capsys, *argv: str) -> dict:
+    code, out, err = run(capsys, *argv)
     assert code == 0, err
-    return json.loads(out)
+    return json.loads(out, parse_constant=lambda c: pytest.fail(f"non-strict JSON constant {c}"))
 
 
 def test_every_task_of_the_command_line_can_be_resampled() -> None:
@@ -41,60 +63,147 @@ def test_every_task_of_the_command_line_can_be_resampled() -> None:
 
 
 @pytest.mark.parametrize("name", sorted(COMMANDS))
-def test_bootstrap_estimate_equals_the_task_figures_and_intervals_hold_it(capsys, name: str) -> None:
+def test_bootstrap_estimate_is_the_score_bit_for_bit_and_the_interval_holds_it(capsys, name: str) -> None:
     scores = run_json(capsys, "score", name, *sample_args(name), "--format", "json", "--bootstrap", "50")
     assert scores["replicates"] == 50 and scores["level"] == 0.95 and scores["seed"] == 0
-    parser = build_parser()
-    args = parser.parse_args(["score", name, *sample_args(name), "--bootstrap", "50"])
-    args.progress = False
-    if COMMANDS[name].resolve is not None:
-        COMMANDS[name].resolve(args, args.parser_)
-    boot = resampling_cli.bootstrap_intervals(COMMANDS[name], args)
-    estimate = resampling_cli.flat_figures(boot["estimate"])
-    assert estimate, "no figure was resampled"
-    intervals = resampling_cli.flat_figures_pairs(scores["intervals"])
-    assert set(intervals) == set(estimate)
-    task = resampling_cli.flat_figures(
-        {k: v for k, v in scores.items() if k not in ("intervals", "level", "replicates", "seed")}
-    )
-    for path, value in estimate.items():
-        assert value == pytest.approx(task[path], abs=2e-6), path  # the hook resamples the task's own figures
-        low, high = intervals[path]
-        assert low - 1e-6 <= value <= high + 1e-6 or low == high, path
+    test = scores["test"]
+    assert test["sided"] == "two-sided" and test["samples"] == 50 and test["n"] > 0 and test["unit"]
+    intervals = flatten(_pairs(scores["intervals"]))
+    assert intervals, "no figure was resampled"
+    task = flatten({k: v for k, v in scores.items() if k not in ("intervals", "stderr", "test")})
+    for path in {p.rsplit("/", 1)[0] for p in intervals}:
+        value = task[path]
+        low, high = intervals[f"{path}/0"], intervals[f"{path}/1"]
+        if low is not None:
+            assert low - 1e-12 <= value <= high + 1e-12 or low == high, path
+
+
+def _pairs(tree: dict) -> dict:
+    return {k: _pairs(v) if isinstance(v, dict) else {"0": v[0], "1": v[1]} for k, v in tree.items()}
+
+
+@pytest.mark.parametrize("name", sorted(COMMANDS))
+def test_compare_figures_are_the_score_figures_bit_for_bit(capsys, tmp_path: Path, name: str) -> None:
+    reference, system = split_sample(name)
+    command = COMMANDS[name]
+    gold = reference[1::2]
+    side = f"--{command.inputs[1].replace('_', '-')}"
+    ref_args = [x for g in gold for x in (f"--{command.inputs[0].replace('_', '-')}", g)]
+    scored = flatten(run_json(capsys, "score", name, *ref_args, side, system, "--format", "json"))
+    other = str(tmp_path / ("copy" + Path(system).suffix)) if name in ("ranking", "rouge") else gold[0]
+    if name in ("ranking", "rouge"):
+        shutil.copy(system, other)
+    for method in ("bootstrap", "randomization"):
+        out = run_json(
+            capsys, "compare", name, *reference, "--system", system, "--system", other,
+            "--method", method, "--samples", "30", "--format", "json",
+        )  # fmt: skip
+        a = flatten(out["a"])
+        assert a
+        for path, value in a.items():
+            assert value == scored[path], (method, path)  # the same read-out: no float32 rounding, same scale
+        delta = flatten(out["delta"])
+        b = flatten(out["b"])
+        for path in a:
+            if a[path] is not None and b[path] is not None:
+                assert delta[path] == a[path] - b[path]
 
 
 @pytest.mark.parametrize("method", ["bootstrap", "randomization"])
 @pytest.mark.parametrize("name", sorted(COMMANDS))
 def test_compare_a_system_with_itself(capsys, tmp_path: Path, name: str, method: str) -> None:
-    command = COMMANDS[name]
-    argv = sample_args(name)
-    system = argv[argv.index(f"--{command.inputs[1].replace('_', '-')}") + 1]
+    reference, system = split_sample(name)
     copy = tmp_path / ("copy" + Path(system).suffix)
     shutil.copy(system, copy)
-    reference_args = argv[: argv.index(f"--{command.inputs[1].replace('_', '-')}")]
-    reference_args = [a if not a.startswith("--") else "--references" for a in reference_args]
     out = run_json(
-        capsys,
-        "compare",
-        name,
-        *reference_args,
-        "--system",
-        system,
-        "--system",
-        str(copy),
-        "--method",
-        method,
-        "--samples",
-        "40",
-        "--format",
-        "json",
-    )
-    assert set(out) >= {"a", "b", "delta", "p_value", "method", "samples", "seed", "level"}
+        capsys, "compare", name, *reference, "--system", system, "--system", str(copy),
+        "--method", method, "--samples", "40", "--format", "json",
+    )  # fmt: skip
+    test = out["test"]
+    assert test["sided"] == "two-sided" and test["samples"] == 40 and test["seed"] == 0 and test["n"] >= 1
+    assert test["method"] == ("paired_bootstrap" if method == "bootstrap" else "randomization")
+    assert isinstance(out["warnings"], list)
     assert out["a"] == out["b"]
-    assert all(v == 0.0 for v in resampling_cli.flat_figures(out["delta"]).values())
-    assert all(v == 1.0 for v in resampling_cli.flat_figures(out["p_value"]).values())
+    assert all(v in (0.0, None) for v in flatten(out["delta"]).values())
+    assert all(v in (1.0, None) for v in flatten(out["p_value"]).values())
     if method == "bootstrap":
-        assert set(resampling_cli.flat_figures(out["low"])) == set(resampling_cli.flat_figures(out["a"]))
+        assert set(flatten(out["low"])) == set(flatten(out["a"]))
+        assert "level" in test
+
+
+def test_compare_states_the_unit_and_warns_below_30_units(capsys) -> None:
+    reference, system = split_sample("coref")
+    code, out, err = run(capsys, "compare", "coref", *reference, "--system", system, "--system", reference[1])
+    assert code == 0
+    assert "two-sided" in out and "documents" in out and "Monte Carlo" in out
+    assert "randomization" in err and "fewer than 30" in err
+    got = run_json(
+        capsys, "compare", "coref", *reference, "--system", system, "--system", reference[1], "--format", "json"
+    )
+    assert got["test"]["unit"] == "documents" and got["test"]["n"] == 3
+    assert any("fewer than 30" in w for w in got["warnings"])
+    p, e = flatten(got["p_value"]), flatten(got["p_error"])
+    for path, value in p.items():
+        if value is not None:
+            assert 1 / 1001 <= value <= 1 and e[path] == pytest.approx(math.sqrt(value * (1 - value) / 1000), rel=0.2)
+
+
+def test_p_value_floor_is_stated(capsys, tmp_path: Path) -> None:
+    reference, system = split_sample("ner")
+    empty = tmp_path / "o.txt"
+    lines = Path(reference[1]).read_text().splitlines()
+    empty.write_text("\n".join(" ".join(ln.split()[:-1] + ["O"]) if ln.strip() else ln for ln in lines) + "\n")
+    got = run_json(
+        capsys, "compare", "ner", *reference, "--system", reference[1], "--system", str(empty),
+        "--samples", "20", "--unit", "sentence", "--format", "json",
+    )  # fmt: skip
+    assert got["p_value"]["f1"] == pytest.approx(1 / 21)
+    assert any("floor" in w for w in got["warnings"])
+
+
+def test_ranking_interval_table_is_on_the_score_table_scale(capsys) -> None:
+    code, out, err = run(capsys, "score", "ranking", *sample_args("ranking"), "--bootstrap", "30")
+    assert code == 0, err
+    score = run_json(capsys, "score", "ranking", *sample_args("ranking"), "--format", "json")
+    value = score["all"]["map"]
+    assert f"{value:.4f}" in out and f"{100 * value:.2f}" not in out
+
+
+@pytest.mark.parametrize("name", sorted(COMMANDS))
+def test_compare_on_an_empty_reference_is_one_line(capsys, tmp_path: Path, name: str) -> None:
+    reference, system = split_sample(name)
+    empty = tmp_path / ("empty" + Path(reference[1]).suffix)
+    empty.write_text("")
+    refs = ["--references", str(empty)]
+    code, out, err = run(capsys, "compare", name, *refs, "--system", system, "--system", system)
+    assert code == 1 and out == ""
+    assert err.count("\n") == 1 and err.startswith("metametric-jax: error:") and "Traceback" not in err
+
+
+@pytest.mark.parametrize("name", sorted(COMMANDS))
+def test_bootstrap_on_an_empty_input_is_strict_json(capsys, tmp_path: Path, name: str) -> None:
+    command = COMMANDS[name]
+    empty = tmp_path / ("empty" + Path(split_sample(name)[0][1]).suffix)
+    empty.write_text("")
+    argv = [x for dest in command.inputs for x in (f"--{dest.replace('_', '-')}", str(empty))]
+    code, out, err = run(capsys, "score", name, *argv, "--bootstrap", "20", "--format", "json")
+    if code == 0:
+        got = json.loads(out, parse_constant=lambda c: pytest.fail(f"non-strict JSON constant {c}"))
+        assert got["test"]["n"] == 0
+    else:
+        assert code == 1 and err.count("\n") == 1, err
+
+
+@pytest.mark.parametrize(
+    "argv", [["score", "ner", "--bootstrap", "100000000"], ["compare", "ner", "--samples", "10**8"]]
+)
+def test_absurd_numbers_of_samples_are_refused_before_allocating(capsys, argv: list[str]) -> None:
+    if argv[0] == "compare":
+        reference, system = split_sample("ner")
+        argv = ["compare", "ner", *reference, "--system", system, "--system", system, "--samples", "100000000"]
+    code, out, err = run(capsys, *argv)
+    assert code == 1 and out == ""
+    assert err.count("\n") == 1 and "GiB" in err and "Traceback" not in err
 
 
 def test_compare_needs_two_systems_and_the_references(capsys) -> None:
@@ -104,3 +213,18 @@ def test_compare_needs_two_systems_and_the_references(capsys) -> None:
     assert main(["compare", "ie", "--system", argv[3], "--system", argv[3]]) == 2
     assert "--references" in capsys.readouterr().err
     assert main(["score", "ie", *argv, "--bootstrap", "1"]) == 2
+
+
+@pytest.mark.slow
+def test_compare_and_bootstrap_import_no_jax() -> None:
+    reference, system = split_sample("ner")
+    code = (
+        "import sys\nfrom metametric_jax.cli import main\n"
+        f"assert main(['compare', 'ner', *{reference!r}, '--system', {system!r}, '--system', {system!r},"
+        " '--format', 'json']) == 0\n"
+        f"assert main(['score', 'ner', *{sample_args('ner')!r}, '--bootstrap', '100', '--format', 'json']) == 0\n"
+        "print('JAX' if 'jax' in sys.modules else 'NOJAX', file=sys.stderr)\n"
+    )
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stderr
+    assert done.stderr.strip().endswith("NOJAX")

@@ -85,25 +85,36 @@ class Progress:
 
 @dataclasses.dataclass(frozen=True)
 class Resampling:
-    """What ``score --bootstrap`` and ``compare`` resample: one system's examples under the task's accumulator.
+    """What ``score --bootstrap`` and ``compare`` resample: one system's examples as additive rows, and the read-out.
+
+    A task's figures are one float64 function of its summed statistics (its read-out), so ``score``, the estimate
+    beside an interval, ``compare``'s figures and every bootstrap replicate are the same computation
+    (:mod:`metametric_jax.intervals`).
 
     Attributes:
-        metric: the task's accumulator class (a metric or suite) whose ``compute()`` gives the task's figures.
-        predictions: the system's structures, one per example (the unit of resampling).
-        references: the reference structures, same length.
-        figures: maps a tree shaped like ``metric.compute()`` (floats) to the command's figures, shaped like the
-            figures of its JSON output (counts left out).
-        unit: what an example is, for messages (``"documents"``, ``"sentences"``...).
+        rows: float64 ``(n, D)``: example ``i``'s additive contribution to the task's totals (counts, sums of
+            per-example scores, and a column of ones where the read-out averages over examples).
+        readout: the task's figures from totals ``(D,)`` (float64; any non-negative real totals, as the bootstrap
+            weights rows): a nested dict of floats shaped like the figures of the task's JSON output (counts left
+            out), ``None`` where a figure does not exist. ``readout(exact_totals(rows))`` equals the task's ``score``
+            JSON bit for bit at the same paths: the task's scorer computes its figures with this same function.
+        unit: what an example is, plural, for messages and the JSON (``"documents"``, ``"sentences"``...).
         ids: the examples' names (document ids, query ids), to check that two systems are paired; ``None``: by
             position.
+        groups: ``None``, or one label per row naming the unit resampled (rows of a unit are summed first: the
+            sentences of a document); ``unit`` then names those units.
+        warnings: what the task's ``score`` warns about the same input (reading, alignment), repeated by ``compare``.
+        scale: how the task's table prints figures: ``100`` (percentages, 2 decimals) or ``1`` (fractions, 4
+            decimals, as trec_eval prints them).
     """
 
-    metric: Any
-    predictions: list[Any]
-    references: list[Any]
-    figures: Callable[[Any], dict[str, Any]]
+    rows: Any
+    readout: Callable[[Any], dict[str, Any]]
     unit: str = "examples"
     ids: list[Any] | None = None
+    groups: Any = None
+    warnings: tuple[str, ...] = ()
+    scale: float = 100.0
 
 
 @dataclasses.dataclass(frozen=True)

@@ -1,0 +1,343 @@
+r"""Intervals and paired tests of a read-out over weighted example rows (NumPy only, on the host).
+
+A task's figures are one float64 function of its summed statistics, its *read-out*: ``figures = readout(rows.sum(0))``
+where row :math:`i` is example :math:`i`'s additive contribution (counts, sums of per-example scores, an example
+count). A bootstrap replicate is the same read-out over weighted rows, a randomization permutation the same read-out
+over rows swapped between two systems; so the figures of ``score``, of the estimate beside an interval and of
+``compare``'s systems are one computation, bit for bit.
+
+* :func:`poisson_weights` / :func:`swap_masks` — counter-based draws: a pure function of ``(seed, example id,
+  replicate)`` (a 32-bit hash, full 64-bit ids), equal to :func:`metametric_jax.resampling.poisson_weights` on the
+  device for ids in the int32 range.
+* :func:`exact_totals` — column sums rounded once (``math.fsum``): independent of order and chunking.
+* :func:`bootstrap` — percentile intervals (Efron and Tibshirani 1993) from the Poisson bootstrap (Hanley and
+  MacGibbon 2006), each replicate rescaled to the number of examples, so an interval of a raw sum (a count) is
+  conditioned on the number of examples; ratios are unchanged by the rescaling.
+* :func:`paired_bootstrap` — the paired bootstrap test (Koehn 2004; Berg-Kirkpatrick et al. 2012), two-sided:
+  :math:`p = (1 + \#\{b : |\delta_b - \delta| \ge |\delta|\}) / (B' + 1)` over the :math:`B'` replicates that weight
+  some example.
+* :func:`randomization` — approximate randomization (Riezler and Maxwell 2005; Noreen 1989), two-sided:
+  :math:`p = (1 + \#\{r : |\delta_r| \ge |\delta|\}) / (R + 1)`.
+
+A p-value of a test with :math:`B` samples is at least :math:`1/(B + 1)`, and its Monte Carlo error is
+:math:`\sqrt{p (1 - p) / B}`. This module imports NumPy only (no JAX): the command line pays no compilation.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable, Iterator, Mapping
+from typing import Any
+
+import numpy as np
+
+__all__ = [
+    "POISSON_STREAM",
+    "SWAP_STREAM",
+    "FINGERPRINT_STREAM",
+    "MEMORY_LIMIT",
+    "mix32",
+    "id_hashes",
+    "hashes",
+    "poisson_weights",
+    "swap_masks",
+    "exact_totals",
+    "group_rows",
+    "check_memory",
+    "bootstrap",
+    "paired_bootstrap",
+    "randomization",
+    "flatten",
+    "unflatten",
+]
+
+POISSON_STREAM = 0x5BD1E995
+SWAP_STREAM = 0x27D4EB2F
+FINGERPRINT_STREAM = 0x165667B1
+
+#: the most memory a resampling on the host may ask for (bytes); larger requests are refused before allocating
+MEMORY_LIMIT = 2 * 1024**3
+
+#: replicates drawn and summed at a time (bounds the weights' memory to BLOCK x examples)
+BLOCK = 256
+
+_U32 = np.uint32
+
+
+def mix32(x: Any) -> Any:
+    """A 32-bit integer hash (Wellons' lowbias32) of uint32 arrays (NumPy; the same expression works on ``jnp``)."""
+    x = x ^ (x >> 16)
+    x = x * _U32(0x7FEB352D)
+    x = x ^ (x >> 15)
+    x = x * _U32(0x846CA68B)
+    return x ^ (x >> 16)
+
+
+def _ids64(example_ids: Any) -> np.ndarray:
+    ids = np.asarray(example_ids)
+    if ids.ndim != 1 or not (np.issubdtype(ids.dtype, np.integer) or ids.size == 0):
+        raise TypeError(f"example_ids must be a 1-d sequence of integers; found {ids.dtype} of shape {ids.shape}.")
+    if ids.dtype == np.uint64:
+        return ids
+    return ids.astype(np.int64).view(np.uint64)
+
+
+def _key(seed: int, stream: int) -> np.uint32:
+    with np.errstate(over="ignore"):
+        return mix32(_U32(int(seed) & 0xFFFFFFFF) ^ _U32(stream))
+
+
+def id_hashes(example_ids: Any, seed: int, stream: int) -> np.ndarray:
+    """One uint32 hash per example id, using all 64 bits of the id.
+
+    Ids in the int32 range hash as their 32-bit two's complement (as on the device); the high word of any other id
+    is mixed in, so ids that agree in their low 32 bits (``1`` and ``2**32 + 1``) hash apart.
+    """
+    ids = _ids64(example_ids)
+    low = (ids & np.uint64(0xFFFFFFFF)).astype(_U32)
+    sign = np.where(low >> _U32(31), _U32(0xFFFFFFFF), _U32(0))
+    high = (ids >> np.uint64(32)).astype(_U32) ^ sign  # 0 exactly for ids in the int32 range
+    key = _key(seed, stream)
+    with np.errstate(over="ignore"):
+        per_id = mix32(low ^ key)
+        extra = mix32(per_id ^ mix32(high ^ _U32(0x632BE5AB)) ^ key)
+    return np.where(high == 0, per_id, extra)
+
+
+def hashes(example_ids: Any, rows: int, seed: int, stream: int, start: int = 0) -> np.ndarray:
+    """``(rows, n)`` uint32 hashes of ``(seed, id, row)`` for rows ``start .. start + rows - 1``."""
+    per_id = id_hashes(example_ids, seed, stream)
+    r = np.arange(start, start + rows, dtype=np.uint64).astype(_U32)[:, None]
+    with np.errstate(over="ignore"):
+        return mix32(mix32(per_id[None, :] ^ (r * _U32(0x9E3779B9))) + _U32(stream))
+
+
+# Poisson(1) quantile thresholds on 32-bit integers: weight = #{k : h >= T_k}, P(weight = k) = e^-1 / k!
+THRESHOLDS = np.array(
+    [
+        min(2**32 - 1, math.floor(sum(math.exp(-1) / math.factorial(j) for j in range(k + 1)) * 2**32))
+        for k in range(16)
+    ],
+    dtype=_U32,
+)
+
+
+def poisson_weights(example_ids: Any, replicates: int, seed: int = 0, start: int = 0) -> np.ndarray:
+    """Poisson(1) bootstrap weights, float64 ``(replicates, n)``: a pure function of ``(seed, id, replicate)``.
+
+    >>> poisson_weights([0, 1, 2], 2, seed=0).shape
+    (2, 3)
+    """
+    h = hashes(example_ids, replicates, seed, POISSON_STREAM, start)
+    return np.searchsorted(THRESHOLDS, h, side="right").astype(np.float64)
+
+
+def swap_masks(example_ids: Any, permutations: int, seed: int = 0, start: int = 0) -> np.ndarray:
+    """Approximate-randomization swaps, float64 ``(permutations, n)`` of 0/1: a pure function of the same triple."""
+    return (hashes(example_ids, permutations, seed, SWAP_STREAM, start) >> _U32(31)).astype(np.float64)
+
+
+def exact_totals(rows: Any) -> np.ndarray:
+    """Column sums of ``(n, D)`` rows, each rounded once (``math.fsum``): the same bits in any order or chunking."""
+    arr = np.asarray(rows, np.float64)
+    if arr.ndim != 2:
+        raise ValueError(f"rows must have shape (n, D); found {arr.shape}.")
+    if not arr.shape[0]:
+        return np.zeros(arr.shape[1])
+    integral = np.all(arr == np.round(arr)) and np.abs(arr).sum() < 2**52
+    if integral:  # exact in float64 whatever the order
+        return arr.sum(axis=0)
+    return np.array([math.fsum(col) for col in arr.T])
+
+
+def group_rows(rows: np.ndarray, groups: Any) -> np.ndarray:
+    """Rows summed per group (``groups[i]`` the unit of row ``i``; units in order of first appearance)."""
+    g = np.asarray(groups)
+    if g.shape != (rows.shape[0],):
+        raise ValueError(f"groups must give one unit per row, shape ({rows.shape[0]},); found {g.shape}.")
+    _, first, inverse = np.unique(g, return_index=True, return_inverse=True)
+    order = np.argsort(np.argsort(first))  # unit index in order of first appearance
+    out = np.zeros((len(first), rows.shape[1]))
+    np.add.at(out, order[inverse], rows)
+    return out
+
+
+def check_memory(samples: int, examples: int, width: int, what: str, systems: int = 1) -> None:
+    """Refuse a resampling whose arrays would need more than :data:`MEMORY_LIMIT` bytes, naming what it would need."""
+    block = min(samples, BLOCK)
+    need = 8 * (samples * width * systems * 2 + block * examples * 2)
+    if need > MEMORY_LIMIT:
+        raise MemoryError(
+            f"{what}: {samples} samples of {examples} examples would need {need / 1024**3:.1f} GiB of memory "
+            f"(at most {MEMORY_LIMIT / 1024**3:.0f} GiB); use fewer samples"
+        )
+
+
+# ---------------------------------------------------------------------------------------------------- figures trees
+def flatten(tree: Any, prefix: str = "") -> dict[str, float | None]:
+    """``{"muc/f1": value}`` of a nested dict of figures (``None`` stays ``None``)."""
+    if isinstance(tree, Mapping):
+        out: dict[str, float | None] = {}
+        for k, v in tree.items():
+            out.update(flatten(v, f"{prefix}{k}/"))
+        return out
+    return {prefix.rstrip("/"): None if tree is None else float(tree)}
+
+
+def unflatten(flat: Mapping[str, Any]) -> dict[str, Any]:
+    """The nested dict of :func:`flatten`'s paths."""
+    out: dict[str, Any] = {}
+    for path, value in flat.items():
+        node = out
+        *parents, leaf = path.split("/")
+        for p in parents:
+            node = node.setdefault(p, {})
+        node[leaf] = value
+    return out
+
+
+def _finite(x: float | None) -> float | None:
+    return None if x is None or not math.isfinite(x) else float(x)
+
+
+def _replicate_figures(
+    readout: Callable[[np.ndarray], Any], units: np.ndarray, ids: np.ndarray, samples: int, seed: int
+) -> tuple[list[str], np.ndarray]:
+    """Each replicate's figures ``(samples, F)`` (NaN where a replicate weights no unit or a figure is None)."""
+    paths = list(flatten(readout(exact_totals(units))))
+    out = np.full((samples, len(paths)), np.nan)
+    m = units.shape[0]
+    for lo, w in _blocks(ids, samples, seed, POISSON_STREAM):
+        totals = w @ units
+        mass = w.sum(axis=1)
+        for j in range(w.shape[0]):
+            if mass[j] > 0:
+                fig = flatten(readout(totals[j] * (m / mass[j])))
+                out[lo + j] = [np.nan if fig.get(p) is None else fig[p] for p in paths]
+    return paths, out
+
+
+def _blocks(ids: np.ndarray, samples: int, seed: int, stream: int) -> Iterator[tuple[int, np.ndarray]]:
+    for lo in range(0, samples, BLOCK):
+        n = min(BLOCK, samples - lo)
+        if stream == POISSON_STREAM:
+            yield lo, poisson_weights(ids, n, seed, start=lo)
+        else:
+            yield lo, swap_masks(ids, n, seed, start=lo)
+
+
+def _difference(a: float | None, b: float | None) -> float:
+    return np.nan if a is None or b is None else a - b
+
+
+def _units(rows: Any) -> np.ndarray:
+    arr = np.asarray(rows, np.float64)
+    if arr.ndim != 2:
+        raise ValueError(f"rows must have shape (n, D); found {arr.shape}.")
+    return arr
+
+
+def bootstrap(
+    readout: Callable[[np.ndarray], Any], rows: Any, *, samples: int, seed: int, level: float
+) -> dict[str, Any]:
+    """Percentile intervals of every figure of ``readout`` by the Poisson bootstrap over the rows (the units).
+
+    Returns:
+        ``{"estimate", "low", "high", "stderr"}``, each a nested dict shaped like ``readout``'s figures (``None``
+        where a figure does not exist or no replicate gives it).
+    """
+    units = _units(rows)
+    ids = np.arange(units.shape[0], dtype=np.int64)
+    estimate = flatten(readout(exact_totals(units)))
+    paths, reps = _replicate_figures(readout, units, ids, samples, seed)
+    alpha = (1.0 - level) / 2.0
+    low, high, err = {}, {}, {}
+    for k, p in enumerate(paths):
+        col = reps[:, k][~np.isnan(reps[:, k])]
+        ok = col.size > 1 and estimate[p] is not None
+        low[p] = _finite(float(np.quantile(col, alpha))) if ok else None
+        high[p] = _finite(float(np.quantile(col, 1.0 - alpha))) if ok else None
+        err[p] = _finite(float(np.std(col, ddof=1))) if ok else None
+    return {
+        "estimate": unflatten({p: _finite(estimate[p]) for p in paths}),
+        "low": unflatten(low),
+        "high": unflatten(high),
+        "stderr": unflatten(err),
+    }
+
+
+def _test_result(delta: float | None, extreme: int, valid: int) -> dict[str, Any]:
+    if delta is None or valid == 0:
+        return {"delta": _finite(delta), "p_value": None, "p_error": None}
+    p = (1 + extreme) / (valid + 1)
+    return {"delta": delta, "p_value": p, "p_error": math.sqrt(p * (1.0 - p) / valid)}
+
+
+def paired_bootstrap(
+    readout: Callable[[np.ndarray], Any], rows_a: Any, rows_b: Any, *, samples: int, seed: int, level: float
+) -> dict[str, Any]:
+    """The paired bootstrap test of every figure, system A against system B (rows of the same units, in order).
+
+    Returns:
+        ``{"a", "b", "delta", "low", "high", "p_value", "p_error"}``: the two systems' figures, their difference
+        A - B, its percentile interval at ``level``, the two-sided p-value and its Monte Carlo error, each a nested
+        dict shaped like ``readout``'s figures (``None`` where a figure does not exist).
+    """
+    ua, ub = _units(rows_a), _units(rows_b)
+    if ua.shape != ub.shape:
+        raise ValueError(f"the two systems have rows of different shapes: {ua.shape} vs {ub.shape}")
+    ids = np.arange(ua.shape[0], dtype=np.int64)
+    fa, fb = flatten(readout(exact_totals(ua))), flatten(readout(exact_totals(ub)))
+    paths, ra = _replicate_figures(readout, ua, ids, samples, seed)
+    _, rb = _replicate_figures(readout, ub, ids, samples, seed)
+    alpha = (1.0 - level) / 2.0
+    out: dict[str, dict[str, Any]] = {k: {} for k in ("a", "b", "delta", "low", "high", "p_value", "p_error")}
+    for k, p in enumerate(paths):
+        a, b = fa[p], fb[p]
+        delta = None if a is None or b is None else a - b
+        d = ra[:, k] - rb[:, k]
+        d = d[~np.isnan(d)]
+        extreme = int(np.sum(np.abs(d - delta) >= abs(delta))) if delta is not None else 0
+        res = _test_result(delta, extreme, d.size)
+        ok = delta is not None and d.size > 1
+        out["low"][p] = _finite(float(np.quantile(d, alpha))) if ok else None
+        out["high"][p] = _finite(float(np.quantile(d, 1.0 - alpha))) if ok else None
+        out["a"][p], out["b"][p] = _finite(a), _finite(b)
+        for key in ("delta", "p_value", "p_error"):
+            out[key][p] = res[key]
+    return {k: unflatten(v) for k, v in out.items()}
+
+
+def randomization(
+    readout: Callable[[np.ndarray], Any], rows_a: Any, rows_b: Any, *, samples: int, seed: int
+) -> dict[str, Any]:
+    """The approximate randomization test of every figure, system A against system B (rows of the same units).
+
+    Returns:
+        ``{"a", "b", "delta", "p_value", "p_error"}``, each a nested dict shaped like ``readout``'s figures.
+    """
+    ua, ub = _units(rows_a), _units(rows_b)
+    if ua.shape != ub.shape:
+        raise ValueError(f"the two systems have rows of different shapes: {ua.shape} vs {ub.shape}")
+    ids = np.arange(ua.shape[0], dtype=np.int64)
+    fa, fb = flatten(readout(exact_totals(ua))), flatten(readout(exact_totals(ub)))
+    paths = list(fa)
+    ta, diff = ua.sum(axis=0), ub - ua
+    tb = ub.sum(axis=0)
+    deltas = np.full((samples, len(paths)), np.nan)
+    for lo, s in _blocks(ids, samples, seed, SWAP_STREAM):
+        moved = s @ diff  # what swapping moves from A to B
+        for j in range(s.shape[0]):
+            xa, xb = flatten(readout(ta + moved[j])), flatten(readout(tb - moved[j]))
+            deltas[lo + j] = [_difference(xa[p], xb[p]) for p in paths]
+    out: dict[str, dict[str, Any]] = {k: {} for k in ("a", "b", "delta", "p_value", "p_error")}
+    for k, p in enumerate(paths):
+        a, b = fa[p], fb[p]
+        delta = None if a is None or b is None else a - b
+        d = deltas[:, k][~np.isnan(deltas[:, k])]
+        extreme = int(np.sum(np.abs(d) >= abs(delta) - 1e-12 * max(1.0, abs(delta)))) if delta is not None else 0
+        res = _test_result(delta, extreme, d.size)
+        out["a"][p], out["b"][p] = _finite(a), _finite(b)
+        for key in ("delta", "p_value", "p_error"):
+            out[key][p] = res[key]
+    return {k: unflatten(v) for k, v in out.items()}
