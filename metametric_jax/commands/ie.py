@@ -98,15 +98,10 @@ def _table(scores: dict[str, Any], args: argparse.Namespace) -> Any:
 def _resample(args: argparse.Namespace) -> Resampling:
     from metametric_jax.tasks import ie
 
-    gold = ie.read_documents(args.gold)
-    pred = ie.read_documents(args.pred)
-    ie.pair_documents(pred, gold, args.pred, args.gold)
-    metric = ie.IEMetric(args.mode, directed=not args.undirected)
-
-    def figures(tree: Any) -> dict[str, Any]:
-        return {f: {k: tree[f][k] for k in ("precision", "recall", "f1")} for f in ie.FIGURES}
-
-    return Resampling(metric, [d for _, d in pred], [d for _, d in gold], figures, unit="documents")
+    _, stats, warnings = ie.count_files(
+        predictions=args.pred, references=args.gold, mode=args.mode, directed=not args.undirected
+    )
+    return Resampling(ie.document_rows(stats), ie.readout, unit="documents", warnings=tuple(warnings))
 
 
 COMMAND = Command(

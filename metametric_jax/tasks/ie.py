@@ -88,6 +88,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from metametric_jax.errors import InputFormatError
+from metametric_jax.intervals import exact_totals
 from metametric_jax.normalizer import prf
 from metametric_jax.report import Report
 from metametric_jax.tasks.ner import Span
@@ -97,7 +98,7 @@ if TYPE_CHECKING:
     from metametric_jax import Suite
 
 __all__ = ["Argument", "Event", "Relation", "Document", "MODES", "FIGURES", "IEMetric", "document_stats", "figures"]
-__all__ += ["score", "read_documents", "pair_documents", "score_files"]
+__all__ += ["document_rows", "readout", "score", "read_documents", "pair_documents", "count_files", "score_files"]
 
 #: The evaluation modes: ``strict`` (offsets and types) and ``boundaries`` (offsets only, see the module docstring).
 MODES: tuple[str, ...] = ("strict", "boundaries")
@@ -372,14 +373,40 @@ def _figure(matched: float, predicted: float, reference: float, empty: float = 0
     return {**figures, **counts}
 
 
+def document_rows(stats: dict[str, np.ndarray]) -> np.ndarray:
+    """The additive rows of :func:`document_stats`, float64 ``(n, 3 * len(FIGURES))``.
+
+    Per document, each figure's matched, predicted and reference counts, in :data:`FIGURES` order.
+    """
+    parts = [np.asarray(stats[f], np.float64).reshape(-1, 3) for f in FIGURES]
+    return np.concatenate(parts, axis=1)
+
+
+def readout(totals: np.ndarray | Sequence[float]) -> dict[str, dict[str, float]]:
+    """The corpus figures of totals laid out as :func:`document_rows`: per figure ``precision``, ``recall``, ``f1``.
+
+    Micro averages (:func:`~metametric_jax.normalizer.prf`): 0.0 where a denominator is 0. Any non-negative real
+    totals are read (the bootstrap weights documents).
+    """
+    values = [float(x) for x in totals]
+    if len(values) != 3 * len(FIGURES):
+        raise ValueError(f"expected {3 * len(FIGURES)} IE totals; found {len(values)}.")
+    return {f: prf(*values[3 * k : 3 * k + 3]) for k, f in enumerate(FIGURES)}
+
+
 def figures(stats: dict[str, np.ndarray]) -> dict[str, dict[str, Any]]:
-    """Corpus figures from :func:`document_stats`.
+    """Corpus figures from :func:`document_stats`: :func:`readout` of the summed :func:`document_rows`, and counts.
 
     Returns:
         Per figure the micro ``precision``, ``recall``, ``f1`` (0 where a denominator is 0) and the counts
         ``matched``, ``predicted``, ``reference``.
     """
-    return {f: _figure(*np.asarray(stats[f], np.float64).reshape(-1, 3).sum(0)) for f in FIGURES}
+    totals = exact_totals(document_rows(stats))
+    out = readout(totals)
+    for k, f in enumerate(FIGURES):
+        matched, predicted, reference = totals[3 * k : 3 * k + 3]
+        out[f] = {**out[f], "matched": int(matched), "predicted": int(predicted), "reference": int(reference)}
+    return out
 
 
 def score(
@@ -544,6 +571,48 @@ def _absent_warnings(pred_obj: list[Document], ref_obj: list[Document], pred_pat
     return out
 
 
+def count_files(
+    *,
+    predictions: str | os.PathLike[str],
+    references: str | os.PathLike[str],
+    mode: str = "strict",
+    directed: bool = True,
+    progress: Callable[[int], Any] | None = None,
+) -> tuple[list[tuple[int, Document]], dict[str, np.ndarray], list[str]]:
+    """The per-document counts of two JSON Lines files, as :func:`score_files` counts them.
+
+    Args:
+        predictions: the predicted documents (schema in the module docstring).
+        references: the reference documents, the same documents in the same order.
+        mode: ``"strict"`` or ``"boundaries"``.
+        directed: whether relation arguments are ordered.
+        progress: called with the number of documents counted so far, every 256 documents.
+
+    Returns:
+        ``(reference documents with their line numbers, document_stats, warnings)``: the warnings of
+        :func:`score_files`.
+
+    Raises:
+        InputFormatError: malformed input, or files whose documents differ in number, order or ids.
+    """
+    _check_mode(mode)
+    pred_path, ref_path = os.fspath(predictions), os.fspath(references)
+    ref_docs = read_documents(ref_path)
+    pred_docs = read_documents(pred_path)
+    pair_documents(pred_docs, ref_docs, pred_path, ref_path)
+    preds, refs = [d for _, d in pred_docs], [d for _, d in ref_docs]
+    if progress is None:
+        stats = document_stats(preds, refs, mode=mode, directed=directed)
+    else:
+        parts = []
+        for lo in range(0, len(refs), 256):
+            parts.append(document_stats(preds[lo : lo + 256], refs[lo : lo + 256], mode=mode, directed=directed))
+            progress(min(len(refs), lo + 256))
+        stats = {f: np.concatenate([p[f] for p in parts]) if parts else np.zeros((0, 3)) for f in FIGURES}
+    warnings = [] if refs else [f"{ref_path} holds no documents; every figure is 0"]
+    return ref_docs, stats, warnings + _absent_warnings(preds, refs, pred_path)
+
+
 def score_files(
     *,
     predictions: str | os.PathLike[str],
@@ -571,21 +640,10 @@ def score_files(
     Raises:
         InputFormatError: malformed input, or files whose documents differ in number, order or ids.
     """
-    _check_mode(mode)
-    pred_path, ref_path = os.fspath(predictions), os.fspath(references)
-    ref_docs = read_documents(ref_path)
-    pred_docs = read_documents(pred_path)
-    pair_documents(pred_docs, ref_docs, pred_path, ref_path)
-    preds, refs = [d for _, d in pred_docs], [d for _, d in ref_docs]
-    if progress is None:
-        stats = document_stats(preds, refs, mode=mode, directed=directed)
-    else:
-        parts = []
-        for lo in range(0, len(refs), 256):
-            parts.append(document_stats(preds[lo : lo + 256], refs[lo : lo + 256], mode=mode, directed=directed))
-            progress(min(len(refs), lo + 256))
-        stats = {f: np.concatenate([p[f] for p in parts]) if parts else np.zeros((0, 3)) for f in FIGURES}
-    scores: dict[str, Any] = {"mode": mode, "documents": len(refs), **figures(stats)}
+    ref_docs, stats, warnings = count_files(
+        predictions=predictions, references=references, mode=mode, directed=directed, progress=progress
+    )
+    scores: dict[str, Any] = {"mode": mode, "documents": len(ref_docs), **figures(stats)}
     items = []
     for k, (line, doc) in enumerate(ref_docs):
         item: dict[str, Any] = {"id": doc.id, "line": line}
@@ -593,5 +651,4 @@ def score_files(
             matched, predicted, reference = stats[f][k]
             item[f] = _figure(matched, predicted, reference, empty=1.0)
         items.append(item)
-    warnings = [] if refs else [f"{ref_path} holds no documents; every figure is 0"]
-    return Report(scores, items, warnings + _absent_warnings(preds, refs, pred_path))
+    return Report(scores, items, warnings)
