@@ -51,6 +51,7 @@ QUICK_ARGS: dict[str, list[str]] = {
     "bench_ner": ["--sentences", "10000", "--repeat", "2"],
     "bench_ranking": ["--queries", "100", "--repeat", "2"],
     "bench_rouge": ["--pairs", "1000", "--repeat", "2"],
+    "bench_second_number": ["--quick"],
     "bench_significance": ["--resamples", "3", "--repeat", "2"],
     "bench_startup": ["--repeat", "5"],
     "bench_update_paths": ["--updates", "20", "--repeat", "2"],

@@ -13,12 +13,14 @@ lists them). Without file arguments a task scores its bundled sample (said on st
 prints the task's figures as fractions in [0, 1]; warnings, notes, errors and the progress bar shown for inputs of
 :data:`LARGE_INPUT` units or more go to standard error.
 
-``--bootstrap N`` adds percentile intervals from N Poisson-bootstrap replicates over the examples (documents for
-coreference, sentences for NER and parsing, graph pairs for AMR, queries for ranking): the JSON gains
-``"intervals"`` (each figure as ``[low, high]``), ``"level"``, ``"replicates"`` and ``"seed"``. ``compare`` scores two
-systems against one reference file and tests the differences: JSON ``{"a", "b", "delta", "p_value"}`` (and the
-delta's ``"low"`` / ``"high"`` for the paired bootstrap), each shaped like the task's figures
-(:mod:`metametric_jax.significance`).
+``--bootstrap N`` adds percentile intervals from N Poisson-bootstrap replicates over the task's units (documents for
+coreference and IE, NER documents where the file marks them, sentences for parsing, graph pairs for AMR, queries for
+ranking): the JSON gains ``"intervals"`` (each figure as ``[low, high]``), ``"stderr"``, ``"level"``, ``"replicates"``,
+``"seed"`` and ``"test"``. ``compare`` scores two systems against one reference file and tests the differences: JSON
+``{"a", "b", "delta", "p_value", "p_error", ["low", "high"], "test", "warnings"}``, each figure group shaped like the
+task's figures, ``"test"`` stating the method, the two-sided p-value, the samples, the unit, their number and the seed
+(:mod:`metametric_jax.cli_resampling`). The figures are the task's own read-out, equal to ``score``'s bit for bit.
+JSON is strict: ``null`` where a figure does not exist.
 
 Exit status: 0 on success, 1 on unreadable or malformed input (``metametric-jax: error: FILE:LINE: MESSAGE``) or
 missing optional software, 2 on bad usage. No input a user can give makes it print a Python traceback.
