@@ -5,16 +5,19 @@ decode=fn)`` bridges the two: ``predictions`` and ``references`` are arrays (or 
 batch axis, and ``fn`` is a host function mapping one example's slice (NumPy arrays, same pytree structure) to a
 structure of the metric's type. Inside a traced computation the batch goes to the host once through
 ``jax.pure_callback``; there every example is decoded, matched, and its statistics are summed into the state's
-``sums`` leaf, which has a fixed shape ``(rows, 2)``:
+named sums (``micro``: ``xy``, ``xx``, ``yy``; ``macro``: one sum per reported figure; ``count``), each a compensated
+float32 pair of fixed shape ``(2,)`` (the callback's result shape is the metric's ``sums_shape()``):
 
 .. math::
 
-    \mathrm{sums} = \Big[\sum_i w_i \phi(P_i, R_i),\ \sum_i w_i \phi(P_i, P_i),\ \sum_i w_i \phi(R_i, R_i),\
-    \sum_i w_i\, n_k(P_i, R_i)\ (k = 1..K),\ \sum_i w_i\Big]
+    \mathrm{xy} = \sum_i w_i \phi(P_i, R_i),\ \mathrm{xx} = \sum_i w_i \phi(P_i, P_i),\
+    \mathrm{yy} = \sum_i w_i \phi(R_i, R_i),\ \mathrm{macro}_k = \sum_i w_i\, n_k(P_i, R_i),\
+    \mathrm{count} = \sum_i w_i
 
 with :math:`P_i = \mathrm{decode}(\mathrm{predictions}[i])`, :math:`R_i = \mathrm{decode\_references}(\mathrm{
-references}[i])` (Chen et al., "A Unified View of Evaluation Metrics for Structured Prediction", EMNLP 2023). The
-result equals the host path, ``D.metric.from_model_output([P_i], [R_i], weights)``, bit for bit.
+references}[i])` and :math:`n_k` the :math:`k`-th reported normalized score (Chen et al., "A Unified View of
+Evaluation Metrics for Structured Prediction", EMNLP 2023). The result equals the host path,
+``D.metric.from_model_output([P_i], [R_i], weights)``, bit for bit.
 
 Suites work the same way (``NERSuite.from_model_output(tags, gold, decode=fn)``): one callback computes every
 member's sums, and the suite state is built from them.
