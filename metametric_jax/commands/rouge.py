@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import functools
 from typing import Any
 
 from metametric_jax.commands import Command, Progress, Resampling, percent
@@ -46,7 +47,7 @@ def _run(args: argparse.Namespace) -> tuple[dict[str, Any], list[str]]:
 
     preds, refs = rouge.read_pairs(args.predictions, args.references)
     n = len(preds)
-    warnings = [] if n else [f"{args.predictions} holds no examples; every figure is 0"]
+    warnings = _warnings(args, n)
     if not Progress.wanted(args.progress, n):
         return rouge.score(preds, refs, types=args.types, use_stemmer=args.use_stemmer, multi_reference=True), warnings
     parts: list[dict[str, Any]] = []
@@ -61,7 +62,8 @@ def _run(args: argparse.Namespace) -> tuple[dict[str, Any], list[str]]:
             bar.update(hi)
     import numpy as np
 
-    return rouge.mean_figures({k: np.concatenate([p[k] for p in parts]) for k in args.types}), warnings
+    stats = {k: np.concatenate([p[k] for p in parts]) if parts else np.zeros((0, 3)) for k in args.types}
+    return rouge.mean_figures(stats), warnings
 
 
 def _table(scores: dict[str, Any], args: argparse.Namespace) -> Any:
@@ -76,17 +78,21 @@ def _table(scores: dict[str, Any], args: argparse.Namespace) -> Any:
     return table
 
 
+def _warnings(args: argparse.Namespace, n: int) -> list[str]:
+    return [] if n else [f"{args.predictions} holds no examples; every figure is 0"]
+
+
 def _resample(args: argparse.Namespace) -> Resampling:
     from metametric_jax.tasks import rouge
-    from metametric_jax.tasks.text import RougeMetric
 
     preds, refs = rouge.read_pairs(args.predictions, args.references)
-    metric = RougeMetric(args.types, use_stemmer=args.use_stemmer, multi_reference=True)
-
-    def figures(tree: Any) -> dict[str, Any]:  # rouge-score's figures are means over examples: the macro ones
-        return {t: {k: tree[t][f"macro_{k}"] for k in ("precision", "recall", "f1")} for t in args.types}
-
-    return Resampling(metric, list(preds), list(refs), figures, unit="examples")
+    stats = rouge.rouge_stats(preds, refs, args.types, use_stemmer=args.use_stemmer, multi_reference=True)
+    return Resampling(
+        rouge.example_rows(stats),
+        functools.partial(rouge.readout, types=tuple(args.types)),
+        unit="examples",
+        warnings=tuple(_warnings(args, len(preds))),
+    )
 
 
 COMMAND = Command(

@@ -52,6 +52,7 @@ from typing import Any
 import numpy as np
 
 from metametric_jax.errors import InputFormatError
+from metametric_jax.intervals import exact_totals
 from metametric_jax.normalizer import f_measure
 from metametric_jax.report import Report
 from metametric_jax.tasks.stem import porter_stem
@@ -67,6 +68,8 @@ __all__ = [
     "summary_lcs_hits",
     "rouge_stats",
     "figures",
+    "example_rows",
+    "readout",
     "mean_figures",
     "score",
     "read_texts",
@@ -395,18 +398,49 @@ def figures(stats: np.ndarray) -> np.ndarray:
     return np.stack([precision, recall, f1], axis=1)
 
 
+def example_rows(per_type: dict[str, np.ndarray]) -> np.ndarray:
+    """The additive rows of the means over examples: float64 ``(n, 3 * types + 1)``.
+
+    Per example, each type's precision, recall and F1 (:func:`figures` of its ``(n, 3)`` statistics, in the order of
+    ``per_type``), then a 1 (the example count).
+
+    >>> example_rows({"rougeL": np.array([[2.0, 4.0, 2.0]])}).tolist()
+    [[0.5, 1.0, 0.6666666666666666, 1.0]]
+    """
+    parts = [figures(stats) for stats in per_type.values()]
+    n = len(parts[0]) if parts else 0
+    return np.concatenate([*parts, np.ones((n, 1))], axis=1)
+
+
+def readout(totals: np.ndarray | Sequence[float], types: Sequence[str]) -> dict[str, dict[str, float]]:
+    """``{type: {"precision", "recall", "f1"}}``: the means over examples of totals laid out as :func:`example_rows`.
+
+    Each figure is its total over the example count (the last total), 0.0 when that count is 0; any non-negative
+    real totals are read (the bootstrap weights examples).
+
+    >>> readout([1.0, 1.5, 1.2, 2.0], ["rouge1"])
+    {'rouge1': {'precision': 0.5, 'recall': 0.75, 'f1': 0.6}}
+    """
+    values = [float(x) for x in totals]
+    if len(values) != 3 * len(types) + 1:
+        raise ValueError(f"expected {3 * len(types) + 1} ROUGE totals for {len(types)} types; found {len(values)}.")
+    count = values[-1]
+    out: dict[str, dict[str, float]] = {}
+    for k, kind in enumerate(types):
+        p, r, f = (v / count if count else 0.0 for v in values[3 * k : 3 * k + 3])
+        out[kind] = {"precision": p, "recall": r, "f1": f}
+    return out
+
+
 def mean_figures(per_type: dict[str, np.ndarray]) -> dict[str, dict[str, float]]:
     """``{type: {"precision", "recall", "f1"}}``: the means over examples of the figures of ``{type: (n, 3) stats}``.
+
+    :func:`readout` of the exact totals (:func:`~metametric_jax.intervals.exact_totals`) of :func:`example_rows`.
 
     >>> mean_figures({"rougeL": np.array([[2.0, 4.0, 2.0], [0.0, 1.0, 1.0]])})
     {'rougeL': {'precision': 0.25, 'recall': 0.5, 'f1': 0.3333333333333333}}
     """
-    out: dict[str, dict[str, float]] = {}
-    for kind, stats in per_type.items():
-        fig = figures(stats)
-        mean = fig.mean(axis=0) if len(fig) else np.zeros(3)
-        out[kind] = {"precision": float(mean[0]), "recall": float(mean[1]), "f1": float(mean[2])}
-    return out
+    return readout(exact_totals(example_rows(per_type)), list(per_type))
 
 
 def score(
