@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import functools
 from typing import Any
 
 from metametric_jax.commands import Command, Progress, Resampling, count_blocks, percent
@@ -83,14 +84,15 @@ def _run(args: argparse.Namespace) -> tuple[dict[str, Any], list[str]]:
 def _resample(args: argparse.Namespace) -> Resampling:
     from metametric_jax.tasks import amr
 
-    predictions, references, ids = amr.read_files(
-        predictions=args.pred, references=args.gold, keep_alignments=args.keep_alignments
+    scores, warnings = _run(argparse.Namespace(**{**vars(args), "per_pair": True}))  # scored as score amr scores
+    items = scores["per_pair"]
+    return Resampling(
+        amr.item_rows(items, args.fine_grained),
+        functools.partial(amr.readout, fine_grained=args.fine_grained),
+        unit="graph pairs",
+        ids=[item["id"] for item in items],
+        warnings=tuple(warnings),
     )
-
-    def figures(tree: Any) -> dict[str, Any]:
-        return {k: tree[k] for k in ("precision", "recall", "f1")}
-
-    return Resampling(amr.SmatchMetric, predictions, references, figures, unit="graph pairs", ids=ids)
 
 
 def _row(name: str, figures: dict[str, Any]) -> tuple[str, str, str, str]:

@@ -74,6 +74,8 @@ __all__ = [
     "score",
     "score_files",
     "read_files",
+    "item_rows",
+    "readout",
     "DEFAULT_TIME_LIMIT",
 ]
 
@@ -422,6 +424,37 @@ def _check_options(options: dict[str, Any], allowed: tuple[str, ...], where: str
         )
 
 
+def item_rows(items: Sequence[dict[str, Any]], fine_grained: bool = False) -> np.ndarray:
+    """The additive rows of :func:`score_files`'s per-pair ``items``: float64 ``(pairs, 3)``.
+
+    Each pair's ``(matched, predicted, reference)``, then with ``fine_grained`` each fine-grained score's, in the order
+    of ``amr_fine.NAMES`` (``(pairs, 3 + 3 * len(amr_fine.NAMES))``).
+    """
+    names = amr_fine.NAMES if fine_grained else ()
+    rows = np.zeros((len(items), 3 + 3 * len(names)))
+    for i, item in enumerate(items):
+        counts = [item] + [item["fine_grained"][name] for name in names]
+        rows[i] = [c[k] for c in counts for k in ("matched", "predicted", "reference")]
+    return rows
+
+
+def readout(totals: np.ndarray | Sequence[float], fine_grained: bool = False) -> dict[str, Any]:
+    """Corpus Smatch ``{"precision", "recall", "f1"}`` of totals laid out as :func:`item_rows`.
+
+    With ``fine_grained``, also one such dict per fine-grained score. The read-out of :func:`score` and
+    :func:`score_files` (:func:`~metametric_jax.normalizer.prf`, 0.0 where a denominator is 0); any non-negative real
+    totals are read (the bootstrap weights graph pairs).
+    """
+    values = [float(x) for x in totals]
+    names = amr_fine.NAMES if fine_grained else ()
+    if len(values) != 3 + 3 * len(names):
+        raise ValueError(f"expected {3 + 3 * len(names)} Smatch totals; found {len(values)}.")
+    out: dict[str, Any] = prf(*values[:3])
+    for k, name in enumerate(names, start=1):
+        out[name] = prf(*values[3 * k : 3 * k + 3])
+    return out
+
+
 class _Scorer:
     """Accumulates per-pair Smatch (and fine-grained) counts into corpus figures and per-pair items."""
 
@@ -460,11 +493,12 @@ class _Scorer:
         return found.matched, found.predicted, found.reference, found.optimal
 
     def scores(self) -> dict[str, Any]:
-        out: dict[str, Any] = prf(*self.totals)
+        figures = readout([*self.totals, *(c for counts in self.fine.values() for c in counts)], self.fine_grained)
+        out: dict[str, Any] = {k: figures[k] for k in _FIGURES}
         out.update(matched=self.totals[0], predicted=self.totals[1], reference=self.totals[2])
         out.update(pairs=len(self.items), pairs_optimal=len(self.items) - self.flagged)
-        for name, counts in self.fine.items():
-            out[name] = prf(*counts)
+        for name in self.fine:
+            out[name] = figures[name]
         return out
 
     def warnings(self) -> list[str]:
