@@ -68,6 +68,14 @@ def _add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "-r", "--raw", action="store_true", help="tags without prefixes: every non-outside token is a chunk"
     )
+    parser.add_argument(
+        "--unit",
+        choices=("sentence", "document"),
+        default=None,
+        help="what --bootstrap and compare resample: the documents the reference file's -DOCSTART- lines start "
+        "(the default where it has them; asking for documents of a file without them is an error) or the sentences "
+        "(the default otherwise)",
+    )
 
 
 def _resolve(args: argparse.Namespace, parser: argparse.ArgumentParser) -> None:
@@ -101,32 +109,57 @@ def _run(args: argparse.Namespace) -> tuple[dict[str, Any], list[str]]:
     return report.scores, list(report.warnings)
 
 
-def _resample(args: argparse.Namespace) -> Resampling:
+#: FileRows of recently read files, by (files, options, file signatures): compare reads each system once
+_ROWS: dict[tuple[Any, ...], Any] = {}
+
+
+def _signature(path: str) -> tuple[Any, ...]:
+    import os
+
+    info = os.stat(path)
+    return (os.path.abspath(path), info.st_mtime_ns, info.st_size)
+
+
+def _file_rows(args: argparse.Namespace, pred: str) -> Any:
     from metametric_jax.tasks import ner
-    from metametric_jax.tasks.readers import conll
-    from metametric_jax.tasks.tagging import extract_batch
 
-    options = {"delimiter": args.delimiter, "outside": args.outside, "raw": args.raw}
-    if args.file is not None and args.pred == args.file:
-        gold, pred = conll.read_conlleval(args.file, args.scheme, **options)
+    options = {"scheme": args.scheme, "delimiter": args.delimiter, "outside": args.outside, "raw": args.raw}
+    if args.file is not None and pred == args.file:
+        files = {"file": args.file}
     else:
-        gold = conll.read_conll(args.gold, args.scheme, **options)
-        pred = conll.read_conll(args.pred, args.scheme, **options)
-        conll.check_aligned(gold, pred)
-    scheme = "IOB2" if args.raw else args.scheme
-    labels = sorted({span.label for tags in (gold.tags, pred.tags) for s in extract_batch(tags, scheme) for span in s})
-    metric = ner.NerMetric(labels, scheme)
+        files = {"references": args.gold, "predictions": pred}
+    if "-" in files.values():  # standard input is read once
+        return ner.file_rows(**files, **options)
+    key = (tuple(sorted((k, _signature(v)) for k, v in files.items())), tuple(sorted(options.items())))
+    if key not in _ROWS:
+        while len(_ROWS) >= 4:
+            _ROWS.pop(next(iter(_ROWS)))
+        _ROWS[key] = ner.file_rows(**files, **options)
+    return _ROWS[key]
 
-    def figures(tree: Any) -> dict[str, Any]:
-        def prf(node: Any) -> dict[str, Any]:
-            return {k: node[k] for k in ("precision", "recall", "f1")}
 
-        out = {"f1": tree["micro"]["f1"], **{k: prf(tree[k]) for k in ("micro", "macro", "weighted")}}
-        out["accuracy"] = tree["accuracy"]
-        out["per_type"] = {label: prf(tree["per_type"][label]) for label in labels}
-        return out
+def _resample(args: argparse.Namespace) -> Resampling:
+    from metametric_jax.errors import InputFormatError
 
-    return Resampling(metric, pred.tags, gold.tags, figures, unit="sentences")
+    pred = args.pred if args.pred is not None else args.file  # --file: the one file holds both sides
+    got = _file_rows(args, pred)
+    labels = set(got.labels)
+    for other in getattr(args, "system", None) or ():  # compare: every system's rows have the same columns
+        if other != pred:
+            labels.update(_file_rows(args, other).labels)
+    got = got.with_labels(sorted(labels))
+    documents = got.references.documents()
+    unit = args.unit or ("document" if documents is not None else "sentence")
+    if unit == "document" and documents is None:
+        raise InputFormatError(
+            got.references.path,
+            None,
+            "--unit document: the file has no -DOCSTART- line to start a document; give "
+            "--unit sentence to resample sentences",
+        )
+    if unit == "sentence":
+        return Resampling(got.rows, got.readout, unit="sentences", warnings=got.warnings)
+    return Resampling(got.rows, got.readout, unit="documents", groups=documents, warnings=got.warnings)
 
 
 def summary(scores: dict[str, Any]) -> str:
@@ -161,10 +194,10 @@ COMMAND = Command(
     help="named entities: CoNLL column files or conlleval's layout (span-level P/R/F1 per type, micro, macro)",
     description="Score named entities as conlleval does. Two files (--gold, --pred): one token per line, the last "
     "column the tag, a blank line between sentences. One file (--file): conlleval's layout, the gold and the predicted "
-    "tag in the last two columns ('-X-' as first field also ends a sentence). '-DOCSTART-' lines are ignored, whatever "
-    "their tags. JSON: {f1 (micro, the headline), micro, macro, weighted: {precision, recall, f1}, accuracy, counts: "
-    "{tokens, phrases, found, correct, correct_tags}, per_type: {TYPE: {precision, recall, f1, support, predicted, "
-    "correct}}}.",
+    "tag in the last two columns ('-X-' as first field also ends a sentence). '-DOCSTART-' lines are not tokens, "
+    "whatever their tags; they start the documents that --bootstrap and compare resample (see --unit). JSON: {f1 "
+    "(micro, the headline), micro, macro, weighted: {precision, recall, f1}, accuracy, counts: {tokens, phrases, "
+    "found, correct, correct_tags}, per_type: {TYPE: {precision, recall, f1, support, predicted, correct}}}.",
     add_arguments=_add_arguments,
     inputs=("gold", "pred"),
     sample={"gold": "ner/gold.txt", "pred": "ner/pred.txt"},

@@ -24,7 +24,9 @@ Three surfaces, one set of counts:
 
 * :func:`score` / :func:`score_files` count on the host (NumPy, no JAX), in chunks of sentences, and return
   float64 figures from exact integer counts; ``score_files`` reads the two-file layout or ``conlleval``'s one-file
-  layout (:mod:`metametric_jax.tasks.readers.conll`).
+  layout (:mod:`metametric_jax.tasks.readers.conll`). The figures are one read-out, :func:`readout`, of summed
+  sentence rows (:func:`file_rows`: each sentence's counts), which the command line's bootstrap and paired tests
+  also call on weighted sums.
 * :func:`NerMetric` (per type, micro, macro, weighted, accuracy) and :func:`span_metric` (micro only) are
   accumulators: ``from_model_output`` on Python tags or spans, with ``decode=`` inside ``jax.jit``, ``merge``,
   ``reduce``, ``compute``; :func:`state_report` reads a state in float64 with the keys of :func:`score`.
@@ -41,6 +43,7 @@ Example:
 
 from __future__ import annotations
 
+import dataclasses
 import functools
 import os
 from collections.abc import Callable, Mapping, Sequence
@@ -69,6 +72,10 @@ __all__ = [
     "span_metric",
     "score",
     "score_files",
+    "file_rows",
+    "FileRows",
+    "readout",
+    "HEAD",
     "state_report",
     "span_stats",
     "extract_spans",
@@ -85,48 +92,77 @@ _FIGURES = ("precision", "recall", "f1")
 
 
 # ---------------------------------------------------------------------------------------------------- host figures
+#: The columns of a sentence's row before its per-type columns: the micro (matched, predicted, reference) span counts,
+#: the tokens and the tokens whose predicted tag is the reference tag. Type ``j`` of the row's ``labels`` then has the
+#: columns ``HEAD + 3 j + (0, 1, 2)``: its (matched, predicted, reference) span counts.
+HEAD = 5
+
+
 def _ratio(num: float, den: float) -> float:
     return num / den if den else 0.0
 
 
-def _figures(
-    micro: Sequence[float],
-    per_type: Mapping[str, Sequence[float]],
-    tokens: float,
-    correct_tags: float,
-) -> dict[str, Any]:
-    """The stable report from exact totals: (correct, found, phrases) overall and per type, and token counts."""
-    types: dict[str, dict[str, Any]] = {}
-    present: list[dict[str, Any]] = []
-    for label, (xy, xx, yy) in per_type.items():
-        types[label] = {**prf(xy, xx, yy), "support": int(round(yy)), "predicted": int(round(xx))}
-        types[label]["correct"] = int(round(xy))
+def readout(totals: Any, labels: Sequence[str], reported: Sequence[str] | None = None) -> dict[str, Any]:
+    """The NER figures of summed sentence rows (see :data:`HEAD`): the one read-out of :func:`score` and the files.
+
+    Args:
+        totals: float64 ``(HEAD + 3 len(labels),)``: summed rows, integer counts or any non-negative real weights
+            of them (a bootstrap replicate).
+        labels: the entity types of the per-type columns, in column order.
+        reported: the types to report per type (zeros for a type without a column); default ``sorted(labels)``.
+
+    Returns:
+        ``{"f1", "micro", "macro", "weighted": {"precision", "recall", "f1"}, "accuracy", "per_type": {type:
+        {"precision", "recall", "f1"}}}``, Python floats, 0.0 where a denominator is 0. ``macro`` is the mean over the
+        reported types that occur (predicted or reference spans), ``weighted`` their mean weighted by reference spans.
+    """
+    values = np.asarray(totals, np.float64).tolist()
+    column = {label: HEAD + 3 * j for j, label in enumerate(labels)}
+    types: dict[str, dict[str, float]] = {}
+    present: list[tuple[dict[str, float], float]] = []
+    for label in sorted(labels) if reported is None else reported:
+        j = column.get(label)
+        xy, xx, yy = values[j : j + 3] if j is not None else (0.0, 0.0, 0.0)
+        types[label] = prf(xy, xx, yy)
         if xx + yy > 0:
-            present.append(types[label])
-    support = sum(r["support"] for r in present)
-    macro = {k: (float(np.mean([r[k] for r in present])) if present else 0.0) for k in _FIGURES}
-    weighted = {k: _ratio(sum(r[k] * r["support"] for r in present), support) for k in _FIGURES}
-    xy, xx, yy = micro
-    figures = prf(xy, xx, yy)
+            present.append((types[label], yy))
+    support = sum(yy for _, yy in present)
+    macro = {k: (float(np.mean([r[k] for r, _ in present])) if present else 0.0) for k in _FIGURES}
+    weighted = {k: _ratio(sum(r[k] * yy for r, yy in present), support) for k in _FIGURES}
+    micro = prf(*values[:3])
     return {
-        "f1": figures["f1"],
-        "micro": figures,
+        "f1": micro["f1"],
+        "micro": micro,
         "macro": macro,
         "weighted": weighted,
-        "accuracy": _ratio(correct_tags, tokens),
-        "counts": {
-            "tokens": int(round(tokens)),
-            "phrases": int(round(yy)),
-            "found": int(round(xx)),
-            "correct": int(round(xy)),
-            "correct_tags": int(round(correct_tags)),
-        },
+        "accuracy": _ratio(values[4], values[3]),
         "per_type": types,
     }
 
 
+def _figures(totals: Any, labels: Sequence[str], reported: Sequence[str] | None) -> dict[str, Any]:
+    """The report of exact totals (see :data:`HEAD`): :func:`readout`'s figures and the counts."""
+    values = np.asarray(totals, np.float64).tolist()
+    out = readout(totals, labels, reported)
+    column = {label: HEAD + 3 * j for j, label in enumerate(labels)}
+    for label, figures in out["per_type"].items():
+        j = column.get(label)
+        xy, xx, yy = values[j : j + 3] if j is not None else (0.0, 0.0, 0.0)
+        figures.update(support=int(round(yy)), predicted=int(round(xx)), correct=int(round(xy)))
+    xy, xx, yy, tokens, correct_tags = values[:HEAD]
+    counts = {
+        "tokens": int(round(tokens)),
+        "phrases": int(round(yy)),
+        "found": int(round(xx)),
+        "correct": int(round(xy)),
+        "correct_tags": int(round(correct_tags)),
+    }
+    per_type = out.pop("per_type")
+    return {**out, "counts": counts, "per_type": per_type}
+
+
 class _Tally:
-    """Exact integer totals over chunks of sentences: overall, per type, tokens; and per-sentence micro counts."""
+    """Exact integer totals over chunks of sentences: overall, per type, tokens; and per-sentence counts."""
 
     def __init__(self, scheme: str, keep_sentences: bool) -> None:
         self.scheme = scheme
@@ -135,7 +171,7 @@ class _Tally:
         self.tokens = 0
         self.correct_tags = 0
         self.keep_sentences = keep_sentences
-        self.sentences: list[np.ndarray] = []
+        self.sentences: list[SpanCounts] = []
 
     def add(self, predictions: Sequence[Any], references: Sequence[Any]) -> SpanCounts:
         counts = count_spans(predictions, references, self.scheme, self.labels)
@@ -146,18 +182,31 @@ class _Tally:
         self.tokens += int(counts.tokens.sum())
         self.correct_tags += int(counts.correct_tags.sum())
         if self.keep_sentences:
-            micro = np.stack([counts.matched.sum(1), counts.predicted.sum(1), counts.gold.sum(1)], 1)
-            self.sentences.append(np.concatenate([micro, counts.tokens[:, None], counts.correct_tags[:, None]], 1))
+            self.sentences.append(counts)
         return counts
 
+    def rows(self) -> np.ndarray:
+        """float64 ``(sentences, HEAD + 3 types)``: each sentence's counts, types in the order of ``self.labels``."""
+        n = sum(c.matched.shape[0] for c in self.sentences)
+        out = np.zeros((n, HEAD + 3 * len(self.labels)))
+        lo = 0
+        for c in self.sentences:
+            k, width = c.matched.shape
+            hi = lo + k
+            out[lo:hi, 0], out[lo:hi, 1], out[lo:hi, 2] = c.matched.sum(1), c.predicted.sum(1), c.gold.sum(1)
+            out[lo:hi, 3], out[lo:hi, 4] = c.tokens, c.correct_tags
+            out[lo:hi, HEAD : HEAD + 3 * width] = np.stack([c.matched, c.predicted, c.gold], 2).reshape(k, 3 * width)
+            lo = hi
+        return out
+
+    def totals(self) -> np.ndarray:
+        """The summed rows (see :meth:`rows`), from the integer totals."""
+        micro = self.types.sum(0) if len(self.types) else np.zeros(3, np.int64)
+        head = np.array([*micro.tolist(), self.tokens, self.correct_tags], np.float64)
+        return np.concatenate([head, self.types.reshape(-1).astype(np.float64)])
+
     def report(self, labels: Sequence[str] | None) -> dict[str, Any]:
-        names = sorted(self.labels) if labels is None else list(labels)
-        per_type = {
-            lab: tuple(float(x) for x in self.types[self.labels[lab]]) if lab in self.labels else (0.0, 0.0, 0.0)
-            for lab in names
-        }
-        micro = tuple(float(x) for x in self.types.sum(0)) if len(self.types) else (0.0, 0.0, 0.0)
-        return _figures(micro, per_type, self.tokens, self.correct_tags)
+        return _figures(self.totals(), list(self.labels), labels)
 
 
 def _check_labels(labels: Sequence[str] | None, what: str) -> tuple[str, ...] | None:
@@ -274,6 +323,83 @@ def span_stats(predictions: Sequence[Any], references: Sequence[Any], scheme: st
 
 
 # ---------------------------------------------------------------------------------------------------- files
+@dataclasses.dataclass(frozen=True)
+class FileRows:
+    """The sentences of a scored pair of files as additive rows: what :func:`score_files` sums and reads out.
+
+    Attributes:
+        rows: float64 ``(sentences, HEAD + 3 len(labels))``: each sentence's counts (see :data:`HEAD`).
+        labels: the entity types of the per-type columns, in column order.
+        references: the reference side as read (its sentences' lines, its ``-DOCSTART-`` marks).
+        predictions: the predicted side as read.
+        warnings: what :func:`score_files` warns about the files.
+    """
+
+    rows: np.ndarray
+    labels: tuple[str, ...]
+    references: reader.ConllSentences
+    predictions: reader.ConllSentences
+    warnings: tuple[str, ...]
+
+    def readout(self, totals: Any) -> dict[str, Any]:
+        """The figures of totals of these rows (:func:`readout`, every type of the columns reported)."""
+        return readout(totals, self.labels)
+
+    def with_labels(self, labels: Sequence[str]) -> FileRows:
+        """The same rows with the per-type columns of ``labels`` (a superset of ``self.labels``; new types: zeros)."""
+        missing = set(self.labels) - set(labels)
+        if missing:
+            raise ValueError(f"with_labels: the types {sorted(missing)} have counts and no column.")
+        out = np.zeros((self.rows.shape[0], HEAD + 3 * len(labels)))
+        out[:, :HEAD] = self.rows[:, :HEAD]
+        column = {label: HEAD + 3 * j for j, label in enumerate(labels)}
+        for j, label in enumerate(self.labels):
+            out[:, column[label] : column[label] + 3] = self.rows[:, HEAD + 3 * j : HEAD + 3 * j + 3]
+        return dataclasses.replace(self, rows=out, labels=tuple(labels))
+
+
+def file_rows(
+    *,
+    predictions: str | os.PathLike[str] | None = None,
+    references: str | os.PathLike[str] | None = None,
+    file: str | os.PathLike[str] | None = None,
+    scheme: str = "IOB2",
+    delimiter: str | None = None,
+    outside: str = "O",
+    raw: bool = False,
+    progress: Callable[[int, int], Any] | None = None,
+) -> FileRows:
+    """Read and count CoNLL column files, one row per sentence (arguments and errors as :func:`score_files`).
+
+    ``readout(exact_totals(rows))`` (:func:`metametric_jax.intervals.exact_totals`) is :func:`score_files`'s figures.
+    """
+    if file is not None:
+        if predictions is not None or references is not None:
+            raise TypeError(
+                "score_files: give either file= (conlleval's one-file layout) or predictions= and "
+                "references=, not both."
+            )
+        gold, pred = reader.read_conlleval(file, scheme, delimiter=delimiter, outside=outside, raw=raw)
+        reference_name = os.fspath(file)
+    else:
+        if predictions is None or references is None:
+            raise TypeError("score_files needs predictions= and references= (or file= for conlleval's layout).")
+        gold = reader.read_conll(references, scheme, delimiter=delimiter, outside=outside, raw=raw)
+        pred = reader.read_conll(predictions, scheme, delimiter=delimiter, outside=outside, raw=raw)
+        reader.check_aligned(gold, pred)
+        reference_name = gold.path
+    tally = _tally(pred.tags, gold.tags, "IOB2" if raw else normalize_scheme(scheme), True, progress)
+    warnings = []
+    if not gold.tags:
+        warnings.append(f"{reference_name} holds no sentences; every figure is 0")
+    tagged = max(gold.docstart_tagged, pred.docstart_tagged)
+    if tagged:
+        warnings.append(
+            f"{tagged} -DOCSTART- line(s) carry an entity tag; they were left out, as every -DOCSTART- line"
+        )
+    return FileRows(tally.rows(), tuple(tally.labels), gold, pred, tuple(warnings))
+
+
 def score_files(
     *,
     predictions: str | os.PathLike[str] | None = None,
@@ -288,7 +414,8 @@ def score_files(
     """Span-level NER figures of CoNLL column files (:mod:`metametric_jax.tasks.readers.conll`).
 
     Give ``predictions`` and ``references`` (two files, the tag in the last column), or ``file`` (``conlleval``'s
-    layout: reference and predicted tag in the last two columns).
+    layout: reference and predicted tag in the last two columns). The figures are :func:`readout` of the exact sum of
+    the sentences' rows (:func:`file_rows`).
 
     Args:
         predictions: the predicted file (the token column is optional).
@@ -309,38 +436,25 @@ def score_files(
         InputFormatError: on a malformed file, an invalid tag, or files that do not hold the same sentences.
         TypeError: on a wrong combination of files.
     """
-    if file is not None:
-        if predictions is not None or references is not None:
-            raise TypeError(
-                "score_files: give either file= (conlleval's one-file layout) or predictions= and "
-                "references=, not both."
-            )
-        gold, pred = reader.read_conlleval(file, scheme, delimiter=delimiter, outside=outside, raw=raw)
-        reference_name = os.fspath(file)
-    else:
-        if predictions is None or references is None:
-            raise TypeError("score_files needs predictions= and references= (or file= for conlleval's layout).")
-        gold = reader.read_conll(references, scheme, delimiter=delimiter, outside=outside, raw=raw)
-        pred = reader.read_conll(predictions, scheme, delimiter=delimiter, outside=outside, raw=raw)
-        reader.check_aligned(gold, pred)
-        reference_name = gold.path
-    tally = _tally(pred.tags, gold.tags, "IOB2" if raw else normalize_scheme(scheme), True, progress)
+    from metametric_jax.intervals import exact_totals
+
+    got = file_rows(
+        predictions=predictions,
+        references=references,
+        file=file,
+        scheme=scheme,
+        delimiter=delimiter,
+        outside=outside,
+        raw=raw,
+        progress=progress,
+    )
     items = []
-    if tally.sentences:
-        rows = np.concatenate(tally.sentences).tolist()
-        for k, ((xy, xx, yy, tokens, _), lines) in enumerate(zip(rows, gold.lines)):
-            item: dict[str, Any] = {"id": f"sentence {k + 1}", "line": lines[0], "tokens": tokens, "phrases": yy}
-            item.update(found=xx, correct=xy, **prf(xy, xx, yy))
-            items.append(item)
-    warnings = []
-    if not gold.tags:
-        warnings.append(f"{reference_name} holds no sentences; every figure is 0")
-    tagged = max(gold.docstart_tagged, pred.docstart_tagged)
-    if tagged:
-        warnings.append(
-            f"{tagged} -DOCSTART- line(s) carry an entity tag; they were left out, as every -DOCSTART- line"
-        )
-    return Report(tally.report(None), items, warnings)
+    counts = got.rows[:, :4].astype(np.int64).tolist()
+    for k, ((xy, xx, yy, tokens), lines) in enumerate(zip(counts, got.references.lines)):
+        item: dict[str, Any] = {"id": f"sentence {k + 1}", "line": lines[0], "tokens": tokens, "phrases": yy}
+        item.update(found=xx, correct=xy, **prf(xy, xx, yy))
+        items.append(item)
+    return Report(_figures(exact_totals(got.rows), got.labels, None), items, list(got.warnings))
 
 
 def sample_paths() -> tuple[str, str]:
@@ -512,10 +626,11 @@ def state_report(state: Any) -> dict[str, Any]:
     if labels is None or not isinstance(states, Mapping) or "micro" not in states:
         raise TypeError(f"state_report expects a state of a NerMetric class; found {type(state).__name__}.")
 
-    def triple(member: Any) -> tuple[float, float, float]:
+    def triple(member: Any) -> list[float]:
         t = member.totals()
-        return t["xy"], t["xx"], t["yy"]
+        return [t["xy"], t["xx"], t["yy"]]
 
     tokens = states["tokens"].totals()
-    per_type = {label: triple(states[_member(label)]) for label in labels}
-    return _figures(triple(states["micro"]), per_type, tokens["xx"], tokens["xy"])
+    head = [*triple(states["micro"]), tokens["xx"], tokens["xy"]]
+    totals = np.array(head + [x for label in labels for x in triple(states[_member(label)])], np.float64)
+    return _figures(totals, list(labels), list(labels))

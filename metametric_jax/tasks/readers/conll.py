@@ -11,7 +11,9 @@ Every non-blank line of a file has the same number of columns.
   ``-X-`` also ends a sentence.
 
 In both layouts a ``-DOCSTART-`` line ends a sentence and is not a token, whatever its tags (``conlleval`` counts
-it as a token with its tags, usually ``O``, so its "processed N tokens" and accuracy include those lines). A UTF-8
+it as a token with its tags, usually ``O``, so its "processed N tokens" and accuracy include those lines); it starts a
+document, which the reader records (:attr:`ConllSentences.doc_starts`, :meth:`ConllSentences.documents`) without
+changing any figure. A UTF-8
 byte-order mark at the start and CRLF line endings are accepted. Tags are recoded as ``conlleval``'s options
 read them (:func:`metametric_jax.tasks.tagging.recode_tags`): ``outside`` is the outside tag (``conlleval -o``;
 ``conlleval`` applies it with ``-r`` only, here it applies always) and ``raw`` reads tags without prefixes, one
@@ -23,10 +25,13 @@ token per chunk (``-r``).
 >>> gold, pred = read_conlleval(path)
 >>> gold.tags, pred.tags, gold.tokens, gold.lines
 ([['B-ORG', 'O']], [['B-ORG', 'B-MISC']], [['Kestrel', 'opens']], [range(3, 5)])
+>>> gold.doc_starts, gold.documents()
+((0,), [0])
 """
 
 from __future__ import annotations
 
+import bisect
 import dataclasses
 import itertools
 import os
@@ -55,6 +60,8 @@ class ConllSentences:
         lines: the 1-based line numbers of each sentence's tokens (a ``range``: a sentence is a run of lines).
         n_columns: the number of columns of the file (0 if it has no token line).
         docstart_tagged: the number of ``-DOCSTART-`` lines with a tag other than ``O`` (left out all the same).
+        doc_starts: for each ``-DOCSTART-`` line, in order, the index of the first sentence after it (the number of
+            sentences before it); empty when the file has none.
     """
 
     path: str
@@ -63,6 +70,21 @@ class ConllSentences:
     lines: list[range]
     n_columns: int
     docstart_tagged: int = 0
+    doc_starts: tuple[int, ...] = ()
+
+    def documents(self) -> list[int] | None:
+        """The document of each sentence, numbered 0, 1, ... in order; None when the file has no ``-DOCSTART-`` line.
+
+        A document is the run of sentences after a mark (sentences before the first mark form one too); marks with no
+        sentence between them make no document.
+        """
+        if not self.doc_starts:
+            return None
+        raw = [bisect.bisect_right(self.doc_starts, k) for k in range(len(self.tags))]
+        out: list[int] = []
+        for k, d in enumerate(raw):
+            out.append(0 if k == 0 else out[-1] + (d != raw[k - 1]))
+        return out
 
     def sentence_lines(self, k: int) -> str:
         """The line range of sentence ``k`` (0-based) as ``"a-b"``."""
@@ -120,8 +142,8 @@ def _splitter(pattern: re.Pattern[str] | None) -> Callable[[str], list[str]]:
 
 def _read(
     path: str | os.PathLike[str], n_tags: int, delimiter: str | None, boundary: bool
-) -> tuple[str, list[list[list[str]]], list[list[str]], list[range], int, int]:
-    """Sentences of a file: per side the tags, then tokens, lines, the column count and tagged DOCSTART lines."""
+) -> tuple[str, list[list[list[str]]], list[list[str]], list[range], int, int, tuple[int, ...]]:
+    """Sentences of a file: per side the tags; tokens, lines, column count, tagged and all DOCSTART lines' places."""
     path = os.fspath(path)
     pattern = split_fields(delimiter)
     split = _splitter(pattern)
@@ -129,6 +151,7 @@ def _read(
     cur: list[list[str]] = []
     start = 0
     docstart_tagged = 0
+    doc_starts: list[int] = []
     for number, line in enumerate(_text(path).split("\n"), start=1):
         fields = split(line)
         if fields and fields[0] != DOCSTART and not (boundary and fields[0] == BOUNDARY):
@@ -141,6 +164,8 @@ def _read(
         if cur:
             blocks.append((start, cur))
             cur = []
+        if fields and fields[0] == DOCSTART:
+            doc_starts.append(len(blocks))
     if cur:
         blocks.append((start, cur))
     n_columns = len(blocks[0][1][0]) if blocks else 0
@@ -166,7 +191,7 @@ def _read(
             side.append([fields[column] for fields in block])
         tokens.append([fields[0] for fields in block])
         lines.append(range(first, first + len(block)))
-    return path, sides, tokens, lines, n_columns, docstart_tagged
+    return path, sides, tokens, lines, n_columns, docstart_tagged, tuple(doc_starts)
 
 
 def _finish(
@@ -176,13 +201,14 @@ def _finish(
     lines: list[range],
     n_columns: int,
     docstart_tagged: int,
+    doc_starts: tuple[int, ...],
     scheme: str | None,
     outside: str,
     raw: bool,
 ) -> ConllSentences:
     if outside != "O" or raw:
         tags = recode_tags(tags, outside, raw)
-    out = ConllSentences(path, tags, tokens, lines, n_columns, docstart_tagged)
+    out = ConllSentences(path, tags, tokens, lines, n_columns, docstart_tagged, doc_starts)
     if scheme is not None:
         _check_tags(out, "IOB2" if raw else normalize_scheme(scheme))
     return out
@@ -210,8 +236,9 @@ def read_conll(
             are not UTF-8, or (with ``scheme``) a tag that is not valid in the scheme; the error names file and line.
         FileNotFoundError: if the file does not exist.
     """
-    path, (tags,), tokens, lines, n_columns, tagged = _read(path, 1, delimiter, boundary=False)
-    return _finish(path, tags, tokens if n_columns >= 2 else None, lines, n_columns, tagged, scheme, outside, raw)
+    path, (tags,), tokens, lines, n_columns, tagged, starts = _read(path, 1, delimiter, boundary=False)
+    toks = tokens if n_columns >= 2 else None
+    return _finish(path, tags, toks, lines, n_columns, tagged, starts, scheme, outside, raw)
 
 
 def read_conlleval(
@@ -237,11 +264,11 @@ def read_conlleval(
     Raises:
         InputFormatError: as :func:`read_conll`.
     """
-    path, (gold, pred), tokens, lines, n_columns, tagged = _read(path, 2, delimiter, boundary=True)
+    path, (gold, pred), tokens, lines, n_columns, tagged, starts = _read(path, 2, delimiter, boundary=True)
     toks = tokens if n_columns >= 3 else None
     return (
-        _finish(path, gold, toks, lines, n_columns, tagged, scheme, outside, raw),
-        _finish(path, pred, toks, lines, n_columns, tagged, scheme, outside, raw),
+        _finish(path, gold, toks, lines, n_columns, tagged, starts, scheme, outside, raw),
+        _finish(path, pred, toks, lines, n_columns, tagged, starts, scheme, outside, raw),
     )
 
 
