@@ -46,6 +46,14 @@ def _add_arguments(parser: argparse.ArgumentParser) -> None:
         action="store_false",
         help="compare relations with their subtypes (nsubj:pass != nsubj; the script ignores subtypes)",
     )
+    parser.add_argument(
+        "--unit",
+        choices=("sentence", "document"),
+        default=None,
+        help="what --bootstrap and compare resample: the documents the gold file's '# newdoc' comments start (the "
+        "default where it has them; asking for documents of a file without them is an error) or the gold sentences "
+        "(the default otherwise)",
+    )
 
 
 def _resolve(args: argparse.Namespace, parser: argparse.ArgumentParser) -> None:
@@ -98,19 +106,28 @@ def _table(scores: dict[str, Any], args: argparse.Namespace) -> Any:
 
 
 def _resample(args: argparse.Namespace) -> Resampling:
+    from metametric_jax.errors import InputFormatError
     from metametric_jax.tasks import dependency
+    from metametric_jax.tasks.readers.conllu import documents
 
     options = {"check_trees": args.check_trees, "exclude_punct": args.exclude_punct}
     options["strip_subtypes"] = args.strip_subtypes
     gold = dependency.read_conllu(args.gold)
     counts = dependency.sentence_counts(dependency.read_conllu(args.pred), gold, **options)
-    metric = dependency.SentenceCountsMetric(**options)
-
-    def figures(tree: Any) -> dict[str, Any]:
-        return dict(tree["scores"])
-
-    ids = [s.sent_id or str(k) for k, s in enumerate(gold, start=1)]
-    return Resampling(metric, list(counts), [None] * len(counts), figures, unit="sentences", ids=ids)
+    rows = dependency.sentence_rows(counts)
+    warnings = () if gold else (f"{args.gold} holds no sentences; every figure is 0",)
+    groups = documents(gold)
+    unit = args.unit or ("document" if groups is not None else "sentence")
+    if unit == "document" and groups is None:
+        raise InputFormatError(
+            args.gold,
+            None,
+            "--unit document: the file has no '# newdoc' comment to start a document; give --unit sentence to "
+            "resample sentences",
+        )
+    if unit == "sentence":
+        return Resampling(rows, dependency.readout, unit="sentences", warnings=warnings)
+    return Resampling(rows, dependency.readout, unit="documents", groups=groups, warnings=warnings)
 
 
 COMMAND = Command(
@@ -120,7 +137,9 @@ COMMAND = Command(
     "may tokenize and split sentences differently (words are aligned on the characters of the text), every sentence "
     "must be a tree. JSON: {tokens|sentences|words|upos|xpos|ufeats|alltags|lemmas|uas|las|clas|mlas|blex: "
     "{precision, recall, f1, aligned_accuracy}} (aligned_accuracy null for tokens, sentences and words); with "
-    "--counts, each {correct, gold, predicted, aligned} (aligned null for tokens and sentences).",
+    "--counts, each {correct, gold, predicted, aligned} (aligned null for tokens and sentences). --bootstrap and "
+    "compare resample the gold file's sentences, or its documents where '# newdoc' comments start them (see --unit); "
+    "the counts of a predicted item go to the gold sentence where it starts.",
     add_arguments=_add_arguments,
     inputs=("gold", "pred"),
     sample={"gold": "parsing/gold.conllu", "pred": "parsing/pred.conllu"},

@@ -126,6 +126,8 @@ __all__ = [
     "figures",
     "score",
     "score_files",
+    "sentence_rows",
+    "readout",
 ]
 
 
@@ -319,13 +321,35 @@ def score(predictions: Sequence[DepSentence], references: Sequence[DepSentence],
     return _score_counts(sentence_counts(predictions, references, **options))
 
 
+def sentence_rows(counts: np.ndarray) -> np.ndarray:
+    """Additive rows of :func:`sentence_counts`: float64 ``(n, 4 len(METRICS))``, read out by :func:`readout`.
+
+    Figure ``k`` of :data:`METRICS` has its (correct, predicted, reference, aligned) counts in columns ``4 k`` to
+    ``4 k + 3``.
+    """
+    return np.asarray(counts).reshape(-1, 4 * len(METRICS)).astype(np.float64)
+
+
+def readout(totals: Any) -> dict[str, dict[str, float | None]]:
+    """Every figure of summed :func:`sentence_rows`: the one read-out of :func:`score` and :func:`score_files`.
+
+    Args:
+        totals: float64 ``(4 len(METRICS),)``: integer counts, or any non-negative real weights of them (a bootstrap
+            replicate).
+
+    Returns:
+        ``{figure: {"precision", "recall", "f1", "aligned_accuracy"}}``, Python floats, 0.0 where a denominator is
+        0; ``aligned_accuracy`` is None for ``tokens``, ``sentences`` and ``words``.
+    """
+    values = np.asarray(totals, np.float64).reshape(len(METRICS), 4).tolist()
+    return {m: _figure(c, s, g, a if m in ALIGNED_METRICS else None) for m, (c, s, g, a) in zip(METRICS, values)}
+
+
 def _score_counts(counts: np.ndarray) -> dict[str, Any]:
-    """The figures of corpus totals: integer counts, so every ratio is exact as the script computes it."""
-    totals = np.asarray(counts, dtype=np.int64).reshape(-1, len(METRICS), 4).sum(axis=0)
-    out = {}
-    for m, (c, s, g, a) in zip(METRICS, totals.tolist()):
-        out[m] = _figure(c, s, g, a if m in ALIGNED_METRICS else None)
-    return out
+    """The figures of corpus totals: integer counts summed exactly, so every ratio is the script's."""
+    from metametric_jax.intervals import exact_totals
+
+    return readout(exact_totals(sentence_rows(counts)))
 
 
 def score_files(*, predictions: str | os.PathLike[str], references: str | os.PathLike[str], **options: Any) -> Report:

@@ -28,11 +28,12 @@ import unicodedata
 
 from metametric_jax.errors import InputFormatError
 
-__all__ = ["DepToken", "MultiwordToken", "DepSentence", "parse_conllu", "read_conllu", "surface"]
+__all__ = ["DepToken", "MultiwordToken", "DepSentence", "parse_conllu", "read_conllu", "surface", "documents"]
 
 _RANGE_ID = re.compile(r"([0-9]+)-([0-9]+)\Z")
 _EMPTY_ID = re.compile(r"[0-9]+\.[0-9]+\Z")
 _SENT_ID = re.compile(r"#\s*sent_id\s*=\s*(.*?)\s*\Z")
+_NEWDOC = re.compile(r"#\s*newdoc(\s|=|\Z)")
 # the space separators (Unicode category Zs; all of them lie in the Basic Multilingual Plane)
 _ZS = re.compile("[" + "".join(re.escape(chr(c)) for c in range(0x10000) if unicodedata.category(chr(c)) == "Zs") + "]")
 
@@ -116,6 +117,11 @@ class DepSentence:
             if m:
                 return m.group(1)
         return None
+
+    @property
+    def newdoc(self) -> bool:
+        """Whether a ``# newdoc`` (or ``# newdoc id = ...``) comment starts a document with this sentence."""
+        return any(_NEWDOC.match(comment) for comment in self.comments)
 
     def describe(self, index: int | None = None) -> str:
         """``sentence 3 (sent_id s-3)``: how messages name this sentence (``index`` is its 1-based position)."""
@@ -237,6 +243,23 @@ class _Builder:
             DepSentence(tuple(self.words), tuple(self.multiword), tuple(self.comments), self.source, self.first_line)
         )
         self.reset()
+
+
+def documents(sentences: list[DepSentence]) -> list[int] | None:
+    r"""The document of each sentence, numbered 0, 1, ... in order; None when no sentence has a ``# newdoc`` comment.
+
+    A document runs from a sentence with ``# newdoc`` to the next one; sentences before the first form one too.
+
+    >>> row = "1\tHi\thi\tINTJ\tUH\t_\t0\troot\t_\t_\n"
+    >>> documents(parse_conllu(f"{row}\n# newdoc id = d1\n{row}\n{row}\n# newdoc\n{row}"))
+    [0, 1, 1, 2]
+    """
+    if not any(s.newdoc for s in sentences):
+        return None
+    out: list[int] = []
+    for k, sentence in enumerate(sentences):
+        out.append(0 if k == 0 else out[-1] + sentence.newdoc)
+    return out
 
 
 def surface(form: str) -> str:
