@@ -59,35 +59,15 @@ def _table(scores: dict[str, Any], args: argparse.Namespace) -> Any:
     return table
 
 
-_FIGURES = {
-    "recall": ("brackets", "recall"),
-    "precision": ("brackets", "precision"),
-    "f1": ("brackets", "f1"),
-    "complete_match": ("complete_match", "precision"),
-    "average_crossing": ("crossing", "precision"),
-    "no_crossing": ("no_crossing", "precision"),
-    "two_or_less_crossing": ("two_or_less_crossing", "precision"),
-    "tagging_accuracy": ("tagging", "precision"),
-}
-
-
 def _resample(args: argparse.Namespace) -> Resampling:
     from metametric_jax.tasks import constituency
     from metametric_jax.tasks.readers.ptb import read_treebank
 
     params = constituency.COLLINS if args.params is None else constituency.read_params(args.params)
     counts = constituency.evalb_counts(read_treebank(args.pred), read_treebank(args.gold), params)
-    stats = constituency.sentence_stats(counts, params)
-    rows = [{k: v[i] for k, v in stats.items()} for i in range(len(counts.status))]
-
-    def figures(tree: Any) -> dict[str, Any]:
-        return {
-            part: {key: tree[member + suffix][figure] for key, (member, figure) in _FIGURES.items()}
-            for part, suffix in (("all", ""), ("len40", "_len40"))
-        }
-
-    metric = constituency.SentenceStatsMetric(params)
-    return Resampling(metric, rows, [None] * len(rows), figures, unit="sentences")
+    rows = constituency.sentence_rows(counts, params)
+    warnings = empty_warning(args.gold, rows.shape[0], "trees") + constituency.file_warnings(counts, params, args.pred)
+    return Resampling(rows, constituency.readout, unit="sentences", warnings=tuple(warnings))
 
 
 COMMAND = Command(
@@ -97,7 +77,8 @@ COMMAND = Command(
     "trees, one per line (a blank line is a failed parse, skipped) or over several lines; a sentence whose words "
     "differ is an error, reported and left out. JSON: {all: {...}, len40: {...}} with recall, precision, f1, "
     "complete_match, average_crossing, no_crossing, two_or_less_crossing, tagging_accuracy (fractions), sentences, "
-    "error_sentences, skipped_sentences, valid_sentences and the bracket, word and tag counts.",
+    "error_sentences, skipped_sentences, valid_sentences and the bracket, word and tag counts. --bootstrap and compare "
+    "resample the sentences.",
     add_arguments=_add_arguments,
     inputs=("gold", "pred"),
     sample={"gold": "parsing/gold.mrg", "pred": "parsing/pred.mrg"},

@@ -80,6 +80,10 @@ __all__ = [
     "SentenceCounts",
     "evalb_counts",
     "summarize",
+    "sentence_rows",
+    "readout",
+    "ROW_FIELDS",
+    "file_warnings",
     "ConstituencyMetric",
     "score",
     "score_files",
@@ -101,6 +105,103 @@ _FIGURES = (
 )
 
 
+#: The columns of a sentence's row for one part of the summary (``all``, then ``len40`` in the next 13 columns).
+ROW_FIELDS = (
+    "matched_brackets",
+    "gold_brackets",
+    "test_brackets",
+    "words",
+    "correct_tags",
+    "valid_sentences",
+    "complete_match",
+    "crossing_brackets",
+    "no_crossing",
+    "two_or_less_crossing",
+    "sentences",
+    "error_sentences",
+    "skipped_sentences",
+)
+_PARTS = ("all", "len40")
+
+
+def sentence_rows(counts: SentenceCounts, params: EvalbParams = COLLINS) -> np.ndarray:
+    """Additive rows of EVALB's counts: float64 ``(sentences, 2 len(ROW_FIELDS))``, read out by :func:`readout`.
+
+    Columns :data:`ROW_FIELDS` of every sentence, then the same of the sentences of at most ``params.cutoff_len``
+    words (zeros for the others). ``complete_match``, ``no_crossing`` and ``two_or_less_crossing`` are 0 or 1,
+    ``crossing_brackets`` counts for valid sentences only, and ``sentences``, ``error_sentences``,
+    ``skipped_sentences`` are each sentence's 1 (error and skipped sentences hold no other count).
+    """
+    c = counts
+    valid = c.status == 0
+    crossing = np.where(valid, c.crossing, 0)
+    columns = (
+        c.matched,
+        c.gold,
+        c.test,
+        c.words,
+        c.correct_tags,
+        valid,
+        (c.gold == c.test) & (c.test == c.matched) & valid,
+        crossing,
+        (crossing == 0) & valid,
+        (crossing <= 2) & valid,
+        np.ones(c.status.shape),
+        c.status == 1,
+        c.status == 2,
+    )
+    rows = np.stack([np.asarray(x, np.float64).reshape(-1) for x in columns], axis=1)
+    short = (c.length <= params.cutoff_len).astype(np.float64)
+    return np.concatenate([rows, rows * short[:, None]], axis=1)
+
+
+def readout(totals: Any) -> dict[str, dict[str, float]]:
+    """EVALB's figures of summed :func:`sentence_rows`: the one read-out of :func:`summarize`.
+
+    Args:
+        totals: float64 ``(2 len(ROW_FIELDS),)``: integer counts, or any non-negative real weights of them (a
+            bootstrap replicate).
+
+    Returns:
+        ``{"all": {...}, "len40": {...}}``, each with ``recall``, ``precision``, ``f1``, ``complete_match``,
+        ``average_crossing``, ``no_crossing``, ``two_or_less_crossing``, ``tagging_accuracy``: Python floats, 0.0
+        where a denominator is 0.
+    """
+    values = np.asarray(totals, np.float64).tolist()
+    out = {}
+    for k, part in enumerate(_PARTS):
+        t = dict(zip(ROW_FIELDS, values[k * len(ROW_FIELDS) : (k + 1) * len(ROW_FIELDS)]))
+        m, bg, bt, v = t["matched_brackets"], t["gold_brackets"], t["test_brackets"], t["valid_sentences"]
+        w, tags = t["words"], t["correct_tags"]
+        r = m / bg if bg else 0.0
+        p = m / bt if bt else 0.0
+        out[part] = {
+            "recall": r,
+            "precision": p,
+            "f1": f_measure(p, r),
+            "complete_match": t["complete_match"] / v if v else 0.0,
+            "average_crossing": t["crossing_brackets"] / v if v else 0.0,
+            "no_crossing": t["no_crossing"] / v if v else 0.0,
+            "two_or_less_crossing": t["two_or_less_crossing"] / v if v else 0.0,
+            "tagging_accuracy": tags / w if w else 0.0,
+        }
+    return out
+
+
+_COUNT_KEYS = (
+    "sentences",
+    "error_sentences",
+    "skipped_sentences",
+    "valid_sentences",
+    "matched_brackets",
+    "gold_brackets",
+    "test_brackets",
+    "crossing_brackets",
+    "words",
+    "correct_tags",
+)
+
+
 def summarize(counts: SentenceCounts, params: EvalbParams = COLLINS) -> dict[str, Any]:
     """EVALB's summary of per-sentence counts: ``{"f1": ..., "all": {...}, "len40": {...}}``.
 
@@ -109,48 +210,21 @@ def summarize(counts: SentenceCounts, params: EvalbParams = COLLINS) -> dict[str
     ``no_crossing``, ``two_or_less_crossing``, ``tagging_accuracy`` (fractions), ``average_crossing`` (brackets per
     sentence), and the counts ``sentences``, ``error_sentences``, ``skipped_sentences``, ``valid_sentences``,
     ``matched_brackets``, ``gold_brackets``, ``test_brackets``, ``crossing_brackets``, ``words``, ``correct_tags``.
-    A 0/0 figure is 0 (EVALB prints ``nan`` for F1 there).
+    A 0/0 figure is 0 (EVALB prints ``nan`` for F1 there). The figures are :func:`readout` of the exact sum of
+    :func:`sentence_rows`.
     """
+    from metametric_jax.intervals import exact_totals
+
+    totals = exact_totals(sentence_rows(counts, params))
+    figures = readout(totals)
+    values = totals.tolist()
     out: dict[str, Any] = {}
-    for key, keep in (("all", None), ("len40", counts.length <= params.cutoff_len)):
-        c = counts if keep is None else _subset(counts, keep)
-        valid = c.status == 0
-        v = int(valid.sum())
-        m, bg, bt = int(c.matched.sum()), int(c.gold.sum()), int(c.test.sum())
-        w, tags = int(c.words.sum()), int(c.correct_tags.sum())
-        r = m / bg if bg else 0.0
-        p = m / bt if bt else 0.0
-        crossing = c.crossing[valid]
-        complete = (c.gold == c.test) & (c.test == c.matched) & valid
-        figures = {
-            "recall": r,
-            "precision": p,
-            "f1": f_measure(p, r),
-            "complete_match": int(complete.sum()) / v if v else 0.0,
-            "average_crossing": int(crossing.sum()) / v if v else 0.0,
-            "no_crossing": int((crossing == 0).sum()) / v if v else 0.0,
-            "two_or_less_crossing": int((crossing <= 2).sum()) / v if v else 0.0,
-            "tagging_accuracy": tags / w if w else 0.0,
-            "sentences": int(c.status.size),
-            "error_sentences": int((c.status == 1).sum()),
-            "skipped_sentences": int((c.status == 2).sum()),
-            "valid_sentences": v,
-            "matched_brackets": m,
-            "gold_brackets": bg,
-            "test_brackets": bt,
-            "crossing_brackets": int(crossing.sum()),
-            "words": w,
-            "correct_tags": tags,
-        }
-        if keep is not None:
-            figures["max_length"] = params.cutoff_len
-        out[key] = figures
+    for k, part in enumerate(_PARTS):
+        t = dict(zip(ROW_FIELDS, values[k * len(ROW_FIELDS) : (k + 1) * len(ROW_FIELDS)]))
+        out[part] = {**figures[part], **{key: int(t[key]) for key in _COUNT_KEYS}}
+        if part == "len40":
+            out[part]["max_length"] = params.cutoff_len
     return {"f1": out["all"]["f1"], **out}
-
-
-def _subset(c: SentenceCounts, keep: np.ndarray) -> SentenceCounts:
-    fields = {f.name: getattr(c, f.name) for f in dataclasses.fields(c)}
-    return SentenceCounts(**{k: (v[keep] if isinstance(v, np.ndarray) else v) for k, v in fields.items()})
 
 
 def _params(params: EvalbParams | str | os.PathLike[str] | None, options: Mapping[str, Any]) -> EvalbParams:
@@ -223,17 +297,22 @@ def _report(counts: SentenceCounts, params: EvalbParams, pred_path: str) -> Repo
             zip(c.line.tolist(), c.length.tolist(), c.status.tolist(), c.crossing.tolist())
         )
     ]
-    warnings = [
+    return Report(scores, items, file_warnings(counts, params, pred_path))
+
+
+def file_warnings(counts: SentenceCounts, params: EvalbParams, pred_path: str) -> list[str]:
+    """What :func:`score_files` warns about: each error or skipped sentence, and more errors than ``MAX_ERROR``."""
+    out = [
         f"{pred_path}: sentence {s + 1} (reference line {int(counts.line[s])}): {msg}; left out, as evalb does"
         for s, msg in sorted(counts.messages.items())
     ]
     errors = int((counts.status == 1).sum())
     if errors > params.max_errors:
-        warnings.append(
+        out.append(
             f"{errors} error sentences: evalb stops after MAX_ERROR = {params.max_errors} (these figures leave the "
             "error sentences out and score the rest)"
         )
-    return Report(scores, items, warnings)
+    return out
 
 
 def score(
