@@ -116,19 +116,18 @@ def _table(scores: dict[str, Any], args: argparse.Namespace) -> Any:
     return table
 
 
-_COUNTS = ("num_q", "num_ret", "num_rel", "num_rel_ret")
-
-
 def _resample(args: argparse.Namespace) -> Resampling:
-    from metametric_jax.tasks.ranking import RankingMetric, read_examples
+    from metametric_jax.tasks.ranking import file_rows
 
-    ids, preds, refs = read_examples(predictions=args.run, references=args.qrels, complete=args.complete)
-    metric = RankingMetric(args.measures, level=args.level, max_retrieved=args.max_retrieved)
-
-    def figures(tree: Any) -> dict[str, Any]:
-        return {"all": {k: v for k, v in tree["all"].items() if k not in _COUNTS}}
-
-    return Resampling(metric, preds, refs, figures, unit="queries", ids=list(ids))
+    got = file_rows(
+        predictions=args.run,
+        references=args.qrels,
+        measures=args.measures,
+        level=args.level,
+        complete=args.complete,
+        max_retrieved=args.max_retrieved,
+    )
+    return Resampling(got.rows, got.readout, unit="queries", ids=got.ids, warnings=got.warnings, scale=1)
 
 
 COMMAND = Command(
@@ -138,7 +137,8 @@ COMMAND = Command(
     "document id, descending; judged queries with no relevant document kept; unjudged queries left out). "
     "JSON: {all: {measure: value}, per_query: {query: {measure: value}}} with trec_eval's measure names (map, "
     "P_5, ndcg_cut_10, recip_rank, Rprec, bpref, success_1, num_q, num_ret, num_rel, num_rel_ret, ...); per_query "
-    "only with --per-query.",
+    "only with --per-query. --bootstrap and compare resample the queries evaluated (the two systems of compare must "
+    "be evaluated on the same queries: give -c where a run leaves some out).",
     add_arguments=_add_arguments,
     inputs=("qrels", "run"),
     sample={"qrels": "ranking/sample.qrels", "run": "ranking/sample.run"},

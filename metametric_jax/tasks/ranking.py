@@ -29,6 +29,10 @@ left out unless ``complete=True`` (trec_eval's ``-c``), where it scores as an em
 with an error on a judged query absent from the run without ``-c``; this module keeps trec_eval 9's documented
 behaviour (left out) and :func:`score_files` warns.
 
+The run's figures are one read-out, :func:`readout`, of the exact sums of the queries' rows (:func:`query_rows`: each
+query's figures, trec_eval's rounding of their running sum, a 1), which the command line's bootstrap and paired
+tests also call on weighted sums.
+
 Headline: ``score(...)["map"]`` (always reported). Accumulators for JAX loops: :func:`RankingMetric` (every measure
 in one pass, a suite), :data:`AveragePrecisionMetric`, :func:`precision_at_k`, :func:`recall_at_k`; their mean over
 queries is the ``macro_`` figure (``macro_recall`` of AP is MAP).
@@ -45,14 +49,16 @@ Example:
 
 from __future__ import annotations
 
+import dataclasses
 import functools
 import math
 import os
 from collections.abc import Callable, Mapping, Sequence
-from typing import Any
+from typing import Any, NamedTuple
 
 import numpy as np
 
+from metametric_jax.intervals import exact_totals
 from metametric_jax.ranking import (
     MEASURES,
     MIN_GEO_MEAN,
@@ -73,6 +79,10 @@ __all__ = [
     "score",
     "score_files",
     "read_examples",
+    "file_rows",
+    "QueryRows",
+    "query_rows",
+    "readout",
     "evaluate",
     "query_figures",
     "RankingMetric",
@@ -220,20 +230,57 @@ def query_figures(key: str, stats: np.ndarray) -> np.ndarray:
     return np.divide(stats[:, 0], den, out=np.zeros(len(stats)), where=den != 0)
 
 
-def _summary(stats: Mapping[str, np.ndarray]) -> dict[str, Any]:
+def query_rows(stats: Mapping[str, np.ndarray]) -> np.ndarray:
+    """Additive rows of :func:`evaluate`'s statistics: float64 ``(queries, 2 len(stats) + 1)``, read by :func:`readout`.
+
+    Column ``k`` is the query's figure of the ``k``-th measure of ``stats`` (:func:`query_figures`: its value, its
+    count for ``num_*``, log AP for ``gm_map``). Column ``len(stats) + k`` holds trec_eval's rounding: trec_eval
+    adds the queries' figures one by one in its order of queries, and its total can differ from the exact sum of the
+    column by a few units in the last place, which shows at the 4th decimal where the mean is a tie (0.04875); the
+    first row holds that difference (exact, as the two sums are close) and the others 0, so the two columns sum to
+    trec_eval's total exactly. The last column is 1 (the query count).
+    """
+    n = len(next(iter(stats.values()))) if stats else 0
+    columns = [query_figures(key, s) for key, s in stats.items()]
+    if not n:
+        return np.zeros((0, 2 * len(columns) + 1))
+    corrections = []
+    for column in columns:
+        running = 0.0
+        for x in column.tolist():  # query by query, as trec_eval adds them
+            running += x
+        fix = np.zeros(n)
+        fix[0] = running - math.fsum(column.tolist())
+        corrections.append(fix)
+    return np.stack([*columns, *corrections, np.ones(n)], axis=1)
+
+
+def readout(totals: Any, keys: Sequence[str], counts: bool = False) -> dict[str, Any]:
+    """trec_eval's figures of summed :func:`query_rows`: the one read-out of :func:`score` and :func:`score_files`.
+
+    Args:
+        totals: float64 ``(2 len(keys) + 1,)``: the sums of the queries' figures, of trec_eval's rounding of them,
+            and the number of queries; or any non-negative real weights of them (a bootstrap replicate).
+        keys: the printed names of the measures of the columns.
+        counts: also give the ``num_*`` counts (sums, as integers); left out by default (they get no interval).
+
+    Returns:
+        ``{measure: value}`` in the order of ``keys``: the mean over queries, ``exp`` of the mean log AP for
+        ``gm_map``; 0.0 without queries.
+    """
+    values = np.asarray(totals, np.float64).tolist()
+    n = values[-1]
     out: dict[str, Any] = {}
-    for key, s in stats.items():
-        v = query_figures(key, s)
+    for k, key in enumerate(keys):
+        total = values[k] + values[len(keys) + k]
         kind = _kind(key)
-        total = 0.0
-        for x in v.tolist():  # query by query, as trec_eval adds them (the same rounding at the 4th decimal)
-            total += x
         if kind == "count":
-            out[key] = int(round(total))
+            if counts:
+                out[key] = int(round(total))
         elif kind == "geometric":
-            out[key] = math.exp(total / len(v)) if len(v) else 0.0
+            out[key] = math.exp(total / n) if n else 0.0
         else:
-            out[key] = total / len(v) if len(v) else 0.0
+            out[key] = total / n if n else 0.0
     return out
 
 
@@ -256,6 +303,15 @@ def _align(predictions: Any, references: Any, complete: bool) -> tuple[list[Any]
     return list(range(len(predictions))), list(predictions), list(references), {"unjudged": [], "unranked": []}
 
 
+class _Scored(NamedTuple):
+    scores: dict[str, Any]
+    items: list[dict[str, Any]]
+    left: dict[str, list[Any]]
+    rows: np.ndarray
+    keys: tuple[str, ...]
+    ids: list[Any]
+
+
 def _score(
     predictions: Any,
     references: Any,
@@ -264,18 +320,21 @@ def _score(
     complete: bool,
     max_retrieved: int | None,
     progress: Callable[[int, int], None] | None = None,
-) -> tuple[dict[str, Any], list[dict[str, Any]], dict[str, list[Any]]]:
+) -> _Scored:
     plan = _with_map(parse_measures(measures))
     ids, preds, refs, left = _align(predictions, references, complete)
     stats = evaluate(preds, refs, plan, level=level, max_retrieved=max_retrieved, progress=progress)
-    per = {k: query_figures(k, s) for k, s in stats.items() if k not in _PER_QUERY_HIDDEN}
+    rows = query_rows(stats)
+    keys = tuple(stats)
+    per = {k: rows[:, j] for j, k in enumerate(keys) if k not in _PER_QUERY_HIDDEN}
     items = []
     for q, qid in enumerate(ids):
         row: dict[str, Any] = {"id": qid}
         for k, v in per.items():
             row[k] = int(round(float(v[q]))) if _kind(k) == "count" else float(v[q])
         items.append(row)
-    return _summary(stats), items, left
+    scores = readout(exact_totals(rows), keys, counts=True)  # each sum rounded once, in any order
+    return _Scored(scores, items, left, rows, keys, ids)
 
 
 def score(
@@ -307,7 +366,7 @@ def score(
     >>> score({"q1": ["a", "b"], "q2": ["c"]}, {"q1": {"b"}, "q2": {"x": 0}}, measures="recip_rank")
     {'map': 0.25, 'recip_rank': 0.25}
     """
-    return _score(predictions, references, measures, level, complete, max_retrieved)[0]
+    return _score(predictions, references, measures, level, complete, max_retrieved).scores
 
 
 def score_files(
@@ -339,6 +398,60 @@ def score_files(
     Raises:
         InputFormatError: a malformed file, or no query of the run has judgements (trec_eval stops there too).
     """
+    got, warnings = _score_files(predictions, references, measures, level, complete, max_retrieved, progress)
+    return Report(got.scores, got.items, warnings)
+
+
+@dataclasses.dataclass(frozen=True)
+class QueryRows:
+    """The queries of a run scored against qrels as additive rows: what :func:`score_files` sums and reads out.
+
+    Attributes:
+        rows: float64 ``(queries, 2 len(keys) + 1)`` (see :func:`query_rows`), queries in trec_eval's order.
+        keys: the printed names of the measures of the columns.
+        ids: the query ids, one per row.
+        warnings: what :func:`score_files` warns about the files (queries left out).
+    """
+
+    rows: np.ndarray
+    keys: tuple[str, ...]
+    ids: list[Any]
+    warnings: tuple[str, ...]
+
+    def readout(self, totals: Any) -> dict[str, Any]:
+        """The figures of totals of these rows, counts left out: ``{"all": {measure: value}}`` as the command's JSON."""
+        return {"all": readout(totals, self.keys)}
+
+
+def file_rows(
+    *,
+    predictions: str | os.PathLike[str],
+    references: str | os.PathLike[str],
+    measures: Sequence[str] | str | None = None,
+    level: int = 1,
+    complete: bool = False,
+    max_retrieved: int | None = None,
+    progress: Callable[[int, int], None] | None = None,
+) -> QueryRows:
+    """Read and score a run and qrels, one row per query evaluated (arguments and errors as :func:`score_files`).
+
+    ``readout(exact_totals(rows), keys, counts=True)`` (:func:`metametric_jax.intervals.exact_totals`) is
+    :func:`score_files`'s figures. What ``metametric-jax score ranking --bootstrap`` and ``compare ranking``
+    resample (a query is the unit).
+    """
+    got, warnings = _score_files(predictions, references, measures, level, complete, max_retrieved, progress)
+    return QueryRows(got.rows, got.keys, list(got.ids), tuple(warnings))
+
+
+def _score_files(
+    predictions: str | os.PathLike[str],
+    references: str | os.PathLike[str],
+    measures: Sequence[str] | str | None,
+    level: int,
+    complete: bool,
+    max_retrieved: int | None,
+    progress: Callable[[int, int], None] | None,
+) -> tuple[_Scored, list[str]]:
     from metametric_jax.errors import InputFormatError
     from metametric_jax.tasks.readers.trec import read_qrels, read_run
 
@@ -346,30 +459,27 @@ def score_files(
     run = read_run(predictions)
     order = sorted(qrels, key=lambda q: q.encode("utf-8"))  # trec_eval's order of queries (strcmp)
     qrels = {q: qrels[q] for q in order}
-    scores, items, left = _score(run.rankings, qrels, measures, level, complete, max_retrieved, progress)
-    if not items:
+    got = _score(run.rankings, qrels, measures, level, complete, max_retrieved, progress)
+    if not got.items:
         raise InputFormatError(str(predictions), None, f"no query of the run has judgements in {references}")
     warnings = []
-    if left["unjudged"]:
-        warnings.append(_left_out(left["unjudged"], f"ranked in {predictions} but not judged in {references}"))
-    if left["unranked"] and not complete:
+    if got.left["unjudged"]:
+        warnings.append(_left_out(got.left["unjudged"], f"ranked in {predictions} but not judged in {references}"))
+    if got.left["unranked"] and not complete:
         warnings.append(
             _left_out(
-                left["unranked"],
+                got.left["unranked"],
                 f"judged in {references} but absent from {predictions} (use complete/-c to count them as empty "
                 "rankings)",
             )
         )
-    return Report(scores, items, warnings)
+    return got, warnings
 
 
 def read_examples(
     *, predictions: str | os.PathLike[str], references: str | os.PathLike[str], complete: bool = False
 ) -> tuple[list[Any], list[Any], list[Any]]:
-    """The queries :func:`score_files` evaluates, in its order: ``(query ids, rankings, judgements)``.
-
-    What ``metametric-jax score ranking --bootstrap`` and ``compare ranking`` resample (a query is the unit).
-    """
+    """The queries :func:`score_files` evaluates, in its order: ``(query ids, rankings, judgements)``."""
     from metametric_jax.tasks.readers.trec import read_qrels, read_run
 
     qrels = read_qrels(references)
