@@ -152,18 +152,22 @@ def _read(
     start = 0
     docstart_tagged = 0
     doc_starts: list[int] = []
+    append = cur.append
     for number, line in enumerate(_text(path).split("\n"), start=1):
         fields = split(line)
-        if fields and fields[0] != DOCSTART and not (boundary and fields[0] == BOUNDARY):
-            if not cur:
-                start = number
-            cur.append(fields)
-            continue
+        if fields:
+            head = fields[0]
+            if head != DOCSTART and (head != BOUNDARY or not boundary):
+                if not cur:
+                    start = number
+                append(fields)
+                continue
         if fields and fields[0] == DOCSTART and any(t != "O" for t in fields[max(1, len(fields) - n_tags) :]):
             docstart_tagged += 1
         if cur:
             blocks.append((start, cur))
             cur = []
+            append = cur.append
         if fields and fields[0] == DOCSTART:
             doc_starts.append(len(blocks))
     if cur:
@@ -176,8 +180,9 @@ def _read(
     sides: list[list[list[str]]] = [[] for _ in range(n_tags)]
     tokens: list[list[str]] = []
     lines: list[range] = []
+    same = {n_columns}
     for first, block in blocks:
-        if any(len(fields) != n_columns for fields in block):
+        if set(map(len, block)) != same:
             j = next(j for j, fields in enumerate(block) if len(fields) != n_columns)
             separator = "whitespace-separated" if pattern is None else f"{delimiter!r}-separated"
             raise InputFormatError(
@@ -186,10 +191,10 @@ def _read(
                 f"expected {n_columns} {separator} columns (as on line {blocks[0][0]}), found {len(block[j])}: "
                 f"{(chr(9) if pattern is not None else ' ').join(block[j])!r}",
             )
+        columns = list(zip(*block))
         for k, side in enumerate(sides):
-            column = k - n_tags
-            side.append([fields[column] for fields in block])
-        tokens.append([fields[0] for fields in block])
+            side.append(list(columns[n_columns - n_tags + k]))
+        tokens.append(list(columns[0]))
         lines.append(range(first, first + len(block)))
     return path, sides, tokens, lines, n_columns, docstart_tagged, tuple(doc_starts)
 
