@@ -454,8 +454,8 @@ def SentenceStatsMetric(params: EvalbParams = COLLINS) -> Any:  # noqa: N802 - a
     """:func:`ConstituencyMetric` fed with each sentence's statistics (a row of :func:`sentence_stats` per example).
 
     The files are read and counted once, as :func:`score_files` does (error and skipped sentences included, as zero
-    rows); each sentence becomes one example, the ``predictions``, with ``references`` ignored. It is what ``score
-    constituency --bootstrap`` resamples.
+    rows); each sentence becomes one example, the ``predictions``, with ``references`` ignored: the accumulator form of
+    :func:`sentence_rows`, which ``score constituency --bootstrap`` and ``compare constituency`` resample on the host.
 
     Example:
         >>> counts = evalb_counts(parse_bank(["(S (NN a))"]), parse_bank(["(S (NN a))"]))

@@ -277,7 +277,8 @@ def SentenceCountsMetric(  # noqa: N802 - a cached factory named as an accumulat
     The whole corpus is aligned once (as the script does) and each reference sentence becomes one example, the
     ``predictions``, with ``references`` ignored: the figures of the summed counts equal :func:`score`'s exactly, also
     where the alignment around a multiword token pairs words across a sentence boundary (where sentence examples of
-    :func:`DependencyMetric` are refused). It is what ``score dependency --bootstrap`` resamples.
+    :func:`DependencyMetric` are refused): the accumulator form of :func:`sentence_rows`, which ``score dependency
+    --bootstrap`` and ``compare dependency`` resample on the host.
 
     Example:
         >>> M = SentenceCountsMetric()
