@@ -13,15 +13,15 @@ predicted onto reference variables for an objective made of terms over variable 
 optimality: a linear assignment when no term links two pairs; else a depth-first branch and bound (small problems);
 else the linear relaxation of the integer program of Cai & Knight (2013, Section 3, tightened), whose rounding is
 optimal when it reaches the relaxation's bound; else a swap local search, then the integer program (HiGHS through
-``scipy.optimize.milp``). The last two steps share a time budget: when it runs out, the best mapping found is returned
-with ``optimal=False`` and the best upper bound known.
+``scipy.optimize.milp``). The last three steps share a budget of work units counted in their own steps, not seconds
+(:mod:`metametric_jax._budget`), so a result never depends on the machine or its load: when it runs out, the best
+mapping found is returned with ``optimal=False`` and the best upper bound known.
 """
 
 from __future__ import annotations
 
 import dataclasses
 import math
-import time
 from collections import defaultdict
 from collections.abc import Mapping
 from typing import Any
@@ -30,19 +30,31 @@ import numpy as np
 from scipy import sparse
 from scipy.optimize import Bounds, LinearConstraint, linear_sum_assignment, linprog, milp
 
-__all__ = ["solve_latent", "LatentSolution", "SolverBudgetWarning", "DEFAULT_TIME_LIMIT"]
+from metametric_jax._budget import (
+    DEFAULT_WORK_LIMIT,
+    STEP_UNITS,
+    Budget,
+    SolverBudgetWarning,
+    charge_program,
+    charge_relaxation,
+    program_cost,
+    program_options,
+    relaxation_options,
+    solver_output_captured,
+)
 
-#: Seconds the exact latent solver may spend on one problem past its quick certificates (see :func:`solve_latent`).
-DEFAULT_TIME_LIMIT = 1.0
+__all__ = ["solve_latent", "LatentSolution", "SolverBudgetWarning", "DEFAULT_WORK_LIMIT"]
+
 _BNB_NODE_LIMIT = 400
 _TOL = 1e-9
+#: The share of the budget the swap search may use when the integer program fits in the rest.
+_SEARCH_SHARE = 0.3
+#: The share of the budget the linear relaxation may use.
+_RELAXATION_SHARE = 0.5
+_Formulation = tuple[np.ndarray, Any, np.ndarray, int]
 
 
 # ------------------------------------------------------------------------------------------------ exact latent matching
-class SolverBudgetWarning(UserWarning):
-    """A latent matching problem hit its time budget: the best mapping found is used, not proven optimal."""
-
-
 @dataclasses.dataclass(frozen=True)
 class LatentSolution:
     """The result of :func:`solve_latent`.
@@ -52,12 +64,15 @@ class LatentSolution:
         mapping: the chosen variable pairs ``{predicted variable: reference variable}``.
         optimal: whether ``value`` is proven to be the maximum.
         upper_bound: an upper bound on the maximum (``value`` itself when optimal).
+        timed_out: whether the wall-clock cap (``time_limit``) stopped the search before it was proven: such a result
+            depends on the machine and its load (never without a ``time_limit``).
     """
 
     value: float
     mapping: dict[int, int]
     optimal: bool
     upper_bound: float
+    timed_out: bool = False
 
 
 class _Problem:
@@ -218,7 +233,7 @@ def _branch_and_bound(p: _Problem, limit: int) -> tuple[float, set[int], bool, f
     return max(best[0], 0.0), best[1], complete, bound
 
 
-def _formulation(p: _Problem) -> tuple[np.ndarray, Any, np.ndarray, int]:
+def _formulation(p: _Problem) -> _Formulation:
     """Cai & Knight's integer program: objective ``c`` (minimized), rows ``A z <= ub``, the number of pair variables.
 
     Variables: one ``y`` per variable pair (binary), one ``x`` per term in ``[0, 1]``.
@@ -267,33 +282,44 @@ def _formulation(p: _Problem) -> tuple[np.ndarray, Any, np.ndarray, int]:
     return c, matrix, upper, n_y
 
 
-def _relaxation(p: _Problem, time_limit: float | None) -> tuple[np.ndarray | None, float]:
-    """The linear relaxation (HiGHS interior point): the pair variables ``y`` and the bound (``inf`` if unsolved)."""
-    c, matrix, upper, n_y = _formulation(p)
-    options: dict[str, Any] = {} if time_limit is None else {"time_limit": max(time_limit, 1e-3)}
-    result = linprog(c, A_ub=matrix, b_ub=upper, bounds=(0, 1), method="highs-ipm", options=options)
+def _relaxation(form: _Formulation, budget: Budget) -> tuple[np.ndarray | None, float]:
+    """The linear relaxation (HiGHS interior point): the pair variables ``y`` and the bound (``inf`` if unsolved).
+
+    Within the iterations ``budget`` affords (half of it at most; unsolved past them).
+    """
+    c, matrix, upper, n_y = form
+    part = budget.share(_RELAXATION_SHARE)
+    options = relaxation_options(matrix.nnz, part)
+    if options is None:
+        return None, math.inf
+    with solver_output_captured():
+        result = linprog(c, A_ub=matrix, b_ub=upper, bounds=(0, 1), method="highs-ipm", options=options)
+    charge_relaxation(part, matrix.nnz, result)
     if result.status != 0 or result.x is None:
         return None, math.inf
     return np.asarray(result.x[:n_y]), -float(result.fun)
 
 
-def _program(p: _Problem, time_limit: float | None) -> tuple[np.ndarray | None, float, bool]:
-    """The integer program, solved by HiGHS branch and cut.
+def _program(form: _Formulation, budget: Budget) -> tuple[np.ndarray | None, float, bool]:
+    """The integer program, solved by HiGHS branch and cut within the branch-and-bound nodes the budget affords.
 
-    Returns the values of the pair variables ``y`` (``None`` without a feasible point), an upper bound on the optimum
-    (``inf`` when none is known) and whether the program was solved to optimality within ``time_limit``.
+    Returns the values of the pair variables ``y`` (``None`` without a feasible point, or when not even the root node
+    fits), an upper bound on the optimum (``inf`` when none is known) and whether the program was solved to optimality.
     """
-    c, matrix, upper, n_y = _formulation(p)
-    options: dict[str, Any] = {"presolve": False, "mip_rel_gap": 0.0}
-    if time_limit is not None:
-        options["time_limit"] = max(time_limit, 1e-3)
-    result = milp(
-        c,
-        constraints=LinearConstraint(matrix, -np.inf, upper),
-        integrality=np.concatenate([np.ones(n_y), np.zeros(len(c) - n_y)]),
-        bounds=Bounds(0, 1),
-        options=options,
-    )
+    c, matrix, upper, n_y = form
+    options = program_options(matrix.nnz, budget)
+    if options is None:
+        return None, math.inf, False
+    options.update(presolve=False, mip_rel_gap=0.0)
+    with solver_output_captured():
+        result = milp(
+            c,
+            constraints=LinearConstraint(matrix, -np.inf, upper),
+            integrality=np.concatenate([np.ones(n_y), np.zeros(len(c) - n_y)]),
+            bounds=Bounds(0, 1),
+            options=options,
+        )
+    charge_program(budget, matrix.nnz, result)
     solved = result.status == 0 and result.x is not None
     bound = -float(result.fun) if solved else math.inf
     dual = getattr(result, "mip_dual_bound", None)
@@ -311,12 +337,13 @@ def _rounded(p: _Problem, y: np.ndarray) -> set[int]:
     return {int(i) * p.n_gold + int(j) for i, j in zip(ri, ci) if weights[i, j] > 1e-9}
 
 
-def _local_search(p: _Problem, starts: list[set[int]], deadline: float, max_rounds: int) -> set[int]:
+def _local_search(p: _Problem, starts: list[set[int]], budget: Budget, max_rounds: int | None) -> set[int]:
     """Iterated steepest-ascent swap search (pairwise terms only) from each start; the best mapping found.
 
     Both sides are padded with dummy variables so that a mapping is a permutation of ``N = n_pred + n_gold`` and every
     move is a swap of two predicted variables' images (unmapping is a swap with a dummy). Kicks of a few random swaps
-    (a fixed seed) restart the ascent until ``max_rounds`` or ``deadline``.
+    (a fixed seed) restart the ascent until ``max_rounds`` (``None``: no limit) or the end of ``budget``; a move costs
+    the ``N * N`` cells it weighs plus the terms it reads (:mod:`metametric_jax._budget`).
     """
     n_p, n_g = p.n_pred, p.n_gold
     size = n_p + n_g
@@ -339,9 +366,10 @@ def _local_search(p: _Problem, starts: list[set[int]], deadline: float, max_roun
     key_a, key_b = ua * size + va, ub * size + vb  # cells of the gain matrix
     key_ab, key_ba = ua * size + ub, ub * size + ua  # cells of the swap matrix
     cells = size * size
+    step = cells + len(terms) + STEP_UNITS
 
     def ascend(perm: np.ndarray) -> np.ndarray:
-        while time.perf_counter() < deadline:
+        while budget.spend(step):
             on_a, on_b = perm[ua] == va, perm[ub] == vb
             gain = unary + (
                 np.bincount(key_a, w * on_b, minlength=cells) + np.bincount(key_b, w * on_a, minlength=cells)
@@ -377,9 +405,9 @@ def _local_search(p: _Problem, starts: list[set[int]], deadline: float, max_roun
             best, best_perm = score, perm.copy()
     assert best_perm is not None
     perm = best_perm.copy()
-    for _ in range(max_rounds):
-        if time.perf_counter() >= deadline:
-            break
+    rounds = 0
+    while (max_rounds is None or rounds < max_rounds) and budget.spend(step):
+        rounds += 1
         trial = perm.copy()
         for _ in range(int(rng.integers(2, 5))):
             i, j = rng.integers(0, size, 2)
@@ -400,7 +428,8 @@ def solve_latent(
     pairwise: Mapping[tuple[int, int], float] | None = None,
     higher: Mapping[tuple[int, ...], float] | None = None,
     *,
-    time_limit: float | None = DEFAULT_TIME_LIMIT,
+    work_limit: int | None = DEFAULT_WORK_LIMIT,
+    time_limit: float | None = None,
 ) -> LatentSolution:
     r"""The best one-to-one partial mapping of predicted onto reference variables (see the module docstring).
 
@@ -412,11 +441,14 @@ def solve_latent(
         unary: weight of each pair, gained when ``u`` is mapped to ``v``.
         pairwise: weight of each two pairs ``(a, b)`` (of different variables on both sides), gained when both are.
         higher: weight of each tuple of three or more pairs, gained when all are.
-        time_limit: seconds for the local search and the integer program (``None``: no limit, exact but unbounded
-            in time). The quick certificates (assignment, branch and bound, the relaxation's rounding) come first.
+        work_limit: work units for the linear relaxation, the local search and the integer program
+            (:mod:`metametric_jax._budget`; ``None``: no limit, exact however long it takes). The quick certificates
+            (assignment, a branch and bound of fixed size) come first and are not counted.
+        time_limit: an extra wall-clock cap in seconds (default ``None``: none). A result it stops depends on the
+            machine and its load (``timed_out`` says so).
 
     Returns:
-        A :class:`LatentSolution`; ``optimal`` is False only when the time budget ran out.
+        A :class:`LatentSolution`; ``optimal`` is False only when the budget ran out.
 
     >>> s = solve_latent(2, 2, {0: 1.0, 3: 1.0, 1: 1.5}, {(0, 3): 1.0})  # pairs (0,0), (1,1), (0,1)
     >>> s.value, s.mapping, s.optimal
@@ -429,13 +461,13 @@ def solve_latent(
         chosen = _assignment_only(p)
         found = p.evaluate(chosen)
         return LatentSolution(found, p.mapping(chosen), True, found)
-    start = time.perf_counter()
+    budget = Budget(work_limit, time_limit)
     best, chosen, complete, bound = _branch_and_bound(p, _BNB_NODE_LIMIT)
     if complete:
         return LatentSolution(best, p.mapping(chosen), True, best)
-    budget = math.inf if time_limit is None else float(time_limit)
     # The linear relaxation is usually tight on graphs that resemble each other: its rounding is then optimal.
-    y, relaxed = _relaxation(p, None if time_limit is None else max(0.6 * budget, 0.05))
+    form = _formulation(p)
+    y, relaxed = _relaxation(form, budget)
     bound = min(bound, p.floor(relaxed))
     starts = [chosen, _assignment_only(p)] if p.unary else [chosen]
     if y is not None:
@@ -446,26 +478,27 @@ def solve_latent(
             best, chosen = found, candidate
     if p.reaches(best, bound):
         return LatentSolution(best, p.mapping(chosen), True, best)
-    deadline = start + budget
+    # The integer program is tried when its root fits in the budget (always without a work limit), unless the
+    # relaxation failed: then the program has no chance either, and the search takes the whole budget.
+    unbounded = work_limit is None
+    program = p.higher or y is not None or unbounded
+    fits = program and program_cost(form[1].nnz) <= (1 - _SEARCH_SHARE) * budget.left
     if not p.higher:
-        # Without the relaxation in time, the integer program has no chance either: the search takes what is left.
-        until = deadline if y is None else min(deadline, time.perf_counter() + 0.3 * budget)
-        rounds = 10**6 if y is None and time_limit is not None else 100
-        searched = _local_search(p, starts, until, max_rounds=rounds)
+        share = budget.share(_SEARCH_SHARE if fits else 1.0)
+        searched = _local_search(p, starts, share, max_rounds=100 if fits or unbounded else None)
         found = p.evaluate(searched)
         if found > best + _TOL:
             best, chosen = found, searched
         if p.reaches(best, bound):
             return LatentSolution(best, p.mapping(chosen), True, best)
-    remaining = None if time_limit is None else deadline - time.perf_counter()
-    if remaining is not None and (remaining <= 0.01 or (y is None and not p.higher)):
-        return LatentSolution(best, p.mapping(chosen), False, max(bound, best))
-    y, exact_bound, _ = _program(p, remaining)
-    if y is not None:
-        incumbent = {a for a, value in zip(p.pairs, y) if value > 0.5}
-        found = p.evaluate(incumbent)
-        if found > best + _TOL:
-            best, chosen = found, incumbent
-    bound = min(bound, p.floor(exact_bound))
+    if program:
+        y, exact_bound, _ = _program(form, budget)
+        if y is not None:
+            incumbent = {a for a, value in zip(p.pairs, y) if value > 0.5}
+            found = p.evaluate(incumbent)
+            if found > best + _TOL:
+                best, chosen = found, incumbent
+        bound = min(bound, p.floor(exact_bound))
     optimal = p.reaches(best, bound)
-    return LatentSolution(best, p.mapping(chosen), optimal, best if optimal else max(bound, best))
+    upper = best if optimal else max(bound, best)
+    return LatentSolution(best, p.mapping(chosen), optimal, upper, budget.timed_out and not optimal)

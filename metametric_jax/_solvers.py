@@ -7,7 +7,6 @@ Each solver lives here once; the exact latent matching (Smatch's problem, used b
 from __future__ import annotations
 
 import math
-import time
 import warnings
 from collections import Counter, defaultdict
 from collections.abc import Callable, Sequence
@@ -17,7 +16,16 @@ import numpy as np
 from scipy import sparse
 from scipy.optimize import Bounds, LinearConstraint, linear_sum_assignment, milp
 
-from metametric_jax._latent import DEFAULT_TIME_LIMIT, LatentSolution, SolverBudgetWarning, solve_latent
+from metametric_jax._budget import (
+    DEFAULT_WORK_LIMIT,
+    Budget,
+    SolverBudgetWarning,
+    budget_message,
+    charge_program,
+    program_options,
+    solver_output_captured,
+)
+from metametric_jax._latent import LatentSolution, solve_latent
 from metametric_jax.constraint import Constraint
 
 __all__ = [
@@ -29,8 +37,12 @@ __all__ = [
     "solve_latent",
     "LatentSolution",
     "SolverBudgetWarning",
-    "DEFAULT_TIME_LIMIT",
+    "DEFAULT_WORK_LIMIT",
+    "budget_message",
 ]
+
+#: The share of its budget the integer program of soft latent matching may use; a local search gets the rest.
+_PROGRAM_SHARE = 0.6
 
 
 def solve_gram(g: np.ndarray, constraint: Constraint, want_pairs: bool = False) -> tuple[float, list[tuple[int, int]]]:
@@ -89,8 +101,10 @@ def solve_binary_program(
     rows: list[list[int]],
     pair_le: Sequence[tuple[int, int]] = (),
     *,
+    work_limit: int | None = None,
     time_limit: float | None = None,
     what: str | None = "integer program",
+    budget: Budget | None = None,
 ) -> tuple[float, np.ndarray, bool, float]:
     """Maximize ``weights @ z`` over binary ``z`` subject to set-packing rows and ``z[a] <= z[b]`` links.
 
@@ -98,14 +112,18 @@ def solve_binary_program(
         weights: objective coefficient of each binary variable.
         rows: each a list of variable indices whose sum must be at most 1.
         pair_le: ``(a, b)`` meaning ``z[a] <= z[b]``.
-        time_limit: seconds for the solver (``None``: exact, however long it takes).
+        work_limit: work units for the solver (``None``: exact, however long it takes): the branch-and-bound nodes it
+            may use, each charged by the nonzeros of the program (:mod:`metametric_jax._budget`).
+        time_limit: an extra wall-clock cap in seconds (``None``: none); a result it stops is not reproducible.
         what: the problem's name in the warning issued when the budget runs out (``None``: the caller warns).
+        budget: the caller's budget to draw from, instead of ``work_limit`` and ``time_limit``.
 
     Returns:
         The best value found, its 0/1 solution vector, whether it is proven optimal, and an upper bound on the
-        optimum (``inf`` when none is proven). Solved with ``scipy.optimize.milp`` (HiGHS). When ``time_limit`` runs
-        out, the best solution HiGHS found is used (all zeros, a feasible point, if none) and a
-        :class:`SolverBudgetWarning` gives its value and the bound.
+        optimum (``inf`` when none is proven). Solved with ``scipy.optimize.milp`` (HiGHS); its output is kept off
+        standard output. When the budget runs out (or does not afford the root node), the best solution HiGHS found
+        is used (all zeros, a feasible point, if none; for a set-packing program the better of it and a greedy packing)
+        and a :class:`SolverBudgetWarning` gives its value and the bound.
     """
     n = len(weights)
     if n == 0:
@@ -134,17 +152,24 @@ def solve_binary_program(
         lb = np.full(r, -np.inf)
         ub = np.concatenate([np.ones(n_pack), np.zeros(r - n_pack)])
         constraints.append(LinearConstraint(a_mat, lb, ub))
-    res = milp(
-        c=-np.asarray(weights, dtype=np.float64),
-        constraints=constraints,
-        integrality=np.ones(n),
-        bounds=Bounds(0, 1),
-        options={} if time_limit is None else {"time_limit": max(float(time_limit), 1e-3)},
-    )
-    optimal = res.status == 0
-    if res.x is None and optimal:  # pragma: no cover - HiGHS always finds the all-zero feasible point
+    budget = Budget(work_limit, time_limit) if budget is None else budget
+    nonzeros = len(data)
+    options = program_options(nonzeros, budget)
+    res: Any = None
+    if options is not None:
+        with solver_output_captured():
+            res = milp(
+                c=-np.asarray(weights, dtype=np.float64),
+                constraints=constraints,
+                integrality=np.ones(n),
+                bounds=Bounds(0, 1),
+                options=options,
+            )
+        charge_program(budget, nonzeros, res)
+    optimal = res is not None and res.status == 0
+    if res is not None and res.x is None and optimal:  # pragma: no cover - HiGHS always finds the all-zero point
         raise RuntimeError(f"integer program failed: {res.message}")
-    z = np.zeros(n) if res.x is None else np.round(res.x)
+    z = np.zeros(n) if res is None or res.x is None else np.round(res.x)
     value = float(np.asarray(weights) @ z)
     if not optimal and not pair_le:  # a set-packing program: a greedy packing may beat the solver's incumbent
         greedy = _greedy_packing(np.asarray(weights, dtype=np.float64), rows)
@@ -153,17 +178,24 @@ def solve_binary_program(
     dual = getattr(res, "mip_dual_bound", None)
     bound = value if optimal else (-float(dual) if dual is not None and np.isfinite(dual) else math.inf)
     if not optimal and what is not None:
-        _budget_warning(what, time_limit, value, bound)
+        _warn_budget(what, "solution", value, bound, work_limit, time_limit, budget.timed_out)
     return value, z, optimal, bound
 
 
-def _budget_warning(what: str, time_limit: float | None, value: float, bound: float) -> None:
+def _warn_budget(
+    what: str,
+    found: str,
+    value: float,
+    bound: float,
+    work_limit: int | None,
+    time_limit: float | None,
+    timed_out: bool,
+) -> None:
+    """Warn that one problem ran out of its budget (the text from :func:`budget_message`)."""
     bound_text = f", at most {bound:g}" if math.isfinite(bound) else ""
-    warnings.warn(
-        f"{what}: the time budget of {time_limit} s ran out; the best solution found is used ({value:g}{bound_text}).",
-        SolverBudgetWarning,
-        stacklevel=4,
-    )
+    result = f"the best {found} found is used ({value:g}{bound_text})"
+    message = budget_message(what, result, work_limit, time_limit, timed_out=int(timed_out))
+    warnings.warn(message, SolverBudgetWarning, stacklevel=4)
 
 
 def _greedy_packing(weights: np.ndarray, rows: list[list[int]]) -> np.ndarray:
@@ -225,7 +257,8 @@ def solve_latent_elements(
     bindings: Callable[[int, int], Sequence[tuple[Any, Any]]],
     constraint: Constraint,
     *,
-    time_limit: float | None = DEFAULT_TIME_LIMIT,
+    work_limit: int | None = DEFAULT_WORK_LIMIT,
+    time_limit: float | None = None,
 ) -> tuple[float, list[tuple[int, int]], bool]:
     r"""Joint matching of elements and their latent variables: ``(total, matched element pairs, optimal)``.
 
@@ -237,7 +270,9 @@ def solve_latent_elements(
     predicted copies of a block with variable tuple :math:`T` match the reference copies with tuple :math:`m(T)`,
     :math:`\min(c_T, c_{m(T)})` of them under ``1:1``, so each pair of tuples is one term over the variable pairs it
     requires. Otherwise it is solved as an integer program over element and variable pairs
-    (:func:`solve_binary_program`) within the same ``time_limit``.
+    (:func:`solve_binary_program`) within the same budget: ``work_limit`` work units (``None``: exact, unbounded),
+    and the optional wall-clock cap ``time_limit`` (its results are not reproducible; see
+    :mod:`metametric_jax._budget`).
     """
     n_x, n_y = g.shape
     cand = [(int(i), int(j)) for i, j in zip(*np.nonzero(g > 0))]
@@ -245,7 +280,7 @@ def solve_latent_elements(
         return 0.0, [], True
     blocks = _blocks(g, cand)
     if blocks is None:
-        return _latent_program(g, cand, bindings, constraint, time_limit)
+        return _latent_program(g, cand, bindings, constraint, work_limit, time_limit)
     pred_vars: dict[Any, int] = {}
     gold_vars: dict[Any, int] = {}
     groups = []  # per block: weight, {pred tuple: [i]}, {gold tuple: [j]}
@@ -282,14 +317,12 @@ def solve_latent_elements(
                     pairwise[(pairs[0], pairs[1])] += gain
                 else:
                     higher[pairs] += gain
-    solution = solve_latent(len(pred_vars), len(gold_vars), unary, pairwise, higher, time_limit=time_limit)
+    solution = solve_latent(
+        len(pred_vars), len(gold_vars), unary, pairwise, higher, work_limit=work_limit, time_limit=time_limit
+    )
     if not solution.optimal:
-        warnings.warn(
-            f"latent matching: the time budget of {time_limit} s ran out; the best variable mapping found is used "
-            f"({solution.value + constant:g}, at most {solution.upper_bound + constant:g}).",
-            SolverBudgetWarning,
-            stacklevel=3,
-        )
+        value, bound = solution.value + constant, solution.upper_bound + constant
+        _warn_budget("latent matching", "variable mapping", value, bound, work_limit, time_limit, solution.timed_out)
     chosen = {u * n_g + v for u, v in solution.mapping.items()}
     matched: list[tuple[int, int]] = []
     for pairs, items, others in requirements:
@@ -340,11 +373,13 @@ def _latent_program(
     cand: list[tuple[int, int]],
     bindings: Callable[[int, int], Sequence[tuple[Any, Any]]],
     constraint: Constraint,
+    work_limit: int | None = None,
     time_limit: float | None = None,
 ) -> tuple[float, list[tuple[int, int]], bool]:
     """The integer program over element pairs ``z`` and variable pairs ``b``: ``z <= b`` for each binding.
 
-    Within ``time_limit`` seconds (``None``: exact, unbounded); see :func:`solve_binary_program`.
+    Within ``work_limit`` work units (``None``: exact, unbounded; see :func:`solve_binary_program`); past it, a local
+    search from the program's best point takes what the program left.
     """
     var_index: dict[tuple[Any, Any], int] = {}
     links: list[tuple[int, int]] = []
@@ -366,18 +401,17 @@ def _latent_program(
     for (u, v), idx in var_index.items():
         groups.setdefault(("u", u), []).append(idx)
         groups.setdefault(("v", v), []).append(idx)
-    deadline = None if time_limit is None else time.perf_counter() + float(time_limit)
-    program_limit = None if time_limit is None else 0.6 * float(time_limit)  # the rest for the local search
+    budget = Budget(work_limit, time_limit)
     total, z, optimal, bound = solve_binary_program(
-        w, list(groups.values()), links, time_limit=program_limit, what=None
+        w, list(groups.values()), links, what=None, budget=budget.share(_PROGRAM_SHARE)
     )
     chosen = [cand[k] for k in range(n) if z[k] > 0.5]
     if not optimal:
-        searched = _local_latent_search(g, cand, bindings, constraint, chosen, deadline or 0.0)
+        searched = _local_latent_search(g, cand, bindings, constraint, chosen, budget)
         value = float(sum(g[i, j] for i, j in searched))
         if value > total:
             total, chosen = value, searched
-        _budget_warning("latent matching", time_limit, total, bound)
+        _warn_budget("latent matching", "solution", total, bound, work_limit, time_limit, budget.timed_out)
     return total, chosen, optimal
 
 
@@ -387,14 +421,16 @@ def _local_latent_search(
     bindings: Callable[[int, int], Sequence[tuple[Any, Any]]],
     constraint: Constraint,
     start: list[tuple[int, int]],
-    deadline: float,
+    budget: Budget,
 ) -> list[tuple[int, int]]:
-    """Hill climbing over variable mappings from the better of ``start`` and a greedy matching, until ``deadline``.
+    """Hill climbing over variable mappings from the better of ``start`` and a greedy matching, until ``budget`` ends.
 
     For a mapping, the best element matching is :func:`solve_gram` over the element pairs whose variables it maps
-    alike; moves re-map one predicted variable (to a free reference variable, or by swapping with another).
+    alike; moves re-map one predicted variable (to a free reference variable, or by swapping with another). An
+    evaluation costs the cells of the Gram matrix times its smaller side, plus the bindings it reads.
     """
     needs = [tuple(bindings(i, j)) for i, j in cand]
+    evaluation = g.size * max(1, min(g.shape)) + sum(len(need) for need in needs)
 
     def mapping_of(pairs: list[tuple[int, int]]) -> dict[Any, Any]:
         index = {c: k for k, c in enumerate(cand)}
@@ -414,9 +450,9 @@ def _local_latent_search(
     mapping = mapping_of(max((start, greedy), key=lambda pairs: sum(g[i, j] for i, j in pairs)))
     value, pairs = evaluate(mapping)
     best, best_pairs = value, pairs
-    while time.perf_counter() < deadline:  # hill climbing, then random restarts while time remains
+    while budget.spend(evaluation):  # hill climbing, then random restarts while the budget lasts
         improved = True
-        while improved and time.perf_counter() < deadline:
+        while improved and budget.spend(0):
             improved = False
             for a, u in enumerate(pred_vars):
                 free = [v for v in gold_vars if v not in mapping.values()]
@@ -427,7 +463,7 @@ def _local_latent_search(
                     if w in mapping and u in mapping
                 ]
                 for m in moves:
-                    if time.perf_counter() >= deadline:
+                    if not budget.spend(evaluation):
                         break
                     found_value, found = evaluate(m)
                     if found_value > value + 1e-12:
@@ -437,6 +473,8 @@ def _local_latent_search(
                     break
         if value > best:
             best, best_pairs = value, pairs
+        if math.isinf(budget.left):
+            break  # no work limit: one climb, not endless restarts
         shuffled = rng.permutation(len(gold_vars))
         mapping = {u: gold_vars[k] for u, k in zip(pred_vars, shuffled)}
         value, pairs = evaluate(mapping)

@@ -26,7 +26,7 @@ import sys
 from collections.abc import Callable, Mapping
 from typing import Any
 
-from metametric_jax._solvers import DEFAULT_TIME_LIMIT
+from metametric_jax._solvers import DEFAULT_WORK_LIMIT
 from metametric_jax.composite import Product, UnionSim
 from metametric_jax.constraint import Constraint, parse_constraint
 from metametric_jax.derive import as_similarity, derive, field_types
@@ -128,17 +128,35 @@ def sequence_matching(inner: SimLike) -> Similarity:
 
 
 def graph_matching(
-    inner: SimLike, *, constraint: str | Constraint = "<->", time_limit: float | None = DEFAULT_TIME_LIMIT
+    inner: SimLike,
+    *,
+    constraint: str | Constraint = "<->",
+    work_limit: int | None = DEFAULT_WORK_LIMIT,
+    time_limit: float | None = None,
 ) -> Similarity:
-    """Matching of graph nodes that preserves reachability, exact within ``time_limit`` seconds per pair."""
-    return GraphMatching(as_similarity(inner, "graph_matching"), constraint, time_limit)
+    """Matching of graph nodes that preserves reachability, exact within ``work_limit`` work units per pair.
+
+    ``time_limit`` adds a wall-clock cap in seconds (off by default: a score it stops is not reproducible).
+    """
+    return GraphMatching(
+        as_similarity(inner, "graph_matching"), constraint, work_limit=work_limit, time_limit=time_limit
+    )
 
 
 def latent_set_matching(
-    inner: SimLike, *, constraint: str | Constraint = "<->", time_limit: float | None = DEFAULT_TIME_LIMIT
+    inner: SimLike,
+    *,
+    constraint: str | Constraint = "<->",
+    work_limit: int | None = DEFAULT_WORK_LIMIT,
+    time_limit: float | None = None,
 ) -> Similarity:
-    """Joint matching of elements and their latent variables (Smatch-style), exact within ``time_limit`` s per pair."""
-    return LatentSetMatching(as_similarity(inner, "latent_set_matching"), constraint, time_limit)
+    """Joint matching of elements and their latent variables (Smatch-style), exact within ``work_limit`` per pair.
+
+    ``time_limit`` adds a wall-clock cap in seconds (off by default: a score it stops is not reproducible).
+    """
+    return LatentSetMatching(
+        as_similarity(inner, "latent_set_matching"), constraint, work_limit=work_limit, time_limit=time_limit
+    )
 
 
 def max_pair(inner: SimLike) -> Similarity:

@@ -22,8 +22,9 @@ from typing import Any
 
 import numpy as np
 
+from metametric_jax._budget import check_limits
 from metametric_jax._solvers import (
-    DEFAULT_TIME_LIMIT,
+    DEFAULT_WORK_LIMIT,
     discrete_stats,
     lcs_dp,
     solve_binary_program,
@@ -241,21 +242,30 @@ class GraphMatching(Similarity):
     """Matching of the nodes of two graphs that preserves reachability.
 
     For matched pairs ``(u, v)`` and ``(u', v')``, ``u`` reaches ``u'`` iff ``v`` reaches ``v'``. Solved exactly as
-    an integer program within ``time_limit`` seconds per pair of graphs; when the budget runs out, the best matching
-    found is used and a ``SolverBudgetWarning`` is issued.
+    an integer program within a budget of ``work_limit`` work units per pair of graphs, counted in the solver's own
+    steps (branch-and-bound nodes), not seconds, so a score never depends on the machine or its load; when the budget
+    runs out, the best matching found is used and a ``SolverBudgetWarning`` is issued.
 
     Args:
         inner: the similarity of nodes.
         constraint: the node matching constraint (default ``1:1``).
-        time_limit: seconds per pair of graphs (``None``: exact however long it takes).
+        work_limit: work units per pair of graphs (``None``: exact however long it takes; see
+            :mod:`metametric_jax._budget`).
+        time_limit: an extra wall-clock cap in seconds per pair (default ``None``); a score it stops depends on the
+            machine and its load, and the warning says so.
     """
 
     def __init__(
-        self, inner: Similarity, constraint: str | Constraint = "<->", time_limit: float | None = DEFAULT_TIME_LIMIT
+        self,
+        inner: Similarity,
+        constraint: str | Constraint = "<->",
+        *,
+        work_limit: int | None = DEFAULT_WORK_LIMIT,
+        time_limit: float | None = None,
     ) -> None:
         self.inner = inner
         self.constraint = parse_constraint(constraint)
-        self.time_limit = time_limit
+        self.work_limit, self.time_limit = check_limits(work_limit, time_limit, "GraphMatching")
         self.name = f"graph[{inner.name}, {self.constraint.value}]"
 
     def _solve(self, x: Any, y: Any, mode: Mode) -> tuple[float, list[tuple[int, int]], np.ndarray, list, list]:
@@ -283,7 +293,9 @@ class GraphMatching(Similarity):
                     continue
                 if rx[i0, i1] != ry[j0, j1] or rx[i1, i0] != ry[j1, j0]:
                     rows.append([a, b])
-        total, z, _, _ = solve_binary_program(w, rows, time_limit=self.time_limit, what="graph matching")
+        total, z, _, _ = solve_binary_program(
+            w, rows, work_limit=self.work_limit, time_limit=self.time_limit, what="graph matching"
+        )
         pairs = [cand[k] for k in np.nonzero(z > 0.5)[0]]
         return total, pairs, g, xs, ys
 
@@ -311,22 +323,31 @@ class LatentSetMatching(Similarity):
     plus the element constraint. Element similarities treat variables as equal; :math:`B(x, y)` are the variable
     pairs the alignment of ``x`` with ``y`` requires (Cai and Knight, "Smatch", ACL 2013). When elements equal up to
     their variables match with one weight (discrete fields, as Smatch's triples), this is the problem AMR's Smatch
-    solves, by the same exact solver and time budget (:func:`metametric_jax._solvers.solve_latent_elements`). Other
-    similarities are solved as an integer program over element and variable pairs, within the same budget. When the
-    budget runs out, the best mapping found is used and a ``SolverBudgetWarning`` is issued.
+    solves, by the same exact solver and budget (:func:`metametric_jax._solvers.solve_latent_elements`). Other
+    similarities are solved as an integer program over element and variable pairs, within the same budget. The budget
+    counts work (search moves, branch-and-bound nodes), not seconds, so a score never depends on the machine or its
+    load. When it runs out, the best mapping found is used and a ``SolverBudgetWarning`` is issued.
 
     Args:
         inner: the similarity of elements (with variable fields).
         constraint: the element matching constraint (default ``1:1``).
-        time_limit: seconds per problem past the solver's quick certificates of optimality (``None``: unbounded).
+        work_limit: work units per problem past the solver's quick certificates of optimality (``None``: unbounded;
+            see :mod:`metametric_jax._budget`).
+        time_limit: an extra wall-clock cap in seconds per problem (default ``None``); a score it stops depends on
+            the machine and its load, and the warning says so.
     """
 
     def __init__(
-        self, inner: Similarity, constraint: str | Constraint = "<->", time_limit: float | None = DEFAULT_TIME_LIMIT
+        self,
+        inner: Similarity,
+        constraint: str | Constraint = "<->",
+        *,
+        work_limit: int | None = DEFAULT_WORK_LIMIT,
+        time_limit: float | None = None,
     ) -> None:
         self.inner = inner
         self.constraint = parse_constraint(constraint)
-        self.time_limit = time_limit
+        self.work_limit, self.time_limit = check_limits(work_limit, time_limit, "LatentSetMatching")
         self.name = f"latent[{inner.name}, {self.constraint.value}]"
 
     def _solve(
@@ -337,6 +358,7 @@ class LatentSetMatching(Similarity):
             g,
             lambda i, j: self.inner.bindings(xs[i], ys[j]),
             self.constraint,
+            work_limit=self.work_limit,
             time_limit=self.time_limit,
         )
         return total, pairs, g
@@ -350,7 +372,7 @@ class LatentSetMatching(Similarity):
         diag = np.diag(g) if g.size else np.zeros(0)
         if g.size == 0 or (self.constraint is Constraint.ONE_TO_ONE and np.all(diag >= g.max(axis=1))):
             return float(diag.sum())  # the identity alignment reaches the row-maximum bound
-        # the identity alignment is feasible: a search stopped by the time budget never scores below it
+        # the identity alignment is feasible: a search stopped by the budget never scores below it
         return max(self._solve(xs, xs, side + side, g)[0], float(diag.sum()))
 
     def explain_matches(self, x: Any, y: Any, px: str, py: str, mode: Mode = "pr") -> list[Match]:

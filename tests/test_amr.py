@@ -339,7 +339,7 @@ def test_fine_grained_per_pair_and_exact():
         pt, gt = smatch_triples(p), smatch_triples(g)
         for name in ("unlabeled", "no_wsd", "reentrancies", "srl"):
             view = getattr(amr_fine, name)
-            assert item["fine_grained"][name]["matched"] == smatch_match(view(pt), view(gt), time_limit=None)[0]
+            assert item["fine_grained"][name]["matched"] == smatch_match(view(pt), view(gt), work_limit=None)[0]
 
 
 # ----------------------------------------------------------------------------------------------------- budget
@@ -349,33 +349,37 @@ def test_hard_pair_is_bounded_flagged_and_warned_once():
     pairs = [unrelated_pair(seed, 60) for seed in (0, 1)]
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
-        result = score([p for p, _ in pairs], [g for _, g in pairs], time_limit=0.2)
+        result = score([p for p, _ in pairs], [g for _, g in pairs], work_limit=10**6)
     budget = [w for w in caught if issubclass(w.category, SolverBudgetWarning)]
-    assert len(budget) == 1 and "2 of 2 graph pairs" in str(budget[0].message)
-    assert result["pairs"] == 2 and result["pairs_optimal"] == 0
-    found = smatch_match(smatch_triples(pairs[0][0]), smatch_triples(pairs[0][1]), time_limit=0.2)
+    assert len(budget) == 1 and "2 of 2 graph pairs: the work budget of 1,000,000 units" in str(budget[0].message)
+    assert "reproducible" not in str(budget[0].message)
+    assert result["pairs"] == 2 and result["pairs_optimal"] == 0 and "pairs_timed_out" not in result
+    found = smatch_match(smatch_triples(pairs[0][0]), smatch_triples(pairs[0][1]), work_limit=10**6)
     assert not found.optimal and found.matched < found.upper_bound
 
 
-def test_the_accumulator_takes_a_time_budget():
+def test_the_accumulator_takes_a_work_budget():
     from amr_graphs import unrelated_pair
 
-    from metametric_jax.tasks.amr import SmatchMetric, smatch_metric
+    from metametric_jax.tasks.amr import DEFAULT_WORK_LIMIT, SmatchMetric, smatch_metric
 
-    assert smatch_metric() is SmatchMetric and smatch_metric(time_limit=1) is SmatchMetric
-    quick = smatch_metric(time_limit=0.2)
-    assert quick is smatch_metric(time_limit=0.2) and quick is not SmatchMetric
+    assert smatch_metric() is SmatchMetric and smatch_metric(work_limit=float(DEFAULT_WORK_LIMIT)) is SmatchMetric
+    quick = smatch_metric(work_limit=10**6)
+    assert quick is smatch_metric(work_limit=10**6) and quick is not SmatchMetric
     p, g = unrelated_pair(0, 60)
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
         state = quick.from_model_output([p], [g])
     budget = [w for w in caught if issubclass(w.category, SolverBudgetWarning)]
-    assert len(budget) == 1 and "0.2 s per pair" in str(budget[0].message)
-    found = smatch_match(smatch_triples(p), smatch_triples(g), time_limit=0.2)
-    assert state.totals()["yy"] == found.reference and not found.optimal
+    assert len(budget) == 1 and "1,000,000 units per pair" in str(budget[0].message)
+    found = smatch_match(smatch_triples(p), smatch_triples(g), work_limit=10**6)
+    assert state.totals()["yy"] == found.reference and state.totals()["xy"] == found.matched and not found.optimal
     easy = ["(b / boy :mod (t / tall))"], ["(b / boy)"]
-    assert smatch_metric(time_limit=None).batch_stats(*easy).tolist() == SmatchMetric.batch_stats(*easy).tolist()
-    for bad in (0, -1.0, "1", float("nan")):
+    assert smatch_metric(work_limit=None).batch_stats(*easy).tolist() == SmatchMetric.batch_stats(*easy).tolist()
+    for bad in (0, -1.0, "1", float("nan"), 0.5, True):
+        with pytest.raises(ValueError, match="work_limit"):
+            smatch_metric(work_limit=bad)
+    for bad in (0, -1.0, "1", float("nan"), float("inf")):
         with pytest.raises(ValueError, match="time_limit"):
             smatch_metric(time_limit=bad)
 
@@ -386,7 +390,7 @@ def test_report_counts_flagged_pairs(tmp_path):
     p, g = unrelated_pair(3, 50)
     (tmp_path / "p.txt").write_text(f"{p}\n\n(a / b)\n")
     (tmp_path / "g.txt").write_text(f"{g}\n\n(a / b)\n")
-    report = score_files(predictions=tmp_path / "p.txt", references=tmp_path / "g.txt", time_limit=0.1)
+    report = score_files(predictions=tmp_path / "p.txt", references=tmp_path / "g.txt", work_limit=10**6)
     assert report.scores["pairs"] == 2 and report.scores["pairs_optimal"] == 1
     assert [item["optimal"] for item in report.items] == [False, True]
     assert len(report.warnings) == 1 and "1 of 2 graph pairs" in report.warnings[0]

@@ -49,16 +49,31 @@ def test_table(capsys):
     assert f"{100 * f1:.2f}" in out and "10 of 10 graph pairs proven optimal" in out
 
 
-def test_time_budget_warns_and_flags(capsys, tmp_path):
+def test_work_budget_warns_and_flags(capsys, tmp_path):
     p, g = unrelated_pair(0, 60)
     (tmp_path / "p.txt").write_text(p + "\n")
     (tmp_path / "g.txt").write_text(g + "\n")
     argv = ("score", "amr", "--gold", str(tmp_path / "g.txt"), "--pred", str(tmp_path / "p.txt"))
-    got, err = run_json(capsys, *argv, "--time-limit", "0.2")
-    assert got["pairs"] == 1 and got["pairs_optimal"] == 0
-    assert "1 of 1 graph pairs hit the time budget" in err
-    code, out, _ = run(capsys, *argv, "--time-limit", "0.2", "--per-pair")
-    assert code == 0 and "Smatch 1 *" in out and "time budget" in " ".join(out.split())
+    got, err = run_json(capsys, *argv, "--work-limit", "1e6")
+    assert got["pairs"] == 1 and got["pairs_optimal"] == 0 and "pairs_timed_out" not in got
+    assert "1 of 1 graph pairs: the work budget of 1,000,000 units per pair ran out" in " ".join(err.split())
+    assert "reproducible" not in err
+    again, _ = run_json(capsys, *argv, "--work-limit", "1000000")
+    assert again == got
+    code, out, _ = run(capsys, *argv, "--work-limit", "1e6", "--per-pair")
+    assert code == 0 and "Smatch 1 *" in out and "work budget" in " ".join(out.split())
+
+
+def test_time_limit_says_figures_are_not_reproducible(capsys, tmp_path):
+    p, g = unrelated_pair(0, 60)
+    (tmp_path / "p.txt").write_text(p + "\n")
+    (tmp_path / "g.txt").write_text(g + "\n")
+    argv = ("score", "amr", "--gold", str(tmp_path / "g.txt"), "--pred", str(tmp_path / "p.txt"))
+    got, err = run_json(capsys, *argv, "--work-limit", "none", "--time-limit", "0.05", "--per-pair")
+    assert got["pairs_optimal"] == 0 and got["pairs_timed_out"] == 1 and got["per_pair"][0]["timed_out"]
+    assert "not reproducible" in err and "time limit of 0.05 s per pair" in " ".join(err.split())
+    code, out, _ = run(capsys, *argv, "--work-limit", "none", "--time-limit", "0.05")
+    assert code == 0 and "not reproducible" in " ".join(out.split())
 
 
 def test_malformed_file(capsys, tmp_path):
@@ -82,6 +97,9 @@ def test_graph_count_mismatch(capsys, tmp_path):
         (["score", "amr", "--key", "k.txt"], "unrecognized"),
         (["score", "amr", "--time-limit", "0"], "positive number"),
         (["score", "amr", "--time-limit", "soon"], "positive number"),
+        (["score", "amr", "--work-limit", "0"], "positive whole number"),
+        (["score", "amr", "--work-limit", "1.5"], "positive whole number"),
+        (["score", "amr", "--work-limit", "lots"], "positive whole number"),
     ],
 )
 def test_bad_usage_exits_2(capsys, argv, needle):

@@ -9,7 +9,7 @@ readers live in :mod:`metametric_jax.tasks.readers`, tag schemes and chunking in
   CoNLL-2012 reference scorer v8.01 (its reading of repeated spans and bare entity numbers included);
 * :mod:`~metametric_jax.tasks.ner` — span F1 per type, micro and macro, from IOB1/IOB2/IOE1/IOE2/IOBES/BILOU tags,
   equal to conlleval (its one-file layout and options too) and seqeval's default mode;
-* :mod:`~metametric_jax.tasks.amr` — exact Smatch with a time budget, per-pair and fine-grained scores (Damonte et
+* :mod:`~metametric_jax.tasks.amr` — exact Smatch within a work budget, per-pair and fine-grained scores (Damonte et
   al. 2017), alignment markers removed;
 * :mod:`~metametric_jax.tasks.ie` — entities, relations (strict, boundaries) and events from JSON Lines, as OneIE,
   DyGIE++ and SpERT count them;

@@ -1,4 +1,4 @@
-r"""Smatch for AMR graphs, solved exactly within a time budget, as a JAX accumulator.
+r"""Smatch for AMR graphs, solved exactly within a work budget, as a JAX accumulator.
 
 Smatch (Cai & Knight, 2013, *Smatch: an Evaluation Metric for Semantic Feature Structures*, ACL) compares two AMR
 graphs through their triples under the best one-to-one (partial) mapping :math:`m` of the predicted variables onto
@@ -31,11 +31,13 @@ reads a graph differently, we keep what the graph says:
 **The maximum is exact** where it can be proven (:func:`metametric_jax._solvers.solve_latent`): linear assignment
 when no relation triples can match; else depth-first branch and bound; else the linear relaxation of Cai & Knight's
 integer program (Section 3, tightened), whose rounding is optimal when it reaches the relaxation's bound; else a
-swap local search and the integer program (HiGHS) within ``time_limit`` seconds per pair (default 1.0). When the
-budget runs out (large, nearly symmetric graph pairs: many variables with few distinct concepts), the best mapping
-found is used, a lower bound on the true Smatch; the pair is flagged (``optimal`` False in per-pair results,
-``pairs_optimal`` counts the others) and a :class:`SolverBudgetWarning` is issued once per call. Results of pairs
-solved to optimality do not depend on the machine; flagged pairs may (the budget is wall-clock time).
+swap local search and the integer program (HiGHS) within ``work_limit`` work units per pair (default
+:data:`DEFAULT_WORK_LIMIT`, a second or two; counted in the solver's own steps, see :mod:`metametric_jax._budget`).
+When the budget runs out (large, nearly symmetric graph pairs: many variables with few distinct concepts), the best
+mapping found is used, a lower bound on the true Smatch; the pair is flagged (``optimal`` False in per-pair results,
+``pairs_optimal`` counts the others) and a :class:`SolverBudgetWarning` is issued once per call. The budget counts
+work, not seconds, so every figure, flagged pairs' included, is the same on every machine at any load. An extra
+wall-clock cap (``time_limit``, off by default) makes the pairs it stops depend on the machine: the warning says so.
 
 The ``smatch`` package searches the mapping by hill climbing with random restarts, which may stop at a local optimum:
 our match is never below its match, and equal where its search finds the optimum.
@@ -57,7 +59,8 @@ from typing import Any, NamedTuple
 import numpy as np
 import penman
 
-from metametric_jax._solvers import DEFAULT_TIME_LIMIT, SolverBudgetWarning, solve_latent
+from metametric_jax._budget import check_limits
+from metametric_jax._solvers import DEFAULT_WORK_LIMIT, SolverBudgetWarning, budget_message, solve_latent
 from metametric_jax.errors import InputFormatError
 from metametric_jax.normalizer import prf
 from metametric_jax.report import Report
@@ -76,7 +79,7 @@ __all__ = [
     "read_files",
     "item_rows",
     "readout",
-    "DEFAULT_TIME_LIMIT",
+    "DEFAULT_WORK_LIMIT",
 ]
 
 Triple = tuple[str, str, str]
@@ -267,8 +270,9 @@ class SmatchAlignment(NamedTuple):
         predicted: the number of predicted triples.
         reference: the number of reference triples.
         mapping: ``{predicted variable: reference variable}`` (unmapped predicted variables are absent).
-        optimal: whether ``matched`` is proven to be the maximum (False only when the time budget ran out).
+        optimal: whether ``matched`` is proven to be the maximum (False only when the budget ran out).
         upper_bound: an upper bound on the maximum (``matched`` when optimal).
+        timed_out: whether the wall-clock cap stopped the search (then ``matched`` depends on the machine).
     """
 
     matched: int
@@ -277,12 +281,17 @@ class SmatchAlignment(NamedTuple):
     mapping: dict[str, str]
     optimal: bool
     upper_bound: int
+    timed_out: bool = False
 
 
 def smatch_match(
-    predicted: Sequence[Triple], reference: Sequence[Triple], *, time_limit: float | None = DEFAULT_TIME_LIMIT
+    predicted: Sequence[Triple],
+    reference: Sequence[Triple],
+    *,
+    work_limit: int | None = DEFAULT_WORK_LIMIT,
+    time_limit: float | None = None,
 ) -> SmatchAlignment:
-    """The Smatch match between two triple lists, exact unless the time budget runs out.
+    """The Smatch match between two triple lists, exact unless the work budget runs out.
 
     A triple ``(role, source, target)`` is an instance triple when ``role`` is ``instance``; its ``source`` is a
     variable. Any other triple whose target is a variable (and whose role is not ``TOP``) is a relation triple; the
@@ -292,7 +301,8 @@ def smatch_match(
     Args:
         predicted: the predicted graph's triples (see :func:`smatch_triples`).
         reference: the reference graph's triples.
-        time_limit: seconds for the search past the quick certificates of optimality (``None``: unbounded).
+        work_limit: work units for the search past the quick certificates of optimality (``None``: unbounded).
+        time_limit: an extra wall-clock cap in seconds (default ``None``); a result it stops is not reproducible.
 
     Returns:
         A :class:`SmatchAlignment` (a named tuple starting ``matched, predicted, reference, mapping``).
@@ -304,36 +314,46 @@ def smatch_match(
     """
     pred, gold = _Side(predicted), _Side(reference)
     unary, edges, _ = _problem(pred, gold)
-    solution = solve_latent(len(pred.names), len(gold.names), unary, edges, time_limit=time_limit)
+    solution = solve_latent(
+        len(pred.names), len(gold.names), unary, edges, work_limit=work_limit, time_limit=time_limit
+    )
     mapping = {pred.names[u]: gold.names[v] for u, v in solution.mapping.items()}
-    matched = int(round(solution.value))
-    bound = int(round(solution.upper_bound))
-    return SmatchAlignment(matched, pred.n_triples, gold.n_triples, mapping, solution.optimal, bound)
-
-
-# ------------------------------------------------------------------------------------------------------------ metric
-def _budget_warning(flagged: int, total: int, time_limit: float | None) -> str:
-    return (
-        f"smatch: {flagged} of {total} graph pairs hit the time budget of {time_limit} s per pair; their best "
-        "mapping found was used (a lower bound on Smatch). Raise the budget (time_limit=, --time-limit) to prove more "
-        "pairs optimal."
+    matched, bound = int(round(solution.value)), int(round(solution.upper_bound))
+    return SmatchAlignment(
+        matched, pred.n_triples, gold.n_triples, mapping, solution.optimal, bound, solution.timed_out
     )
 
 
+# ------------------------------------------------------------------------------------------------------------ metric
+def _budget_warning(flagged: int, total: int, work_limit: int | None, time_limit: float | None, timed_out: int) -> str:
+    result = (
+        "their best mapping found was used (a lower bound on Smatch); raise the budget (work_limit=, --work-limit) "
+        "to prove more pairs optimal"
+    )
+    subject = f"smatch: {flagged} of {total} graph pairs"
+    return budget_message(subject, result, work_limit, time_limit, timed_out=timed_out, of=flagged, per=" per pair")
+
+
 def _batch_stats(
-    predictions: Sequence[Any], references: Sequence[Any], time_limit: float | None = DEFAULT_TIME_LIMIT
+    predictions: Sequence[Any],
+    references: Sequence[Any],
+    work_limit: int | None = DEFAULT_WORK_LIMIT,
+    time_limit: float | None = None,
 ) -> np.ndarray:
-    rows, flagged = [], 0
+    rows, flagged, timed_out = [], 0, 0
     for i, (p, r) in enumerate(zip(predictions, references)):
         found = smatch_match(
             smatch_triples(p, label=f"<prediction[{i}]>"),
             smatch_triples(r, label=f"<reference[{i}]>"),
+            work_limit=work_limit,
             time_limit=time_limit,
         )
         flagged += not found.optimal
+        timed_out += found.timed_out
         rows.append(found[:3])
     if flagged:
-        warnings.warn(_budget_warning(flagged, len(rows), time_limit), SolverBudgetWarning, stacklevel=3)
+        message = _budget_warning(flagged, len(rows), work_limit, time_limit, timed_out)
+        warnings.warn(message, SolverBudgetWarning, stacklevel=3)
     return np.asarray(rows, dtype=np.float64).reshape(-1, 3)
 
 
@@ -362,35 +382,34 @@ _SMATCH_DOC = r"""Smatch (Cai & Knight, 2013) as an accumulator: the exact optim
     """
 
 
-def smatch_metric(*, time_limit: float | None = DEFAULT_TIME_LIMIT) -> Any:
-    """The Smatch accumulator class with another time budget per pair (:data:`SmatchMetric` has the default).
+def smatch_metric(*, work_limit: int | None = DEFAULT_WORK_LIMIT, time_limit: float | None = None) -> Any:
+    """The Smatch accumulator class with another budget per pair (:data:`SmatchMetric` has the default).
 
     Args:
-        time_limit: seconds per graph pair for the search past the quick certificates of optimality (``None``:
+        work_limit: work units per graph pair for the search past the quick certificates of optimality (``None``:
             unbounded, exact on every pair however long it takes). Pairs that hit the budget are scored with the best
             mapping found, and a :class:`SolverBudgetWarning` says how many.
+        time_limit: an extra wall-clock cap in seconds per pair (default ``None``). Pairs it stops depend on the
+            machine and its load: their figures are not reproducible, and the warning says so.
 
     The class is made once per budget, so states of one budget merge. Budgets change only the flagged pairs.
 
     >>> from metametric_jax.tasks.amr import SmatchMetric, smatch_metric
-    >>> Slow = smatch_metric(time_limit=5.0)
-    >>> Slow is smatch_metric(time_limit=5.0) and Slow is not SmatchMetric
+    >>> Thorough = smatch_metric(work_limit=10**9)
+    >>> Thorough is smatch_metric(work_limit=10**9) and Thorough is not SmatchMetric
     True
     """
-    if time_limit is not None and not (isinstance(time_limit, (int, float)) and time_limit > 0):
-        raise ValueError(
-            f"smatch_metric: time_limit must be a positive number of seconds or None; found {time_limit!r}."
-        )
-    return _smatch_metric(None if time_limit is None else float(time_limit))
+    return _smatch_metric(*check_limits(work_limit, time_limit, "smatch_metric"))
 
 
 @functools.cache
-def _smatch_metric(time_limit: float | None = DEFAULT_TIME_LIMIT) -> Any:
+def _smatch_metric(work_limit: int | None = DEFAULT_WORK_LIMIT, time_limit: float | None = None) -> Any:
     from metametric_jax import stats_metric
 
-    budget = "" if time_limit == DEFAULT_TIME_LIMIT else f" (time budget {time_limit} s per pair)"
+    budget = "" if work_limit == DEFAULT_WORK_LIMIT else f" (work budget {work_limit} units per pair)"
+    budget += "" if time_limit is None else f" (time limit {time_limit:g} s per pair: not reproducible)"
     return stats_metric(
-        batch_stats=functools.partial(_batch_stats, time_limit=time_limit),
+        batch_stats=functools.partial(_batch_stats, work_limit=work_limit, time_limit=time_limit),
         normalizer="f1",
         name="smatch",
         class_name="SmatchMetric",
@@ -404,7 +423,7 @@ __test__ = {"SmatchMetric": _SMATCH_DOC}  # its example runs with the module's d
 def __getattr__(name: str) -> Any:
     # The accumulator class is built on first use, so reading and scoring files does not import JAX.
     if name == "SmatchMetric":
-        return _smatch_metric(DEFAULT_TIME_LIMIT)
+        return _smatch_metric(DEFAULT_WORK_LIMIT, None)
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
@@ -458,16 +477,21 @@ def readout(totals: np.ndarray | Sequence[float], fine_grained: bool = False) ->
 class _Scorer:
     """Accumulates per-pair Smatch (and fine-grained) counts into corpus figures and per-pair items."""
 
-    def __init__(self, fine_grained: bool, time_limit: float | None) -> None:
-        self.fine_grained = fine_grained
-        self.time_limit = time_limit
+    def __init__(self, options: dict[str, Any], where: str) -> None:
+        _check_options(options, ("keep_alignments", "fine_grained", "work_limit", "time_limit"), where)
+        self.fine_grained = bool(options.get("fine_grained", False))
+        limits = options.get("work_limit", DEFAULT_WORK_LIMIT), options.get("time_limit")
+        self.work_limit, self.time_limit = check_limits(*limits, where)
         self.totals = [0, 0, 0]
-        self.fine: dict[str, list[int]] = {name: [0, 0, 0] for name in amr_fine.NAMES} if fine_grained else {}
+        self.fine: dict[str, list[int]] = {name: [0, 0, 0] for name in amr_fine.NAMES} if self.fine_grained else {}
         self.items: list[dict[str, Any]] = []
-        self.flagged = 0
+        self.flagged = self.timed_out = 0
+        self._clock = False  # whether the clock stopped a problem of the current pair
 
     def add(self, ident: str, pred: list[Triple], gold: list[Triple]) -> None:
-        found = smatch_match(pred, gold, time_limit=self.time_limit)
+        self._clock = False
+        found = smatch_match(pred, gold, work_limit=self.work_limit, time_limit=self.time_limit)
+        self._clock = found.timed_out
         item: dict[str, Any] = {"id": ident, **prf(*found[:3])}
         item.update(matched=found.matched, predicted=found.predicted, reference=found.reference)
         item.update(optimal=found.optimal, upper_bound=found.upper_bound)
@@ -485,11 +509,15 @@ class _Scorer:
                 fine[name] = {**prf(m, p, g), "matched": m, "predicted": p, "reference": g}
             item["fine_grained"] = fine
             item["optimal"] = optimal
+        if self.time_limit is not None:
+            item["timed_out"] = self._clock
         self.flagged += not optimal
+        self.timed_out += self._clock
         self.items.append(item)
 
     def _match(self, pred: list[Triple], gold: list[Triple]) -> tuple[int, int, int, bool]:
-        found = smatch_match(pred, gold, time_limit=self.time_limit)
+        found = smatch_match(pred, gold, work_limit=self.work_limit, time_limit=self.time_limit)
+        self._clock = self._clock or found.timed_out
         return found.matched, found.predicted, found.reference, found.optimal
 
     def scores(self) -> dict[str, Any]:
@@ -497,12 +525,16 @@ class _Scorer:
         out: dict[str, Any] = {k: figures[k] for k in _FIGURES}
         out.update(matched=self.totals[0], predicted=self.totals[1], reference=self.totals[2])
         out.update(pairs=len(self.items), pairs_optimal=len(self.items) - self.flagged)
+        if self.time_limit is not None:  # pairs whose figures depend on the machine
+            out["pairs_timed_out"] = self.timed_out
         for name in self.fine:
             out[name] = figures[name]
         return out
 
     def warnings(self) -> list[str]:
-        return [_budget_warning(self.flagged, len(self.items), self.time_limit)] if self.flagged else []
+        if not self.flagged:
+            return []
+        return [_budget_warning(self.flagged, len(self.items), self.work_limit, self.time_limit, self.timed_out)]
 
 
 def score(predictions: Sequence[Any], references: Sequence[Any], **options: Any) -> dict[str, Any]:
@@ -513,20 +545,24 @@ def score(predictions: Sequence[Any], references: Sequence[Any], **options: Any)
         references: the reference graphs, in the same order.
         **options: ``keep_alignments`` (default False: alignment markers are removed), ``fine_grained`` (default
             False: add the scores of Damonte et al. (2017), see :mod:`metametric_jax.tasks.amr_fine`),
-            ``time_limit`` (seconds per pair, default :data:`DEFAULT_TIME_LIMIT`; ``None``: unbounded).
+            ``work_limit`` (work units per pair, default :data:`DEFAULT_WORK_LIMIT`; ``None``: unbounded),
+            ``time_limit`` (an extra wall-clock cap in seconds per pair, default ``None``: figures it stops are not
+            reproducible).
 
     Returns:
         ``{"precision", "recall", "f1", "matched", "predicted", "reference", "pairs", "pairs_optimal"}`` (``f1`` is
-        the headline), plus one ``{"precision", "recall", "f1"}`` per fine-grained score when asked.
+        the headline), plus one ``{"precision", "recall", "f1"}`` per fine-grained score when asked, and
+        ``pairs_timed_out`` (pairs the clock stopped) with a ``time_limit``.
 
     Raises:
-        ValueError: lists of different lengths. TypeError: an unknown option or a graph of another type.
+        ValueError: lists of different lengths, or a budget that is not positive. TypeError: an unknown option or a
+            graph of another type.
 
     >>> result = score(["(b / boy)", "(g / go-02 :ARG0 (b / boy))"], ["(b / boy)", "(g / go-01 :ARG0 (b / boy))"])
     >>> result["matched"], result["predicted"], result["reference"], round(result["f1"], 4)
     (5, 6, 6, 0.8333)
     """
-    _check_options(options, ("keep_alignments", "fine_grained", "time_limit"), "score")
+    scorer = _Scorer(options, "score")
     predictions, references = list(predictions), list(references)
     if len(predictions) != len(references):
         raise ValueError(
@@ -534,7 +570,6 @@ def score(predictions: Sequence[Any], references: Sequence[Any], **options: Any)
             f"{len(references)}."
         )
     keep = bool(options.get("keep_alignments", False))
-    scorer = _Scorer(bool(options.get("fine_grained", False)), options.get("time_limit", DEFAULT_TIME_LIMIT))
     for i, (p, r) in enumerate(zip(predictions, references)):
         pred = smatch_triples(p, label=f"<prediction[{i}]>", keep_alignments=keep)
         gold = smatch_triples(r, label=f"<reference[{i}]>", keep_alignments=keep)
@@ -589,21 +624,21 @@ def score_files(
         predictions: the predicted graphs (blank-line separated, ``#`` comment lines skipped).
         references: the gold graphs, in the same order.
         progress: a callback ``(done, total)`` called as pairs are scored (or True: a count on standard error).
-        **options: as for :func:`score` (``keep_alignments``, ``fine_grained``, ``time_limit``).
+        **options: as for :func:`score` (``keep_alignments``, ``fine_grained``, ``work_limit``, ``time_limit``).
 
     Returns:
         A :class:`~metametric_jax.report.Report`: ``scores`` as :func:`score` returns them; ``items`` one dict per pair
         (``id`` from a ``# ::id`` comment of the gold graph, else its 1-based position; ``precision``, ``recall``,
-        ``f1``, ``matched``, ``predicted``, ``reference``, ``optimal``, ``upper_bound``, and ``fine_grained`` when
-        asked); ``warnings`` (pairs that hit the time budget, pairs whose ``# ::id`` differ, an empty reference file).
+        ``f1``, ``matched``, ``predicted``, ``reference``, ``optimal``, ``upper_bound``, ``fine_grained`` when asked,
+        ``timed_out`` with a ``time_limit``); ``warnings`` (pairs that hit the budget, pairs whose ``# ::id`` differ,
+        an empty reference file).
 
     Raises:
         InputFormatError: an unparsable graph, or files with different numbers of graphs.
     """
-    _check_options(options, ("keep_alignments", "fine_grained", "time_limit"), "score_files")
+    scorer = _Scorer(options, "score_files")
     pred, gold = _read_pairs(predictions, references)
     keep = bool(options.get("keep_alignments", False))
-    scorer = _Scorer(bool(options.get("fine_grained", False)), options.get("time_limit", DEFAULT_TIME_LIMIT))
     for k, (p, g) in enumerate(zip(pred, gold), start=1):
         scorer.add(
             g.id or str(k),

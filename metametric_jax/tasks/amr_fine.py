@@ -11,7 +11,7 @@ compute them. Each figure is a precision / recall / F1 over counts summed across
 
 where :math:`A` extracts the aspect from a graph's Smatch triples (see :mod:`metametric_jax.tasks.amr`) and
 :math:`\mathrm{match}` is either the multiset intersection of labels (no variables involved) or the Smatch match of
-two triple sets under the best one-to-one variable mapping, solved exactly (within the time budget of
+two triple sets under the best one-to-one variable mapping, solved exactly (within the work budget of
 :func:`metametric_jax.tasks.amr.smatch_match`):
 
 * ``unlabeled`` — Smatch with every role (relations and attributes) replaced by one label;
