@@ -31,8 +31,9 @@ def merge_across_processes(state: S) -> S:
     Must be called by all processes (it is a collective). With one process it returns ``state`` unchanged.
 
     Args:
-        state: a reduced accumulator state (not stacked; call ``reduce()`` first on per-device stacks), or any
-            pytree with a ``reduce()`` method over a leading axis, such as a ``clu.metrics.Collection``.
+        state: a reduced :class:`~metametric_jax.protocol.Accumulator` state (not stacked; call ``reduce()`` first
+            on per-device stacks), or any pytree with a ``reduce()`` method over a leading axis, such as a
+            ``clu.metrics.Collection``.
 
     Returns:
         The merged state, with its leaves on this process's default device.

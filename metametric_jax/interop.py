@@ -45,11 +45,10 @@ import jax.numpy as jnp
 from flax import nnx
 
 from metametric_jax.accumulate import Metric
+from metametric_jax.protocol import Accumulator
 from metametric_jax.suite import Suite
 
 __all__ = ["clu_metric", "NnxMetric"]
-
-Accumulator = Any  # a Metric or Suite subclass
 
 
 def _check_accumulator(metric_cls: Any, where: str) -> None:
@@ -70,7 +69,7 @@ def _pick(model_output: Mapping[str, Any], key: str, role: str, owner: str) -> A
 
 
 def clu_metric(
-    metric_cls: Accumulator,
+    metric_cls: type[Accumulator],
     *,
     predictions: str = "predictions",
     references: str = "references",
@@ -78,7 +77,7 @@ def clu_metric(
     decode: Callable[[Any], Any] | None = None,
     decode_references: Callable[[Any], Any] | None = None,
     figure: str | None = None,
-) -> Accumulator:
+) -> type[Any]:
     """A subclass of ``metric_cls`` whose ``from_model_output(**model_outputs)`` picks its inputs by name.
 
     The class is a valid field type of a ``clu.metrics.Collection`` (CLU calls ``empty()``,
@@ -181,7 +180,7 @@ class NnxMetric(nnx.Metric):
 
     def __init__(
         self,
-        metric_cls: Accumulator,
+        metric_cls: type[Accumulator],
         *,
         predictions: str = "predictions",
         references: str = "references",

@@ -1,7 +1,8 @@
 r"""Reusable checks of the accumulator laws, for the metrics this library ships and for your own.
 
-An accumulator class ``M`` (anything with ``empty``, ``from_model_output``, ``merge``, ``reduce`` and ``compute``, such
-as ``D.metric``, a suite from :func:`~metametric_jax.make_suite`, or a ``clu.metrics.Metric``) obeys, for states
+An accumulator class ``M`` (a :class:`~metametric_jax.protocol.Accumulator`: ``empty``, ``from_model_output``,
+``merge``, ``reduce`` and ``compute``, such as ``D.metric``, a suite from :func:`~metametric_jax.make_suite`, or a
+``clu.metrics.Metric``) obeys, for states
 :math:`a, b, c` and the data :math:`D = D_1 \cup \dots \cup D_k` split into batches:
 
 .. math::
@@ -40,6 +41,8 @@ from typing import Any
 import jax
 import jax.numpy as jnp
 import numpy as np
+
+from metametric_jax.protocol import Accumulator
 
 __all__ = [
     "split_batches",
@@ -86,14 +89,16 @@ def split_batches(
     return out
 
 
-def _from_model_output(metric_cls: Any, predictions: Sequence[Any], references: Sequence[Any], weights: Any) -> Any:
+def _from_model_output(
+    metric_cls: type[Accumulator], predictions: Sequence[Any], references: Sequence[Any], weights: Any
+) -> Any:
     if weights is None:
         return metric_cls.from_model_output(predictions, references)
     return metric_cls.from_model_output(predictions, references, weights)
 
 
 def batch_states(
-    metric_cls: Any,
+    metric_cls: type[Accumulator],
     predictions: Sequence[Any],
     references: Sequence[Any],
     weights: Any = None,
@@ -141,7 +146,7 @@ def assert_states_close(actual: Any, expected: Any, *, what: str, rtol: float = 
             )
 
 
-def check_compute_output(state: Any) -> None:
+def check_compute_output(state: Accumulator) -> None:
     """``compute()`` returns a mapping whose figures are all 0-d floating arrays.
 
     Raises:
@@ -159,7 +164,7 @@ def check_compute_output(state: Any) -> None:
             )
 
 
-def check_identity(state: Any, *, rtol: float = 1e-5, atol: float = 1e-6) -> None:
+def check_identity(state: Accumulator, *, rtol: float = 1e-5, atol: float = 1e-6) -> None:
     r"""``empty()`` is the identity of ``merge``: :math:`e \oplus a = a \oplus e = a`."""
     empty: Any = type(state).empty()
     assert_states_close(empty.merge(state), state, what=f"{_name(state)}: empty().merge(a) != a", rtol=rtol, atol=atol)
@@ -189,7 +194,7 @@ def _stack(states: Sequence[Any]) -> Any:
     return jax.tree.map(lambda *x: jnp.stack(x), *states)
 
 
-def check_stack_reduce(states: Sequence[Any], *, rtol: float = 1e-5, atol: float = 1e-6) -> None:
+def check_stack_reduce(states: Sequence[Accumulator], *, rtol: float = 1e-5, atol: float = 1e-6) -> None:
     """Stacking states along a new leading axis and calling ``reduce()`` equals merging them one by one."""
     if not states:
         raise ValueError("check_stack_reduce needs at least one state.")
@@ -204,7 +209,7 @@ def check_stack_reduce(states: Sequence[Any], *, rtol: float = 1e-5, atol: float
 
 
 def check_batching(
-    metric_cls: Any,
+    metric_cls: type[Accumulator],
     predictions: Sequence[Any],
     references: Sequence[Any],
     *,
@@ -228,7 +233,7 @@ def check_batching(
     )
 
 
-def check_jit(states: Sequence[Any], *, rtol: float = 1e-5, atol: float = 1e-6) -> None:
+def check_jit(states: Sequence[Accumulator], *, rtol: float = 1e-5, atol: float = 1e-6) -> None:
     """``merge``, ``reduce`` and ``compute`` run under ``jax.jit``; a jitted merge loop traces once.
 
     The jitted results must equal the eager ones; traces are counted with a Python side effect inside the jitted
@@ -266,7 +271,7 @@ def check_jit(states: Sequence[Any], *, rtol: float = 1e-5, atol: float = 1e-6) 
 
 
 def check_accumulator_laws(
-    metric_cls: Any,
+    metric_cls: type[Accumulator],
     predictions: Sequence[Any],
     references: Sequence[Any],
     *,
