@@ -6,6 +6,9 @@ Usage::
                               [--bootstrap N [--seed S] [--level 0.95]]
     metametric-jax compare TASK --references REF --system A --system B [--method bootstrap|randomization]
                                 [--samples N] [--seed S] [--level 0.95] [TASK OPTIONS] [--format table|json]
+    metametric-jax analyze TASK --references REF --system A [--system B ...] [--samples N] [--seed S]
+                                [--correction holm|bh|maxt|none] [--min-units K] [TASK OPTIONS]
+                                [--format table|json|html|latex] [--out FILE]
     metametric-jax --version
 
 The tasks are the modules of :mod:`metametric_jax.commands` (one ``COMMAND`` each; ``metametric-jax score --help``
@@ -20,7 +23,9 @@ ranking): the JSON gains ``"intervals"`` (each figure as ``[low, high]``), ``"st
 ``{"a", "b", "delta", "p_value", "p_error", ["low", "high"], "test", "warnings"}``, each figure group shaped like the
 task's figures, ``"test"`` stating the method, the two-sided p-value, the samples, the unit, their number and the seed
 (:mod:`metametric_jax.cli_resampling`). The figures are the task's own read-out, equal to ``score``'s bit for bit.
-JSON is strict: ``null`` where a figure does not exist.
+JSON is strict: ``null`` where a figure does not exist. ``analyze`` (tasks with an analysis hook) reads the figures per
+bucket of items for one or more systems and tests each system against the first per bucket, corrected over every test
+shown (:mod:`metametric_jax.cli_analysis`; the report's forms: :mod:`metametric_jax.analysis_report`).
 
 Exit status: 0 on success, 1 on unreadable or malformed input (``metametric-jax: error: FILE:LINE: MESSAGE``) or
 missing optional software, 2 on bad usage. No input a user can give makes it print a Python traceback.
@@ -38,6 +43,7 @@ from collections.abc import Callable, Sequence
 from importlib import resources
 from typing import Any
 
+from metametric_jax import cli_analysis as analysis_cli
 from metametric_jax import cli_resampling as resampling_cli
 from metametric_jax.commands import LARGE_INPUT, Command, registry
 
@@ -107,6 +113,31 @@ def build_parser(commands: dict[str, Command] | None = None) -> argparse.Argumen
             pass
         resampling_cli.add_compare_options(sub)
         sub.set_defaults(parser_=sub)
+    hooked = {name: c for name, c in commands.items() if c.analyze is not None}
+    if hooked:
+        analyze = subcommands.add_parser(
+            "analyze",
+            help="where systems fail and where one beats another: figures per bucket, tested and corrected",
+            description="Score one or more system files against one reference file per bucket of items (entity "
+            "type, length...), test each system against the first per bucket (paired bootstrap) and correct over "
+            "every test shown. Output: a table, JSON, one self-contained HTML file or LaTeX.",
+        )
+        analyzed = analyze.add_subparsers(dest="task", metavar="TASK", title="tasks")
+        analyzed.required = True
+        for command in hooked.values():
+            assert command.analyze is not None
+            description = f"{command.description} {command.analyze.description}".strip()
+            sub = analyzed.add_parser(command.name, help=command.help, description=description)
+            command.add_arguments(sub)
+            reference = command.inputs[0]
+            try:
+                sub.add_argument("--references", dest=reference, metavar="FILE", help=f"the {reference} file")
+            except argparse.ArgumentError:  # the task names its reference files --references already
+                pass
+            analysis_cli.add_analyze_options(sub)
+            if command.analyze.add_arguments is not None:
+                command.analyze.add_arguments(sub)
+            sub.set_defaults(parser_=sub)
     return parser
 
 
@@ -223,6 +254,35 @@ def _compare(command: Command, args: argparse.Namespace, sub: argparse.ArgumentP
     return 0
 
 
+def _analyze(command: Command, args: argparse.Namespace, sub: argparse.ArgumentParser) -> int:
+    if command.resolve is not None:
+        command.resolve(args, sub)
+    systems = list(args.system)
+    reference = command.inputs[0]
+    if getattr(args, reference, None) is None:
+        sub.error("--references is required: the reference file the systems are scored against")
+    files = [*_files(getattr(args, reference)), *systems]
+    status, done = _guarded(lambda: analysis_cli.analyze(command, args, systems), files, command.name)
+    if status:
+        return status
+    report, warnings = done
+    for warning in warnings:
+        print(f"{PROG}: warning: {warning}", file=sys.stderr)
+    status, text = _guarded(lambda: analysis_cli.render(report, args.format), files, command.name)
+    if status:
+        return status
+    if args.out is None:
+        sys.stdout.write(text)
+        return 0
+    try:
+        with open(args.out, "w", encoding="utf-8") as handle:
+            handle.write(text)
+    except OSError as err:
+        return _error(f"{args.out}: {err.strerror or err}")
+    print(f"{PROG}: wrote the {args.format} report to {args.out}", file=sys.stderr)
+    return 0
+
+
 def _run(command: Command, args: argparse.Namespace, sub: argparse.ArgumentParser) -> int:
     if command.resolve is not None:
         command.resolve(args, sub)
@@ -287,6 +347,8 @@ def main(argv: Sequence[str] | None = None) -> int:
             args.progress = None
         if args.command == "compare":
             return _compare(commands[args.task], args, args.parser_)
+        if args.command == "analyze":
+            return _analyze(commands[args.task], args, args.parser_)
         return _run(commands[args.task], args, args.parser_)
     except SystemExit as done:
         return done.code if isinstance(done.code, int) else (0 if done.code is None else 2)

@@ -3,6 +3,9 @@
 The command line is generated from the modules of this package (:func:`registry`), so adding a task means adding a
 module here, not editing :mod:`metametric_jax.cli`. A command module imports only the standard library at module level
 (``metametric-jax --help`` reads every module); the scorer is imported inside ``run``.
+
+A task gets ``metametric-jax analyze TASK`` from an :class:`Analyze` hook: its command's ``analyze`` field, or an
+``ANALYZE = Analyze(task=..., ...)`` in a module of this package (attached to the command of that name).
 """
 
 from __future__ import annotations
@@ -18,6 +21,7 @@ from typing import Any
 
 __all__ = [
     "Command",
+    "Analyze",
     "Resampling",
     "Progress",
     "registry",
@@ -118,6 +122,31 @@ class Resampling:
 
 
 @dataclasses.dataclass(frozen=True)
+class Analyze:
+    """A task's ``metametric-jax analyze TASK``: figures per bucket of items and paired tests of several systems.
+
+    The command line reads the task's file options (the command's ``add_arguments``), ``--references`` (the
+    command's first input) and ``--system FILE`` (once per system, the first the baseline), the resampling and
+    correction options (``--samples``, ``--seed``, ``--correction``, ``--statistic``, ``--min-units``) and the
+    output options; ``run`` builds the report, :mod:`metametric_jax.analysis_report` renders it.
+
+    Attributes:
+        task: the name of the task's command.
+        run: ``run(args, systems) -> report``: the versioned JSON report (a dict; see
+            :mod:`metametric_jax.analysis` for its ``correction`` and ``analyses``); ``args`` carries the reference
+            file at the command's first input dest and ``samples``, ``seed``, ``correction``, ``statistic``,
+            ``min_units``. Raises ``InputFormatError`` on malformed input, ``ValueError`` on a bad request.
+        add_arguments: adds the options only ``analyze`` takes (``--frequency-from`` for NER), or None.
+        description: what the task's analyses are, for ``analyze TASK --help``.
+    """
+
+    task: str
+    run: Callable[[argparse.Namespace, list[str]], dict[str, Any]]
+    add_arguments: Callable[[argparse.ArgumentParser], None] | None = None
+    description: str = ""
+
+
+@dataclasses.dataclass(frozen=True)
 class Command:
     """A task of ``metametric-jax score``.
 
@@ -137,6 +166,7 @@ class Command:
             ``parser.error``).
         resample: optional ``resample(args) -> Resampling`` for the input files in ``args``: what ``score
             --bootstrap`` and ``compare`` need (``inputs[0]`` is the reference side, ``inputs[1]`` the system).
+        analyze: optional :class:`Analyze` hook: ``metametric-jax analyze TASK``.
     """
 
     name: str
@@ -149,17 +179,27 @@ class Command:
     table: Callable[[dict[str, Any], argparse.Namespace], Any]
     resolve: Callable[[argparse.Namespace, argparse.ArgumentParser], None] | None = None
     resample: Callable[[argparse.Namespace], Resampling] | None = None
+    analyze: Analyze | None = None
 
 
 def registry() -> dict[str, Command]:
-    """Every command of this package, by name, in alphabetical order of module."""
+    """Every command of this package, by name, in alphabetical order of module, with its :class:`Analyze` hook."""
     out: dict[str, Command] = {}
+    hooks: list[Analyze] = []
     for info in sorted(pkgutil.iter_modules(__path__), key=lambda m: m.name):
         if info.name.startswith("_"):
             continue
-        command = getattr(importlib.import_module(f"{__name__}.{info.name}"), "COMMAND", None)
+        module = importlib.import_module(f"{__name__}.{info.name}")
+        command = getattr(module, "COMMAND", None)
         if isinstance(command, Command):
             out[command.name] = command
+        hook = getattr(module, "ANALYZE", None)
+        if isinstance(hook, Analyze):
+            hooks.append(hook)
+    for hook in hooks:
+        command = out.get(hook.task)
+        if command is not None and command.analyze is None:
+            out[hook.task] = dataclasses.replace(command, analyze=hook)
     return out
 
 
