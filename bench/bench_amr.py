@@ -7,7 +7,7 @@
    pair is timed ``--repeats`` times per solver and the fastest time kept (to keep out the machine's noise).
 2. Bounded time: two unrelated graphs of 20 to 100 variables drawn from 2 concepts (nearly symmetric: the hardest
    kind of pair; an unbounded exact search took 189 s at 60 variables). Whole pair (PENMAN text to figures) with the
-   default time budget: the slowest pair (target: <= 2 s up to 100 variables), how many were proven optimal, and the
+   default work budget: the slowest pair (target: <= 2 s up to 100 variables), how many were proven optimal, and the
    matched triples against smatch's (same pairs, timed once each).
 3. One solver: the derived latent metric (``LatentSetMatching`` over Instance / Attribute / Relation dataclasses) and
    AMR's Smatch on the same pairs: time ratio and equal optima.
@@ -207,7 +207,7 @@ def bounded(args: argparse.Namespace) -> None:
             f"{'bounded':>8} {n_vars:>5} {len(pairs):>6} {max(times):>11.2f} {statistics.fmean(times):>12.2f} "
             f"{optimal:>8} {statistics.fmean(theirs_times):>14.2f} {better:>12} {worse:>12}"
         )
-    print("ours: whole pair with the default time budget (PENMAN text to figures); smatch: its search only.")
+    print("ours: whole pair with the default work budget (PENMAN text to figures); smatch: its search only.")
 
 
 def one_solver(args: argparse.Namespace) -> None:
