@@ -70,12 +70,39 @@ def test_one_file_layout_with_conlleval_options(capsys, name: str) -> None:
     """``--file`` with conlleval's own options gives conlleval's counts (tests/data/ner/README.md)."""
     case = CASES[name]
     got, _ = run_json(capsys, "score", "ner", "--file", str(DATA / name), "--scheme", case["scheme"], *case["options"])
-    head = (DATA / name.replace(".txt", ".out")).read_text(encoding="utf-8").splitlines()[0]
-    words = head.replace(";", "").replace(".", "").split()
+    out = (DATA / name.replace(".txt", ".out")).read_text(encoding="utf-8").splitlines()
+    words = out[0].replace(";", "").replace(".", "").split()
     tokens, phrases, found, correct = int(words[1]), int(words[4]), int(words[7]), int(words[10])
-    docstarts = sum(line.startswith("-DOCSTART-") for line in (DATA / name).read_text(encoding="utf-8").splitlines())
     c = got["counts"]
-    assert (c["tokens"] + docstarts, c["phrases"], c["found"], c["correct"]) == (tokens, phrases, found, correct)
+    assert (c["tokens"], c["phrases"], c["found"], c["correct"]) == (tokens, phrases, found, correct)
+    if tokens:  # the accuracy line: -DOCSTART- lines are tokens there, as here
+        assert out[1].startswith(f"accuracy: {100 * got['accuracy']:6.2f}%; ")
+
+
+def test_docstart_outside_and_tagged_marks_warn_on_stderr(capsys) -> None:
+    """conlleval's questionable counts are followed and said: -DOCSTART- tokens, a tagged mark's line, -o without -r."""
+    path = str(DATA / "docstart_tagged.txt")
+    code, out, err = run(capsys, "score", "ner", "--file", path, "-o", "B-MISC", "--format", "json")
+    assert code == 0 and json.loads(out) == score_files(file=path).scores
+    lines = err.splitlines()
+    ignored = "the outside tag 'B-MISC' (-o) is ignored without raw tags (-r), as conlleval ignores it"
+    counted = "-DOCSTART- lines are counted as tokens (in the token count and the accuracy), as conlleval counts them"
+    assert f"metametric-jax: warning: {ignored}" in lines
+    assert sum(x.startswith(f"metametric-jax: warning: {path}: its ") and x.endswith(counted) for x in lines) == 1
+    assert any(f"{path}:1: a -DOCSTART- line carries an entity tag" in x for x in lines)
+    code, _, err = run(capsys, "score", "ner", "--file", str(DATA / "raw.txt"), "-r", "-o", "NONE")
+    assert code == 0 and "ignored" not in err
+
+
+def test_one_column_file_is_a_one_line_error_without_the_raw_hint(capsys, tmp_path) -> None:
+    gold, tokens = tmp_path / "gold.txt", tmp_path / "tokens.txt"
+    gold.write_text("Kestrel B-ORG\nopens O\n\nfoo O\n")
+    tokens.write_text("Kestrel\nopens\n\nfoo\n")
+    for raw in ([], ["-r"]):
+        code, out, err = run(capsys, "score", "ner", "--gold", str(gold), "--pred", str(tokens), *raw)
+        assert code == 1 and out == "" and err.count("\n") == 1
+        assert err.startswith(f"metametric-jax: error: {tokens}:1: ") and "tag column is missing" in err
+        assert ("raw mode" not in err) if not raw else "refused" in err
 
 
 def test_file_option_conflicts_and_bad_delimiter_exit_2(capsys) -> None:

@@ -343,7 +343,12 @@ def test_score_files_matches_seqeval(tmp_path) -> None:
     assert len(g) >= 30
     ref = classification_report(g, p, output_dict=True)
     rep = score_files(references=gold, predictions=pred)
-    assert rep.scores == score(p, g)
+    plain = score(p, g)  # the same tags without the two -DOCSTART- lines, which the files count as tokens (O, O)
+    assert {k: v for k, v in rep.scores.items() if k not in ("accuracy", "counts")} == {
+        k: v for k, v in plain.items() if k not in ("accuracy", "counts")
+    }
+    tokens, correct_tags = plain["counts"]["tokens"] + 2, plain["counts"]["correct_tags"] + 2
+    assert rep.scores["counts"] == dict(plain["counts"], tokens=tokens, correct_tags=correct_tags)
     assert rep.scores["micro"] == pytest.approx(
         {
             "precision": ref["micro avg"]["precision"],
@@ -377,13 +382,133 @@ def test_score_files_matches_seqeval(tmp_path) -> None:
     assert score_files(file=one).scores == rep.scores
 
 
-def test_docstart_lines_with_tags_are_left_out_and_warned(tmp_path) -> None:
-    one = write(tmp_path, "one.txt", "-DOCSTART- -X- B-ORG O\n\nKestrel B-ORG B-ORG\nsays O O\n")
+def test_docstart_lines_with_tags_are_counted_as_conlleval_and_warned(tmp_path) -> None:
+    """A tagged -DOCSTART- line is a token and a chunk, as conlleval.pl counts it (here: "processed 3 tokens with 2
+    phrases; found: 1 phrases; correct: 1.", accuracy 66.67%); the warning names the line."""
+    one = write(tmp_path, "one.txt", "-DOCSTART- -X- B-ORG O\n\nKestrel x B-ORG B-ORG\nsays x O O\n")
     report = score_files(file=one)
-    assert report.scores["counts"] == {"tokens": 2, "phrases": 1, "found": 1, "correct": 1, "correct_tags": 2}
-    assert len(report.warnings) == 1 and "-DOCSTART-" in report.warnings[0]
+    assert report.scores["counts"] == {"tokens": 3, "phrases": 2, "found": 1, "correct": 1, "correct_tags": 2}
+    assert f"{100 * report.scores['accuracy']:.2f}" == "66.67"
+    assert any("counted as a token" in w for w in report.warnings)
+    tagged = [w for w in report.warnings if "entity tag" in w]
+    assert len(tagged) == 1 and tagged[0].startswith(f"{one}:1: a -DOCSTART- line carries an entity tag")
+    assert "'B-ORG'" in tagged[0] and "conlleval" in tagged[0] and "blank line" not in tagged[0]
+    # next to a token line, conlleval may join its chunk to the sentence's: the warning says so
+    glued = score_files(file=write(tmp_path, "glued.txt", "-DOCSTART- -X- B-ORG B-ORG\nKestrel x I-ORG I-ORG\n"))
+    assert any(
+        w.startswith(f"{tmp_path / 'glued.txt'}:1: ") and "line 1 has no blank line" in w for w in glued.warnings
+    )
     empty = score_files(file=write(tmp_path, "empty.txt", ""))
     assert empty.scores["f1"] == 0.0 and "holds no sentences" in empty.warnings[0]
+
+
+def split_one_file(path: Path, tmp_path: Path, docstart: bool = True) -> tuple[Path, Path]:
+    """The two-file layout of a one-file fixture: each side's tag after the token columns (-DOCSTART- lines too)."""
+    gold, pred = [], []
+    for line in path.read_text(encoding="utf-8").splitlines():
+        fields = line.split()
+        if fields and fields[0] == "-DOCSTART-" and not docstart:
+            pred.append(None)
+            gold.append(line and " ".join(fields[:-1]))
+            continue
+        gold.append(" ".join(fields[:-1]))
+        pred.append(" ".join(fields[:-2] + fields[-1:]))
+    paths = tmp_path / f"gold_{path.name}", tmp_path / f"pred_{path.name}"
+    paths[0].write_text("\n".join(gold) + "\n", encoding="utf-8")
+    paths[1].write_text("\n".join(x for x in pred if x is not None) + "\n", encoding="utf-8")
+    return paths
+
+
+@pytest.mark.parametrize("name", ["docstart.txt", "docstart_tagged.txt", "sample.txt", "random_iob2.txt"])
+def test_two_file_layout_counts_what_the_pasted_one_file_counts(tmp_path, name: str) -> None:
+    """Two files count their -DOCSTART- lines as conlleval counts the one file that pastes them side by side."""
+    one = score_files(file=DATA / name)
+    gold, pred = split_one_file(DATA / name, tmp_path)
+    two = score_files(references=gold, predictions=pred)
+    assert two.scores == one.scores and [i["tokens"] for i in two.items] == [i["tokens"] for i in one.items]
+    assert_equal_to_conlleval(two.scores, DATA / name.replace(".txt", ".out"))
+    marks = sum(x.startswith("-DOCSTART-") for x in (DATA / name).read_text(encoding="utf-8").splitlines())
+    said = [w for w in two.warnings if "(in the token count and the accuracy)" in w and str(gold) in w]
+    assert len(said) == 1 and f"{marks} -DOCSTART- line" in said[0]  # once per file, with the number
+    assert sum(i["tokens"] for i in two.items) == two.scores["counts"]["tokens"]  # the items add up
+
+
+def test_prediction_without_docstart_lines_counts_the_references_as_outside(tmp_path) -> None:
+    gold, pred = split_one_file(DATA / "docstart.txt", tmp_path, docstart=False)
+    two = score_files(references=gold, predictions=pred)
+    assert two.scores == score_files(file=DATA / "docstart.txt").scores  # its -DOCSTART- lines are all O O
+    assert any(w.startswith(f"{pred} has 0 -DOCSTART- lines, not where {gold} has its") for w in two.warnings)
+    gold, pred = split_one_file(DATA / "docstart_tagged.txt", tmp_path, docstart=False)
+    two = score_files(references=gold, predictions=pred)
+    one = score_files(file=DATA / "docstart_tagged.txt")
+    marks = [x.split()[1:] for x in (DATA / "docstart_tagged.txt").read_text(encoding="utf-8").splitlines()
+             if x.startswith("-DOCSTART-")]  # fmt: skip
+    found = sum(p != "O" for _, p in marks)  # the prediction's chunks on its own -DOCSTART- lines, now O
+    correct = sum(p != "O" and g[2:] == p[2:] for g, p in marks)  # alone on its line, I-PER is a chunk as B-PER
+    assert two.scores["counts"]["found"] == one.scores["counts"]["found"] - found
+    assert two.scores["counts"]["correct"] == one.scores["counts"]["correct"] - correct
+    assert two.scores["counts"]["tokens"] == one.scores["counts"]["tokens"]
+    # the prediction's marks where the reference has none are not the reference's tokens
+    plain, marked = (
+        write(tmp_path, "plain.txt", "a B-ORG\n"),
+        write(tmp_path, "marked.txt", "-DOCSTART- O\n\na B-ORG\n"),
+    )
+    report = score_files(references=plain, predictions=marked)
+    assert report.scores["counts"]["tokens"] == 1 and report.warnings == [
+        f"{marked} has 1 -DOCSTART- line and {plain} none: it is not counted"
+    ]
+
+
+def test_outside_without_raw_is_ignored_with_a_warning_as_conlleval() -> None:
+    path = DATA / "outside_without_raw.txt"
+    ignored = score_files(file=path, outside="B-MISC")
+    assert ignored.scores == score_files(file=path).scores and ignored.scores["per_type"]["MISC"]["support"] > 0
+    assert (
+        ignored.warnings[0] == "the outside tag 'B-MISC' (-o) is ignored without raw tags (-r), as conlleval ignores it"
+    )
+    raw = score_files(file=DATA / "raw.txt", outside="NONE", raw=True)
+    assert not any("ignored" in w for w in raw.warnings)
+    assert raw.scores != score_files(file=DATA / "raw.txt", raw=True).scores  # with -r it applies
+
+
+def test_one_column_file_is_a_missing_tag_column_not_a_raw_hint(tmp_path) -> None:
+    """A file of tokens only: the error names file and line, says the tag column is missing, and never hints -r,
+    which would read every word as a chunk and give an F1 of 0 without a word."""
+    gold = write(tmp_path, "gold.txt", "Kestrel B-ORG\nopens O\n\nfoo O\n")
+    tokens = write(tmp_path, "tokens.txt", "Kestrel\nopens\n\nfoo\n")
+    with pytest.raises(InputFormatError) as err:
+        score_files(references=gold, predictions=tokens)
+    message = str(err.value)
+    assert message.startswith(f"{tokens}:1: 'Kestrel' is not a tag of scheme IOB2") and "\n" not in message
+    assert "the tag column is missing (expected at least two columns: a token and its tag" in message
+    said = message.split(":1: ", 1)[1]
+    assert "-r" not in said and "raw" not in said
+    with pytest.raises(InputFormatError, match=r"tokens\.txt:1: found one column .*tag column is missing"):
+        score_files(references=gold, predictions=tokens, raw=True)
+    raw_tags = write(tmp_path, "raw_tags.txt", "ORG\nO\n\nO\n")  # with -r a file of one column is refused outright
+    with pytest.raises(InputFormatError, match=r"raw_tags\.txt:1: found one column"):
+        score_files(references=gold, predictions=raw_tags, raw=True)
+    assert score_files(references=gold, predictions=write(tmp_path, "tags.txt", "B-ORG\nO\n\nO\n")).scores["f1"] == 1
+    # conlleval's layout with the token and one tag only: a column is missing, not a raw file
+    with pytest.raises(InputFormatError) as err:
+        score_files(file=write(tmp_path, "one.txt", "Kestrel B-ORG\nopens O\n"))
+    assert "a column is missing" in str(err.value) and "-r" not in str(err.value).split(":1: ", 1)[1]
+    # tags without prefixes next to their tokens: there -r is the right reading, and the hint stays
+    with pytest.raises(InputFormatError, match=r"raw mode \(-r\)"):
+        score_files(references=write(tmp_path, "bare.txt", "Kestrel ORG\nopens O\n"), predictions=gold)
+
+
+def test_reader_keeps_the_docstart_lines(tmp_path) -> None:
+    path = write(tmp_path, "f.txt", "-DOCSTART- B-ORG\n\na O\n-DOCSTART-\nb O\n\n-DOCSTART- O\n-DOCSTART- O\n")
+    doc = read_conll(path, "IOB2")
+    assert doc.tags == [["O"], ["O"]] and doc.doc_starts == (0, 1, 2, 2) and doc.docstart_lines == (1, 4, 7, 8)
+    assert doc.docstart_tags == ("B-ORG", "O", "O", "O") and doc.docstart_tagged == 1
+    assert doc.docstart_glued == (False, True, True, True)
+    with pytest.raises(InputFormatError, match=r"f\.txt:1: tag 'S-ORG'"):  # a -DOCSTART- line's tag is checked too
+        read_conll(write(tmp_path, "f.txt", "-DOCSTART- S-ORG\n\na O\n"), "IOB2")
+    gold, pred = read_conlleval(write(tmp_path, "o.txt", "-DOCSTART- -X- NONE B-PER\n\na x NONE NONE\n"),
+                                outside="NONE", raw=True)  # fmt: skip
+    assert (gold.docstart_tags, pred.docstart_tags) == (("O",), ("B-B-PER",))
 
 
 # ------------------------------------------------------------------------------------------- conlleval.pl's output
@@ -415,16 +540,16 @@ def options(case: dict) -> dict:
     return out
 
 
-def assert_equal_to_conlleval(got: dict, out: Path, docstarts: int = 0) -> None:
+def assert_equal_to_conlleval(got: dict, out: Path) -> None:
     """Every count and figure of conlleval.pl's output ``out`` against our scores ``got``."""
     lines = out.read_text(encoding="utf-8").splitlines()
     tokens, phrases, found, correct = map(int, _HEAD.fullmatch(lines[0]).groups())
     c = got["counts"]
-    assert (c["phrases"], c["found"], c["correct"]) == (phrases, found, correct)
-    assert c["tokens"] == tokens - docstarts  # conlleval counts a -DOCSTART- line as a token
+    assert (c["tokens"], c["phrases"], c["found"], c["correct"]) == (tokens, phrases, found, correct)
     if tokens:
         accuracy, precision, recall, fb1 = _OVERALL.fullmatch(lines[1]).groups()
-        assert f"{100 * (c['correct_tags'] + docstarts) / tokens:.2f}" == accuracy  # its O/O lines are correct
+        assert f"{100 * c['correct_tags'] / tokens:.2f}" == accuracy
+        assert f"{100 * got['accuracy']:.2f}" == accuracy and got["accuracy"] == c["correct_tags"] / tokens
         assert conlleval_percent(c["correct"], c["found"], c["phrases"]) == (precision, recall, fb1)
         assert got["f1"] == pytest.approx(float(fb1) / 100, abs=5e-5)
     per_type = [_TYPE.fullmatch(line).groups() for line in lines[2 if tokens else 1 :]]
@@ -439,9 +564,8 @@ def assert_equal_to_conlleval(got: dict, out: Path, docstarts: int = 0) -> None:
 @pytest.mark.parametrize("name", sorted(CASES))
 def test_equal_to_conlleval(name: str) -> None:
     """Every count and figure conlleval.pl printed on the fixture (see tests/data/ner/README.md)."""
-    docstarts = sum(line.startswith("-DOCSTART-") for line in (DATA / name).read_text(encoding="utf-8").splitlines())
     got = score_files(file=DATA / name, **options(CASES[name])).scores
-    assert_equal_to_conlleval(got, DATA / name.replace(".txt", ".out"), docstarts)
+    assert_equal_to_conlleval(got, DATA / name.replace(".txt", ".out"))
 
 
 @pytest.mark.parametrize("system", ["uh_ritual", "arcada", "drexel_cci"])
@@ -459,6 +583,15 @@ def test_wnut17_submissions_equal_conlleval(system: str, tmp_path) -> None:
 
 def test_conlleval_fixtures_cover_the_layout() -> None:
     assert {"-d", "-r", "-o"} <= {flag for case in CASES.values() for flag in case["options"]}
+    assert any("-o" in case["options"] and "-r" not in case["options"] for case in CASES.values())
+    text = {name: (DATA / name).read_text(encoding="utf-8") for name in CASES}
+    marks = {name: [x for x in t.splitlines() if x.startswith("-DOCSTART-")] for name, t in text.items()}
+    assert any(x.split()[-2:] != ["O", "O"] for x in marks["docstart_tagged.txt"])  # tagged -DOCSTART- lines
+    # -DOCSTART- lines right before and right after a sentence, two in a row, first and last
+    assert re.search(r"-DOCSTART- -X- -X- O O\n[^-\n]", text["docstart.txt"])
+    assert re.search(r"\n[^-\n][^\n]*\n-DOCSTART-", text["docstart.txt"])
+    assert "-DOCSTART- -X- -X- O O\n-DOCSTART-" in text["docstart.txt"]
+    assert marks["docstart.txt"][0] == text["docstart.txt"].splitlines()[0] == text["docstart.txt"].splitlines()[-1]
     assert {case["scheme"] for case in CASES.values()} >= {"IOB1", "IOB2", "IOE1", "IOE2"}
     assert any(line.startswith("-X-") for line in (DATA / "tab.txt").read_text(encoding="utf-8").splitlines())
 

@@ -169,7 +169,9 @@ def test_docstart_marks_give_documents(tmp_path: Path) -> None:
     assert np.array_equal(sentences.rows, res.rows)
 
 
-def test_docstart_does_not_change_a_figure(tmp_path: Path) -> None:
+def test_docstart_lines_count_as_tokens_and_nothing_else(tmp_path: Path) -> None:
+    """-DOCSTART- O lines are tokens tagged right, as conlleval counts them, in the first sentence of their document's
+    row; no span figure moves."""
     gold_docs, pred_docs = corpus(8)
     marked = score_files(
         references=write(tmp_path / "g1.txt", gold_docs), predictions=write(tmp_path / "p1.txt", pred_docs)
@@ -178,10 +180,40 @@ def test_docstart_does_not_change_a_figure(tmp_path: Path) -> None:
         references=write(tmp_path / "g2.txt", gold_docs, docstart=False),
         predictions=write(tmp_path / "p2.txt", pred_docs, docstart=False),
     )
-    assert marked.scores == plain.scores
-    assert [{k: v for k, v in i.items() if k != "line"} for i in marked.items] == [
-        {k: v for k, v in i.items() if k != "line"} for i in plain.items
-    ]
+    n = len(gold_docs)
+    c = plain.scores["counts"]
+    assert marked.scores["counts"] == dict(c, tokens=c["tokens"] + n, correct_tags=c["correct_tags"] + n)
+    assert marked.scores["accuracy"] == (c["correct_tags"] + n) / (c["tokens"] + n)
+    assert {k: v for k, v in marked.scores.items() if k not in ("counts", "accuracy")} == {
+        k: v for k, v in plain.scores.items() if k not in ("counts", "accuracy")
+    }
+    firsts = {sum(len(doc) for doc in gold_docs[:d]) for d in range(n)}
+    for k, (m, p) in enumerate(zip(marked.items, plain.items)):
+        assert m["tokens"] == p["tokens"] + (k in firsts)
+        assert {x: v for x, v in m.items() if x not in ("line", "tokens")} == {
+            x: v for x, v in p.items() if x not in ("line", "tokens")
+        }
+
+
+@pytest.mark.parametrize("name", ["docstart.txt", "docstart_tagged.txt", "outside_without_raw.txt"])
+def test_docstart_fixtures_readout_is_the_score(name: str) -> None:
+    """Tagged -DOCSTART- lines, marks next to sentences or at the end: the rows still add up to the score."""
+    path = str(Path(__file__).parent / "data" / "ner" / name)
+    res = resample("--file", path)
+    assert_readout_is_the_score(res, score_files(file=path).scores)
+    assert res.unit == "documents" and len(res.groups) == res.rows.shape[0]
+    assert exact_totals(res.rows)[3] == score_files(file=path).scores["counts"]["tokens"]
+
+
+def test_file_of_marks_only_has_one_row(tmp_path: Path) -> None:
+    path = tmp_path / "marks.txt"
+    path.write_text("-DOCSTART- -X- O O\n\n-DOCSTART- -X- B-ORG O\n", encoding="utf-8")
+    report = score_files(file=path)
+    assert report.scores["counts"] == {"tokens": 2, "phrases": 1, "found": 0, "correct": 0, "correct_tags": 1}
+    assert any("holds no sentences; only its 2 -DOCSTART- lines are counted" in w for w in report.warnings)
+    res = resample("--file", str(path))
+    assert res.rows.shape[0] == 1 and list(res.groups) == [0]
+    assert_readout_is_the_score(res, report.scores)
 
 
 def test_file_without_docstart_resamples_sentences(tmp_path: Path) -> None:

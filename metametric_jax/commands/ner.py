@@ -1,8 +1,10 @@
 """``metametric-jax score ner``: CoNLL column files, span-level precision, recall and F1 per entity type.
 
 Two files (``--gold G --pred P``, the tag in the last column) or ``conlleval``'s one-file layout (``--file F``, the
-reference and predicted tags in the last two columns), with ``conlleval``'s ``-d``, ``-o`` and ``-r``. The run
-imports NumPy and the host scorer only (no JAX).
+reference and predicted tags in the last two columns), with ``conlleval``'s ``-d``, ``-o`` and ``-r``. The counts
+are ``conlleval``'s, with a warning where its reading is questionable (``-DOCSTART-`` lines counted as tokens, and as
+chunks where they carry an entity tag; ``-o`` ignored without ``-r``; see
+:func:`metametric_jax.tasks.ner.score_files`). The run imports NumPy and the host scorer only (no JAX).
 """
 
 from __future__ import annotations
@@ -61,12 +63,17 @@ def _add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "-o",
         "--outside",
-        default="O",
+        default=None,
         metavar="TAG",
-        help="the outside tag, read as O (default: O; conlleval applies -o with -r only, here it applies always)",
+        help="the outside tag of raw tags, read as O (default: O); as conlleval, -o applies with -r only and is "
+        "ignored without it, with a warning",
     )
     parser.add_argument(
-        "-r", "--raw", action="store_true", help="tags without prefixes: every non-outside token is a chunk"
+        "-r",
+        "--raw",
+        action="store_true",
+        help="tags without prefixes: every non-outside token is a chunk (a file of one column is refused: give the "
+        "token and the tag column)",
     )
     parser.add_argument(
         "--unit",
@@ -148,7 +155,7 @@ def _resample(args: argparse.Namespace) -> Resampling:
         if other != pred:
             labels.update(_file_rows(args, other).labels)
     got = got.with_labels(sorted(labels))
-    documents = got.references.documents()
+    documents = got.documents()
     unit = args.unit or ("document" if documents is not None else "sentence")
     if unit == "document" and documents is None:
         raise InputFormatError(
@@ -194,8 +201,9 @@ COMMAND = Command(
     help="named entities: CoNLL column files or conlleval's layout (span-level P/R/F1 per type, micro, macro)",
     description="Score named entities as conlleval does. Two files (--gold, --pred): one token per line, the last "
     "column the tag, a blank line between sentences. One file (--file): conlleval's layout, the gold and the predicted "
-    "tag in the last two columns ('-X-' as first field also ends a sentence). '-DOCSTART-' lines are not tokens, "
-    "whatever their tags; they start the documents that --bootstrap and compare resample (see --unit). JSON: {f1 "
+    "tag in the last two columns ('-X-' as first field also ends a sentence). A '-DOCSTART-' line ends a sentence "
+    "and counts as a token with its tags, and as a chunk where it carries an entity tag, as conlleval counts it (a "
+    "warning says so); these lines start the documents that --bootstrap and compare resample (see --unit). JSON: {f1 "
     "(micro, the headline), micro, macro, weighted: {precision, recall, f1}, accuracy, counts: {tokens, phrases, "
     "found, correct, correct_tags}, per_type: {TYPE: {precision, recall, f1, support, predicted, correct}}}.",
     add_arguments=_add_arguments,

@@ -15,7 +15,8 @@ CoNLL-2003 shared-task evaluation, Tjong Kim Sang & Buchholz 2000; Tjong Kim San
 and :math:`\sum_i |R_i|`). Per type :math:`t` the same on the spans of type :math:`t`; ``macro`` is the unweighted
 mean of the per-type figures over the types that occur (support or predictions > 0) and ``weighted`` their
 support-weighted mean, as seqeval's ``classification_report``; ``accuracy`` is the fraction of tokens whose
-predicted tag equals the reference tag (``conlleval``'s accuracy).
+predicted tag equals the reference tag (``conlleval``'s accuracy; in files, ``-DOCSTART-`` lines count as tokens, as
+``conlleval`` counts them, see :func:`score_files`).
 
 **Headline**: ``score(...)["f1"]``, the micro F1 over all spans (``conlleval``'s overall FB1 / 100, seqeval's
 ``f1_score``).
@@ -328,7 +329,10 @@ class FileRows:
     """The sentences of a scored pair of files as additive rows: what :func:`score_files` sums and reads out.
 
     Attributes:
-        rows: float64 ``(sentences, HEAD + 3 len(labels))``: each sentence's counts (see :data:`HEAD`).
+        rows: float64 ``(sentences, HEAD + 3 len(labels))``: each sentence's counts (see :data:`HEAD`), the
+            ``-DOCSTART-`` lines right before it included (counted as ``conlleval`` counts them: a token each, a
+            chunk where one carries an entity tag), so the first sentence of a document carries its mark; a mark
+            with no sentence after it goes to the sentence before it, and a file of marks only has one row of them.
         labels: the entity types of the per-type columns, in column order.
         references: the reference side as read (its sentences' lines, its ``-DOCSTART-`` marks).
         predictions: the predicted side as read.
@@ -345,6 +349,13 @@ class FileRows:
         """The figures of totals of these rows (:func:`readout`, every type of the columns reported)."""
         return readout(totals, self.labels)
 
+    def documents(self) -> list[int] | None:
+        """The document of each row (:meth:`~metametric_jax.tasks.readers.conll.ConllSentences.documents`)."""
+        documents = self.references.documents()
+        if documents is not None and len(documents) < len(self.rows):  # no sentence: one row of marks
+            return [0] * len(self.rows)
+        return documents
+
     def with_labels(self, labels: Sequence[str]) -> FileRows:
         """The same rows with the per-type columns of ``labels`` (a superset of ``self.labels``; new types: zeros)."""
         missing = set(self.labels) - set(labels)
@@ -358,6 +369,64 @@ class FileRows:
         return dataclasses.replace(self, rows=out, labels=tuple(labels))
 
 
+def _plural(n: int, word: str) -> str:
+    return f"{n} {word}" + ("" if n == 1 else "s")
+
+
+def _docstart_warnings(
+    gold: reader.ConllSentences, pred: reader.ConllSentences, one_file: bool, counted: Sequence[str]
+) -> list[str]:
+    """Warnings on the -DOCSTART- lines counted: tokens, entity tags, the prediction's lines not the reference's."""
+    out: list[str] = []
+    marks = len(gold.docstart_tags)
+    same = one_file or pred.doc_starts == gold.doc_starts
+    if not same and marks:
+        out.append(
+            f"{pred.path} has {_plural(len(pred.doc_starts), '-DOCSTART- line')}, not where {gold.path} has its "
+            f"{marks}: the reference's are counted, each with the predicted tag O"
+        )
+    elif not same:
+        out.append(
+            f"{pred.path} has {_plural(len(pred.doc_starts), '-DOCSTART- line')} and {gold.path} none: "
+            f"{'it is' if len(pred.doc_starts) == 1 else 'they are'} not counted"
+        )
+    if marks:
+        out.append(
+            f"{gold.path}: its {_plural(marks, '-DOCSTART- line')} {'is' if marks == 1 else 'are'} counted as "
+            f"{'a token' if marks == 1 else 'tokens'} (in the token count and the accuracy), as conlleval counts "
+            f"{'it' if marks == 1 else 'them'}"
+        )
+    sides: list[tuple[reader.ConllSentences, Sequence[str], Sequence[str] | None]]
+    sides = [(gold, gold.docstart_tags, counted if one_file else None)]
+    if not one_file and same:
+        sides.append((pred, pred.docstart_tags, None))
+    for doc, tags, other in sides:
+        tagged = [k for k, tag in enumerate(tags) if tag != "O" or (other is not None and other[k] != "O")]
+        if not tagged:
+            continue
+        k = tagged[0]
+        if other is None:
+            what = f"the entity tag {tags[k]!r}"
+        else:
+            what = f"an entity tag (the reference tag {tags[k]!r}, the predicted tag {other[k]!r})"
+        more = ""
+        if len(tagged) > 1:
+            more = f", and {len(tagged) - 1} more -DOCSTART- line{'s carry' if len(tagged) > 2 else ' carries'} one"
+        message = (
+            f"{doc.path}:{doc.docstart_lines[k]}: a -DOCSTART- line carries {what}{more}; it is counted as a token "
+            "and a chunk, as conlleval counts it"
+        )
+        glued = [doc.docstart_lines[j] for j in tagged if doc.docstart_glued[j]]
+        if glued:
+            message += (
+                f"; line {glued[0]} has no blank line between it and the next or previous line: it is counted as a "
+                "sentence of its own, where conlleval reads it inside that sentence and may join its chunk to a "
+                "neighbour's"
+            )
+        out.append(message)
+    return out
+
+
 def file_rows(
     *,
     predictions: str | os.PathLike[str] | None = None,
@@ -365,7 +434,7 @@ def file_rows(
     file: str | os.PathLike[str] | None = None,
     scheme: str = "IOB2",
     delimiter: str | None = None,
-    outside: str = "O",
+    outside: str | None = None,
     raw: bool = False,
     progress: Callable[[int, int], Any] | None = None,
 ) -> FileRows:
@@ -373,31 +442,48 @@ def file_rows(
 
     ``readout(exact_totals(rows))`` (:func:`metametric_jax.intervals.exact_totals`) is :func:`score_files`'s figures.
     """
+    warnings = []
+    if outside is not None and not raw:
+        warnings.append(f"the outside tag {outside!r} (-o) is ignored without raw tags (-r), as conlleval ignores it")
+    recode = outside if outside is not None and raw else "O"
     if file is not None:
         if predictions is not None or references is not None:
             raise TypeError(
                 "score_files: give either file= (conlleval's one-file layout) or predictions= and "
                 "references=, not both."
             )
-        gold, pred = reader.read_conlleval(file, scheme, delimiter=delimiter, outside=outside, raw=raw)
+        gold, pred = reader.read_conlleval(file, scheme, delimiter=delimiter, outside=recode, raw=raw)
         reference_name = os.fspath(file)
     else:
         if predictions is None or references is None:
             raise TypeError("score_files needs predictions= and references= (or file= for conlleval's layout).")
-        gold = reader.read_conll(references, scheme, delimiter=delimiter, outside=outside, raw=raw)
-        pred = reader.read_conll(predictions, scheme, delimiter=delimiter, outside=outside, raw=raw)
+        gold = reader.read_conll(references, scheme, delimiter=delimiter, outside=recode, raw=raw)
+        pred = reader.read_conll(predictions, scheme, delimiter=delimiter, outside=recode, raw=raw)
         reader.check_aligned(gold, pred)
         reference_name = gold.path
     tally = _tally(pred.tags, gold.tags, "IOB2" if raw else normalize_scheme(scheme), True, progress)
-    warnings = []
+    # -DOCSTART- lines, as conlleval counts them: one token each, decoded on their own; in the two-file layout the
+    # reference's lines, with the prediction's tags where its lines stand before the same sentences (else O)
+    marks = list(gold.docstart_tags)
+    same = file is not None or pred.doc_starts == gold.doc_starts
+    predicted = list(pred.docstart_tags) if same else ["O"] * len(marks)
+    n = len(gold.tags)
+    if marks:
+        tally.add([[t] for t in predicted], [[t] for t in marks])
+    rows = tally.rows()
+    if marks:
+        if n:
+            own = rows[:n].copy()
+            np.add.at(own, np.minimum(np.asarray(gold.doc_starts, np.int64), n - 1), rows[n:])
+            rows = own
+        else:
+            rows = rows.sum(0, keepdims=True)
     if not gold.tags:
-        warnings.append(f"{reference_name} holds no sentences; every figure is 0")
-    tagged = max(gold.docstart_tagged, pred.docstart_tagged)
-    if tagged:
-        warnings.append(
-            f"{tagged} -DOCSTART- line(s) carry an entity tag; they were left out, as every -DOCSTART- line"
-        )
-    return FileRows(tally.rows(), tuple(tally.labels), gold, pred, tuple(warnings))
+        counted = f"{_plural(len(marks), '-DOCSTART- line')} {'is' if len(marks) == 1 else 'are'} counted"
+        rest = f"only its {counted}" if marks else "every figure is 0"
+        warnings.append(f"{reference_name} holds no sentences; {rest}")
+    warnings += _docstart_warnings(gold, pred, file is not None, predicted)
+    return FileRows(rows, tuple(tally.labels), gold, pred, tuple(warnings))
 
 
 def score_files(
@@ -407,30 +493,40 @@ def score_files(
     file: str | os.PathLike[str] | None = None,
     scheme: str = "IOB2",
     delimiter: str | None = None,
-    outside: str = "O",
+    outside: str | None = None,
     raw: bool = False,
     progress: Callable[[int, int], Any] | None = None,
 ) -> Report:
-    """Span-level NER figures of CoNLL column files (:mod:`metametric_jax.tasks.readers.conll`).
+    """Span-level NER figures of CoNLL column files (:mod:`metametric_jax.tasks.readers.conll`), as ``conlleval``.
 
     Give ``predictions`` and ``references`` (two files, the tag in the last column), or ``file`` (``conlleval``'s
     layout: reference and predicted tag in the last two columns). The figures are :func:`readout` of the exact sum of
     the sentences' rows (:func:`file_rows`).
 
+    Where ``conlleval`` counts something questionable, the figures follow it and a warning says so:
+
+    * every ``-DOCSTART-`` line is a token, with its tags (``O`` on a line without them), in the token count and the
+      accuracy, and one carrying an entity tag is a chunk (the warning names its line); in the two-file layout the
+      reference's lines are counted, with the prediction's tags where its ``-DOCSTART-`` lines stand before the same
+      sentences, else with the predicted tag ``O`` (and a warning) -- the counts of the one-file layout that pastes
+      the two files side by side;
+    * ``outside`` without ``raw`` is ignored, as ``conlleval`` ignores ``-o`` without ``-r``.
+
     Args:
-        predictions: the predicted file (the token column is optional).
+        predictions: the predicted file (the token column is optional: a file of one column holds tags only).
         references: the reference file.
         file: a file in ``conlleval``'s one-file layout, instead of the two.
         scheme: the tag scheme of the tags.
         delimiter: the field separator, a regular expression (``conlleval -d``; default any whitespace).
-        outside: the outside tag (``conlleval -o``).
-        raw: tags without prefixes (``conlleval -r``).
+        outside: the outside tag of raw tags (``conlleval -o``, default ``O``); ignored without ``raw``.
+        raw: tags without prefixes (``conlleval -r``); a file of one column is then refused.
         progress: called as ``progress(sentences_done, total)`` after each chunk of sentences.
 
     Returns:
         A :class:`~metametric_jax.report.Report`: ``scores`` as :func:`score`; ``items`` one per sentence
-        (``{"id": "sentence K", "line", "tokens", "phrases", "found", "correct", "precision", "recall", "f1"}``);
-        warnings (an empty reference, ``-DOCSTART-`` lines with entity tags).
+        (``{"id": "sentence K", "line", "tokens", "phrases", "found", "correct", "precision", "recall", "f1"}``,
+        the counts of :func:`file_rows`' rows, so the first sentence after a ``-DOCSTART-`` line counts it);
+        warnings (an empty reference, ``-DOCSTART-`` lines, ``outside`` without ``raw``).
 
     Raises:
         InputFormatError: on a malformed file, an invalid tag, or files that do not hold the same sentences.

@@ -10,14 +10,22 @@ Every non-blank line of a file has the same number of columns.
   are the reference tag and the predicted tag, in that order. As in ``conlleval``, a line whose first field is
   ``-X-`` also ends a sentence.
 
-In both layouts a ``-DOCSTART-`` line ends a sentence and is not a token, whatever its tags (``conlleval`` counts
-it as a token with its tags, usually ``O``, so its "processed N tokens" and accuracy include those lines); it starts a
-document, which the reader records (:attr:`ConllSentences.doc_starts`, :meth:`ConllSentences.documents`) without
-changing any figure. A UTF-8
-byte-order mark at the start and CRLF line endings are accepted. Tags are recoded as ``conlleval``'s options
-read them (:func:`metametric_jax.tasks.tagging.recode_tags`): ``outside`` is the outside tag (``conlleval -o``;
-``conlleval`` applies it with ``-r`` only, here it applies always) and ``raw`` reads tags without prefixes, one
-token per chunk (``-r``).
+In both layouts a ``-DOCSTART-`` line ends a sentence and starts a document, which the reader records
+(:attr:`ConllSentences.doc_starts`, :meth:`ConllSentences.documents`). ``conlleval`` reads such a line as a token
+with its tags (usually ``O``), so its "processed N tokens" and accuracy include these lines, and one carrying an entity
+tag is a chunk; the reader keeps each line's place, line number and tag (:attr:`ConllSentences.docstart_tags`: its
+last column, in the one-file layout the last two; ``O`` where the line has no field after the mark) so that the
+scorer counts them as ``conlleval`` does. A UTF-8 byte-order mark at the start and CRLF line endings are accepted.
+
+Tags are recoded as ``conlleval``'s options read them (:func:`metametric_jax.tasks.tagging.recode_tags`):
+``outside`` is the outside tag, read as ``O``, and ``raw`` reads tags without prefixes, one token per chunk (``-r``).
+The reader applies ``outside`` as given; ``conlleval`` applies ``-o`` with ``-r`` only, a rule the scorer
+(:func:`metametric_jax.tasks.ner.score_files`) follows.
+
+A file of one column in the two-file layout holds tags only; one with a value that is not written as a tag (a
+prefix, a hyphen and a type) is refused as a file whose tag column is missing (it holds the tokens), and with
+``raw`` a file of one column is refused outright, since every value would then be read as a chunk of its own. A file
+of two columns in the one-file layout holds the two tags only, as ``conlleval`` reads it.
 
 >>> import tempfile, os
 >>> path = os.path.join(tempfile.mkdtemp(), "out.txt")
@@ -25,8 +33,8 @@ token per chunk (``-r``).
 >>> gold, pred = read_conlleval(path)
 >>> gold.tags, pred.tags, gold.tokens, gold.lines
 ([['B-ORG', 'O']], [['B-ORG', 'B-MISC']], [['Kestrel', 'opens']], [range(3, 5)])
->>> gold.doc_starts, gold.documents()
-((0,), [0])
+>>> gold.doc_starts, gold.documents(), gold.docstart_lines, gold.docstart_tags
+((0,), [0], (1,), ('O',))
 """
 
 from __future__ import annotations
@@ -38,6 +46,7 @@ import os
 import re
 import sys
 from collections.abc import Callable
+from typing import NamedTuple
 
 from metametric_jax.errors import InputFormatError
 from metametric_jax.tasks.tagging import normalize_scheme, recode_tags, tag_problem
@@ -59,9 +68,13 @@ class ConllSentences:
         tokens: the tokens of each sentence (first column), or None when the lines hold tags only.
         lines: the 1-based line numbers of each sentence's tokens (a ``range``: a sentence is a run of lines).
         n_columns: the number of columns of the file (0 if it has no token line).
-        docstart_tagged: the number of ``-DOCSTART-`` lines with a tag other than ``O`` (left out all the same).
         doc_starts: for each ``-DOCSTART-`` line, in order, the index of the first sentence after it (the number of
             sentences before it); empty when the file has none.
+        docstart_lines: the 1-based line number of each ``-DOCSTART-`` line, in order.
+        docstart_tags: the tag of each ``-DOCSTART-`` line (recoded as ``tags``): its tag column, ``O`` where the
+            line has no field after the mark.
+        docstart_glued: for each ``-DOCSTART-`` line, whether a token line or another ``-DOCSTART-`` line stands
+            right before or after it (no blank line between them), where ``conlleval`` reads it inside a sentence.
     """
 
     path: str
@@ -69,8 +82,15 @@ class ConllSentences:
     tokens: list[list[str]] | None
     lines: list[range]
     n_columns: int
-    docstart_tagged: int = 0
     doc_starts: tuple[int, ...] = ()
+    docstart_lines: tuple[int, ...] = ()
+    docstart_tags: tuple[str, ...] = ()
+    docstart_glued: tuple[bool, ...] = ()
+
+    @property
+    def docstart_tagged(self) -> int:
+        """The number of ``-DOCSTART-`` lines whose tag is not ``O``."""
+        return sum(tag != "O" for tag in self.docstart_tags)
 
     def documents(self) -> list[int] | None:
         """The document of each sentence, numbered 0, 1, ... in order; None when the file has no ``-DOCSTART-`` line.
@@ -140,18 +160,29 @@ def _splitter(pattern: re.Pattern[str] | None) -> Callable[[str], list[str]]:
     return split
 
 
-def _read(
-    path: str | os.PathLike[str], n_tags: int, delimiter: str | None, boundary: bool
-) -> tuple[str, list[list[list[str]]], list[list[str]], list[range], int, int, tuple[int, ...]]:
-    """Sentences of a file: per side the tags; tokens, lines, column count, tagged and all DOCSTART lines' places."""
+class _Read(NamedTuple):
+    """A file as read: per side the tags; tokens, lines, column count; the -DOCSTART- lines."""
+
+    path: str
+    sides: list[list[list[str]]]
+    tokens: list[list[str]]
+    lines: list[range]
+    n_columns: int
+    doc_starts: tuple[int, ...]
+    docstart_lines: tuple[int, ...]
+    docstart_tags: list[list[str]]  # per side, one tag per -DOCSTART- line
+    docstart_glued: tuple[bool, ...]
+
+
+def _read(path: str | os.PathLike[str], n_tags: int, delimiter: str | None, boundary: bool) -> _Read:
+    """Sentences of a file: per side the tags; tokens, lines, column count; the -DOCSTART- lines and their tags."""
     path = os.fspath(path)
     pattern = split_fields(delimiter)
     split = _splitter(pattern)
     blocks: list[tuple[int, list[list[str]]]] = []
     cur: list[list[str]] = []
     start = 0
-    docstart_tagged = 0
-    doc_starts: list[int] = []
+    marks: list[tuple[int, int, list[str]]] = []  # (line, sentences before it, fields)
     append = cur.append
     for number, line in enumerate(_text(path).split("\n"), start=1):
         fields = split(line)
@@ -162,14 +193,12 @@ def _read(
                     start = number
                 append(fields)
                 continue
-        if fields and fields[0] == DOCSTART and any(t != "O" for t in fields[max(1, len(fields) - n_tags) :]):
-            docstart_tagged += 1
         if cur:
             blocks.append((start, cur))
             cur = []
             append = cur.append
         if fields and fields[0] == DOCSTART:
-            doc_starts.append(len(blocks))
+            marks.append((number, len(blocks), fields))
     if cur:
         blocks.append((start, cur))
     n_columns = len(blocks[0][1][0]) if blocks else 0
@@ -196,26 +225,61 @@ def _read(
             side.append(list(columns[n_columns - n_tags + k]))
         tokens.append(list(columns[0]))
         lines.append(range(first, first + len(block)))
-    return path, sides, tokens, lines, n_columns, docstart_tagged, tuple(doc_starts)
+    mark_lines = {number for number, _, _ in marks}
+    glued = []
+    for number, before, _ in marks:
+        after_token = before < len(lines) and lines[before][0] == number + 1
+        before_token = before > 0 and lines[before - 1][-1] == number - 1
+        glued.append(after_token or before_token or number - 1 in mark_lines or number + 1 in mark_lines)
+    docstart_tags: list[list[str]] = [
+        [fields[len(fields) - n_tags + k] if len(fields) > n_tags else "O" for _, _, fields in marks]
+        for k in range(n_tags)
+    ]
+    return _Read(
+        path,
+        sides,
+        tokens,
+        lines,
+        n_columns,
+        tuple(before for _, before, _ in marks),
+        tuple(number for number, _, _ in marks),
+        docstart_tags,
+        tuple(glued),
+    )
 
 
 def _finish(
-    path: str,
-    tags: list[list[str]],
-    tokens: list[list[str]] | None,
-    lines: list[range],
-    n_columns: int,
-    docstart_tagged: int,
-    doc_starts: tuple[int, ...],
-    scheme: str | None,
-    outside: str,
-    raw: bool,
+    got: _Read, side: int, tokens: list[list[str]] | None, scheme: str | None, outside: str, raw: bool
 ) -> ConllSentences:
+    tags, marks = got.sides[side], got.docstart_tags[side]
     if outside != "O" or raw:
         tags = recode_tags(tags, outside, raw)
-    out = ConllSentences(path, tags, tokens, lines, n_columns, docstart_tagged, doc_starts)
+        marks = recode_tags([marks], outside, raw)[0]
+    out = ConllSentences(
+        got.path,
+        tags,
+        tokens,
+        got.lines,
+        got.n_columns,
+        got.doc_starts,
+        got.docstart_lines,
+        tuple(marks),
+        got.docstart_glued,
+    )
     if scheme is not None:
-        _check_tags(out, "IOB2" if raw else normalize_scheme(scheme))
+        hint = None
+        if tokens is None and got.n_columns == 1:
+            hint = (
+                "and the file has one column: the tag column is missing (expected at least two columns: a token "
+                "and its tag; a file of one column holds tags only)"
+            )
+        elif tokens is None and got.n_columns == 2 and side == 0:
+            hint = (
+                "and the file has two columns, read as the reference and the predicted tag: a column is missing "
+                "(expected at least three: a token, its reference tag and its predicted tag; two columns hold the "
+                "tags only)"
+            )
+        _check_tags(out, "IOB2" if raw else normalize_scheme(scheme), hint)
     return out
 
 
@@ -238,12 +302,20 @@ def read_conll(
 
     Raises:
         InputFormatError: on a line whose number of columns differs from the file's first token line, bytes that
-            are not UTF-8, or (with ``scheme``) a tag that is not valid in the scheme; the error names file and line.
+            are not UTF-8, (with ``scheme``) a tag that is not valid in the scheme (in a file of one column: the tag
+            column is missing), or (with ``raw``) a file of one column; the error names file and line.
         FileNotFoundError: if the file does not exist.
     """
-    path, (tags,), tokens, lines, n_columns, tagged, starts = _read(path, 1, delimiter, boundary=False)
-    toks = tokens if n_columns >= 2 else None
-    return _finish(path, tags, toks, lines, n_columns, tagged, starts, scheme, outside, raw)
+    got = _read(path, 1, delimiter, boundary=False)
+    if raw and got.n_columns == 1:
+        raise InputFormatError(
+            got.path,
+            got.lines[0][0],
+            f"found one column ({got.sides[0][0][0]!r}): with raw tags (-r) every value would be read as a chunk of "
+            "its own, so a file of one column is refused; the tag column is missing or the tokens are (expected at "
+            "least two columns: a token and its tag)",
+        )
+    return _finish(got, 0, got.tokens if got.n_columns >= 2 else None, scheme, outside, raw)
 
 
 def read_conlleval(
@@ -267,22 +339,32 @@ def read_conlleval(
         ``(references, predictions)``, the same sentences, tokens and lines.
 
     Raises:
-        InputFormatError: as :func:`read_conll`.
+        InputFormatError: as :func:`read_conll` (a file of one column is refused: it has no room for two tags).
     """
-    path, (gold, pred), tokens, lines, n_columns, tagged, starts = _read(path, 2, delimiter, boundary=True)
-    toks = tokens if n_columns >= 3 else None
+    got = _read(path, 2, delimiter, boundary=True)
+    tokens = got.tokens if got.n_columns >= 3 else None
     return (
-        _finish(path, gold, toks, lines, n_columns, tagged, starts, scheme, outside, raw),
-        _finish(path, pred, toks, lines, n_columns, tagged, starts, scheme, outside, raw),
+        _finish(got, 0, tokens, scheme, outside, raw),
+        _finish(got, 1, tokens, scheme, outside, raw),
     )
 
 
-def _check_tags(doc: ConllSentences, scheme: str) -> None:
-    unique = set(itertools.chain.from_iterable(doc.tags))
+def _check_tags(doc: ConllSentences, scheme: str, hint: str | None = None) -> None:
+    """Every tag valid in ``scheme``, the -DOCSTART- lines' too; the first invalid one raises at its line."""
+    unique = set(itertools.chain.from_iterable(doc.tags)) | set(doc.docstart_tags)
     bad = {tag: problem for tag in unique if (problem := tag_problem(tag, scheme)) is not None}
-    if bad:
-        k, j = next((k, j) for k, sent in enumerate(doc.tags) for j, tag in enumerate(sent) if tag in bad)
-        raise InputFormatError(doc.path, doc.lines[k][j], bad[doc.tags[k][j]])
+    if not bad:
+        return
+    found = [(doc.lines[k][j], tag) for k, sent in enumerate(doc.tags) for j, tag in enumerate(sent) if tag in bad]
+    found += [(line, tag) for line, tag in zip(doc.docstart_lines, doc.docstart_tags) if tag in bad]
+    line, tag = min(found)
+    if hint is not None and not _TAG_LIKE.fullmatch(tag):  # a word, not a tag of another scheme
+        raise InputFormatError(doc.path, line, f"{tag!r} is not a tag of scheme {scheme}, {hint}")
+    raise InputFormatError(doc.path, line, bad[tag])
+
+
+#: A value written as a tag of some scheme (a prefix, a hyphen, a type): in a file of tags only, a wrong tag.
+_TAG_LIKE = re.compile(r"[BIESLU]-.+")
 
 
 def check_aligned(gold: ConllSentences, pred: ConllSentences) -> None:

@@ -97,6 +97,38 @@ def sample() -> list[list[tuple[str, str, str]]]:
     return [[(g[0], g[-1], p[-1]) for g, p in zip(gs, ps)] for gs, ps in zip(gold, pred)]
 
 
+def docstart_conll2003(rows: list[list[tuple[str, str, str]]]) -> str:
+    """CoNLL-2003's columns (token, POS, chunk, then the two NER tags) with its ``-DOCSTART- -X- -X- O O`` lines in
+    every place a file can hold them: alone between blank lines, right before or after a sentence with no blank line
+    between, two in a row, at the start and at the end of the file."""
+    mark = "-DOCSTART- -X- -X- O O"
+    lines = [mark, ""]
+    for k, sentence in enumerate(rows):
+        if k and k % 10 == 0:
+            lines += [mark, ""]
+        if k % 10 == 3:
+            lines.append(mark)  # no blank line before the sentence
+        if k % 10 == 6:
+            lines += [mark, mark, ""]
+        lines.extend(f"{w} NN I-NP {g} {p}" for w, g, p in sentence)
+        if k % 10 == 8:
+            lines.append(mark)  # no blank line after the sentence
+        lines.append("")
+    return "\n".join(lines + [mark, ""])
+
+
+def docstart_tagged(rows: list[list[tuple[str, str, str]]]) -> str:
+    """``-DOCSTART-`` lines, between blank lines, whose tags are entity tags on either side or both."""
+    tags = ("B-ORG B-ORG", "B-ORG O", "O B-PER", "I-LOC I-LOC", "B-MISC B-LOC", "O O", "I-PER B-PER")
+    lines = []
+    for k, sentence in enumerate(rows):
+        if k % 4 == 0:
+            lines += [f"-DOCSTART- {tags[(k // 4) % len(tags)]}", ""]
+        lines.extend(" ".join(row) for row in sentence)
+        lines.append("")
+    return "\n".join(lines + ["-DOCSTART- B-ORG B-ORG", ""])
+
+
 WNUT17 = HERE / "wnut17"
 WNUT17_SYSTEMS = ("uh_ritual", "arcada", "drexel_cci")
 
@@ -134,6 +166,12 @@ def main() -> None:
     cases["raw.txt"] = {"options": ["-r", "-o", "NONE"], "scheme": "IOB2"}
     write("empty.txt", [])
     cases["empty.txt"] = {"options": [], "scheme": "IOB2"}
+    (HERE / "docstart.txt").write_text(docstart_conll2003(sentences(40, "IOB2", 120)), encoding="utf-8")
+    cases["docstart.txt"] = {"options": [], "scheme": "IOB2"}
+    (HERE / "docstart_tagged.txt").write_text(docstart_tagged(sentences(50, "IOB2", 60)), encoding="utf-8")
+    cases["docstart_tagged.txt"] = {"options": [], "scheme": "IOB2"}
+    write("outside_without_raw.txt", sentences(60, "IOB2", 200), docstart=50)
+    cases["outside_without_raw.txt"] = {"options": ["-o", "B-MISC"], "scheme": "IOB2"}
     (HERE / "cases.json").write_text(json.dumps(cases, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
     if len(sys.argv) > 1:
         for name, case in cases.items():
