@@ -208,7 +208,7 @@ def whole_processes(n_tokens: int, repeat: int, conlleval: str | None) -> None:
         if conlleval:
             head = outputs["conlleval.pl"].splitlines()[0]
             expected = (
-                f"processed {counts['tokens'] + n_docs} tokens with {counts['phrases']} phrases; found: "
+                f"processed {counts['tokens']} tokens with {counts['phrases']} phrases; found: "
                 f"{counts['found']} phrases; correct: {counts['correct']}."
             )
             assert head == expected, (head, expected)
