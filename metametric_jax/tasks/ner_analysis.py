@@ -492,6 +492,7 @@ def _report(
         "n": int(np.unique(inputs.units).size),
         "samples": samples,
         "seed": seed,
+        "scale": 100,
         "correction": core["correction"],
         "titles": {a.name: a.title or a.name for a, _ in pairs},
         "analyses": analyses,
