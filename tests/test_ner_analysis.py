@@ -315,3 +315,25 @@ def test_sentences_as_units_and_small_buckets(capsys, corpus, tmp_path) -> None:
         for entry in report["analyses"][name].values():
             assert entry["test"]["too_small"] == (entry["units"] < 300)
             assert (entry["test"]["p_value"] is None) == entry["test"]["too_small"]
+
+
+def test_readme_analyze_commands_run_as_written(capsys, monkeypatch, tmp_path) -> None:
+    """The README's analyze block runs from the repository root (its output files written under tmp_path here)."""
+    import re
+    import shlex
+
+    root = Path(__file__).resolve().parents[1]
+    text = (root / "README.md").read_text(encoding="utf-8")
+    section = text[text.index("### Where systems fail") :]
+    block = re.findall(r"```bash\n(.*?)```", section, flags=re.S)[0]
+    lines = [line for line in block.splitlines() if line.startswith("metametric-jax analyze")]
+    assert len(lines) >= 2
+    monkeypatch.chdir(root)
+    for line in lines:
+        argv = shlex.split(line)[1:]
+        at = argv.index("--out")
+        argv[at + 1] = str(tmp_path / Path(argv[at + 1]).name)
+        assert main(argv) == 0, capsys.readouterr().err
+        assert Path(argv[at + 1]).stat().st_size > 1000
+    capsys.readouterr()
+    assert (root / "docs" / "analyze_report.png").stat().st_size < 200_000
