@@ -3,7 +3,8 @@
 A figure is a pure function of its input: the exact solvers behind latent matching (AMR's Smatch, derived latent
 metrics) and graph matching stop after a number of **work units** counted in their own steps, never after a number of
 seconds, so one input gives one figure on every machine at any load. A unit is about one elementary operation (some
-30 ns on a current CPU core; the default budget, :data:`DEFAULT_WORK_LIMIT`, is a second or two):
+10 ns on an idle current CPU core: the default budget, :data:`DEFAULT_WORK_LIMIT`, takes about a second, two or three
+on a busy machine):
 
 * a move of the latent swap search costs the cells of the gain matrix it weighs, :math:`(n_p + n_g)^2`, plus its terms
   and :data:`STEP_UNITS` for the move itself;
