@@ -650,7 +650,7 @@ def report(
 
     Returns:
         ``{"correction": {"method", "description", "statistic", "family", "tests", "floor", "min_units",
-        "figures"}, "analyses": {ANALYSIS: {BUCKET: {"count", "units", "items", "figures": [one read-out per
+        "figures"}, "analyses": {ANALYSIS: {BUCKET: {"count", "units", "figures": [one read-out per
         system], "test"}}}, "notes": [...]}``. With two systems ``"test"`` is one ``{"delta", "p_value", "p_error",
         "p_adjusted", "too_small"}`` (delta = second system − first); with more, ``"tests"`` is a list of them, one
         per system after the first; with one system there is no test. Strict JSON values (``None``, never NaN).
@@ -684,7 +684,6 @@ def report(
             entry: dict[str, Any] = {
                 "count": _number(count),
                 "units": int(state.holding[k]),
-                "items": [int(x) for x in state.items[:, k]],
                 "figures": [_strict(analysis.readout(state.totals[s, k])) for s in range(state.n_systems)],
             }
             results = [_test_entry(*by_key[(analysis.name, bucket, s)]) for s in range(1, state.n_systems)]

@@ -337,3 +337,19 @@ def test_readme_analyze_commands_run_as_written(capsys, monkeypatch, tmp_path) -
         assert Path(argv[at + 1]).stat().st_size > 1000
     capsys.readouterr()
     assert (root / "docs" / "analyze_report.png").stat().st_size < 200_000
+
+
+def test_tagged_docstart_lines_count_in_overall_and_type_as_score_ner_counts_them(tmp_path) -> None:
+    from metametric_jax.tasks import ner
+
+    gold, pred = tmp_path / "g.txt", tmp_path / "p.txt"
+    gold.write_text("-DOCSTART- B-ORG\n\nAna B-PER\nsat O\n\n-DOCSTART- O\n\nBo B-LOC\nx B-ORG\n", encoding="utf-8")
+    pred.write_text("-DOCSTART- B-ORG\n\nAna B-PER\nsat B-LOC\n\n-DOCSTART- O\n\nBo B-LOC\nx O\n", encoding="utf-8")
+    report = ner_analysis.analyze_files(gold, [pred], samples=20, min_units=1)
+    scores = ner.score_files(references=gold, predictions=pred).scores
+    assert report["analyses"]["overall"]["all"]["figures"][0] == scores["micro"]
+    for label, figures in scores["per_type"].items():
+        entry = report["analyses"]["type"][label]
+        assert entry["figures"][0] == {k: figures[k] for k in ("precision", "recall", "f1")}
+        assert entry["count"] == figures["support"]
+    assert report["n"] == 2 and "test" not in report["analyses"]["type"]["ORG"]
