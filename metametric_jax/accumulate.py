@@ -94,6 +94,11 @@ class MetricConfig:
         """The keys of the state's ``macro`` leaves: each reported normalizer's name (``overlap`` for ``none``)."""
         return tuple("overlap" if n.is_identity else n.name for n in self.reported)
 
+    @property
+    def self_bounded(self) -> bool:
+        """Whether the statistics come from a similarity bounded by its self-similarities (then ``xy <= xx, yy``)."""
+        return bool(getattr(self.source, "self_bounded", False))
+
     @functools.cached_property
     def signature(self) -> int:
         """A number identifying this configuration across processes (name, normalizers, 0/0 values, source)."""
@@ -197,7 +202,7 @@ class Metric(struct.PyTreeNode):
         cfg = cls.metric_config
         if isinstance(stats, jax.Array):  # on the device (float32; not validated)
             return _rows(cfg, stats.astype(jnp.float32))
-        return _rows(cfg, validate_stats(stats, cfg.name))
+        return _rows(cfg, validate_stats(stats, cfg.name, self_bounded=cfg.self_bounded))
 
     @classmethod
     def sums_from_totals(cls, totals: Any) -> dict[str, Any]:
@@ -220,7 +225,7 @@ class Metric(struct.PyTreeNode):
     def host_packed(cls, stats: Any, weights: Any = None) -> np.ndarray:
         """The state's sums packed as float32 ``(3 + K + 1, 2)`` (see :meth:`pack`), from per-example statistics."""
         cfg = cls.metric_config
-        stats = validate_stats(stats, cfg.name)
+        stats = validate_stats(stats, cfg.name, self_bounded=cfg.self_bounded)
         rows = _rows(cfg, stats)
         w = validate_weights(weights, stats.shape[0], cfg.name)
         totals = rows.sum(axis=0) if w is None else (rows * w[:, None]).sum(axis=0)
@@ -254,7 +259,8 @@ class Metric(struct.PyTreeNode):
         to every sum, the example count included; weight 0 drops an example (padding).
 
         Raises:
-            ValueError: on statistics no similarity can produce (negative, NaN, infinite) or a wrong shape.
+            ValueError: on statistics no similarity can produce (negative, NaN, infinite; for a metric of a
+                self-bounded similarity, an overlap above a self-overlap) or a wrong shape.
         """
         if isinstance(stats, jax.Array):
             return cls.from_sums(cls.device_sums(stats, weights))

@@ -12,7 +12,7 @@ from flax import serialization
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from metametric_jax import dsl, make_metric, metametric, metric_of
+from metametric_jax import dsl, make_metric, metametric, metric_of, stats_metric
 from metametric_jax.device import encode_pairs, encode_records
 
 
@@ -209,6 +209,26 @@ def test_statistics_no_similarity_can_produce_are_refused() -> None:
     for bad in ([[-1.0, 1.0, 1.0]], [[np.nan, 1.0, 1.0]], [[1.0, np.inf, 1.0]]):
         with pytest.raises(ValueError, match="finite and non-negative"):
             M.from_stats(np.array(bad))
+    # an overlap above a self-overlap (used to give F1 5.0) for a metric of a self-bounded similarity; the message
+    # names the example and the three values
+    assert M.metric_config.self_bounded
+    for bad, i in (
+        ([[5.0, 1.0, 1.0]], 0),
+        ([[1.0, 1.0, 1.0], [2.0, 3.0, 1.5]], 1),
+        ([[0.0, 0.0, 0.0], [1, 0, 2]], 1),
+    ):
+        with pytest.raises(ValueError, match=rf"cannot exceed either self-overlap.*example {i} has overlap"):
+            M.from_stats(np.array(bad))
+        with pytest.raises(ValueError, match="cannot exceed"):
+            M.example_rows(np.array(bad))
+    # float rounding is tolerated; equality is allowed
+    ok = M.from_stats(np.array([[1.0 + 1e-12, 1.0, 1.0], [2.0, 2.0, 7.0], [0.3, 0.1 + 0.2, 0.3]])).compute()
+    assert float(ok["f1"]) <= 1.0 + 1e-6
+    # statistics of a function need not be bounded: one-sided ones leave a side 0 (coreference's recall members),
+    # counts may exceed their denominator (EVALB's crossing brackets per sentence)
+    Counts = stats_metric(None, "precision", name="trust_counts")
+    assert not Counts.metric_config.self_bounded
+    assert float(Counts.from_stats(np.array([[0.5, 0.0, 2.0], [3.0, 1.0, 1.0]])).compute()["overlap"]) == 3.5
 
 
 def test_unknown_keywords_raise() -> None:
