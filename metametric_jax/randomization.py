@@ -84,7 +84,15 @@ class RandomizationState(struct.PyTreeNode):
         b: system B's state.
         swapped_a: per permutation, A's state after swapping the marked examples' rows with B's (stacked).
         swapped_b: per permutation, B's state after the swaps (stacked).
-        fingerprint: the sum of the example ids' hashes (a compensated pair).
+        fingerprint: order-independent sums over the examples (compensated pairs): hashes of the ids and the
+            number of examples (see :func:`metametric_jax.resampling.fingerprint`; the references are not digested:
+            both systems are scored against the same references in one call, so no paired check needs them).
+
+    As for the bootstrap (:class:`metametric_jax.significance.BootstrapState`), a state built on the host (or on the
+    device from concrete ids, outside ``jit``) holds the set of its example ids beside the pytree, and ``merge``
+    refuses two states that hold the same id; states that went through ``jit``, ``pmap``, a checkpoint or
+    ``reduce()`` do not hold it and merge without that check (on the device path duplicates across states are not
+    detected).
     """
 
     a: Any
@@ -102,17 +110,22 @@ class RandomizationState(struct.PyTreeNode):
         cfg = cls.resampling
         m = cfg.metric
         zero = jax.tree.map(lambda x: np.zeros((cfg.samples, x.shape[-1]), np.float64), resampling.zero_rows(m))
-        return cls(
+        state = cls(
             a=m.empty(),
             b=m.empty(),
             swapped_a=resampling.from_totals(m, zero),
             swapped_b=resampling.from_totals(m, zero),
-            fingerprint=jnp.zeros((2,), jnp.float32),
+            fingerprint=jnp.zeros((resampling.FP_LANES, 2), jnp.float32),
         )
+        return resampling.with_ids(state, resampling.IdSet())
 
     @classmethod
     def reset_positions(cls) -> None:
-        """Restart the running example position used when ``example_ids`` are omitted."""
+        """Restart the running example position used when ``example_ids`` are omitted.
+
+        Call it before each new stream of examples scored without ids; never between the batches of one stream
+        (their states would hold the same ids and refuse to merge).
+        """
         cls.positions.next = 0
 
     @classmethod
@@ -135,14 +148,17 @@ class RandomizationState(struct.PyTreeNode):
             predictions_b: system B's, the same way (with ``decode``, its pytree may differ from A's).
             references: the reference structures, same length (or arrays, with ``decode``).
             weights: optional non-negative per-example weights (shape ``(n,)`` or a scalar).
-            example_ids: one integer per example (default on the host: the running position, see
-                :mod:`metametric_jax.significance`; required inside ``jit``, where they must lie in the int32 range).
+            example_ids: one integer per example, unique across the whole evaluation (all 64 bits count on the
+                host); default on the host: the running position, see :mod:`metametric_jax.significance`; required
+                inside ``jit``, where they must lie in the int32 range.
             decode: host function from one example's arrays to a structure, applied to both systems' predictions
                 (the callback path, usable inside ``jax.jit`` / ``pmap``).
             decode_references: the same for the references (default ``decode``).
 
         Raises:
-            ValueError: if the sides differ in length (or batch size), or on bad weights or ids' shape.
+            ValueError: if the sides differ in length (or batch size), an id is given to two examples (on the
+                callback path inside ``jit``: when the callback runs, as a runtime error carrying this message), or
+                on bad weights or ids' shape.
             TypeError: if ids are not integers, a structure has the wrong type, or a decode function returns one.
         """
         if decode is not None or decode_references is not None:
@@ -152,8 +168,10 @@ class RandomizationState(struct.PyTreeNode):
         name = cls.resampling.name
         check_batch(predictions_a, references, name)
         check_batch(predictions_b, references, name)
+        positional = example_ids is None
         ids = resampling.example_ids_of(cls, example_ids, len(references))
-        return cls.from_sums(cls.host_batch_sums(predictions_a, predictions_b, references, weights, example_ids=ids))
+        state = cls.from_sums(cls.host_batch_sums(predictions_a, predictions_b, references, weights, example_ids=ids))
+        return resampling.with_ids(state, resampling.IdSet.of(ids, positional))
 
     @classmethod
     def host_batch_sums(
@@ -198,7 +216,7 @@ class RandomizationState(struct.PyTreeNode):
             "b": plain,
             "swapped_a": stacked,
             "swapped_b": stacked,
-            "fingerprint": jax.ShapeDtypeStruct((2,), jnp.float32),
+            "fingerprint": jax.ShapeDtypeStruct((resampling.FP_LANES, 2), jnp.float32),
         }
 
     @classmethod
@@ -223,13 +241,15 @@ class RandomizationState(struct.PyTreeNode):
             encoded_a: system A's :class:`~metametric_jax.device.RecordPair` (its records and the references').
             encoded_b: system B's, against the same references with the same vocabulary (:func:`encode_systems`).
             weights: optional non-negative per-example weights (shape ``(n,)`` or a scalar; checked when concrete).
-            example_ids: one integer per example, in the int32 range (hashed as on the host).
+            example_ids: one integer per example, in the int32 range (hashed as on the host). Concrete ids are
+                checked (int32, unique within the batch) and the state then holds them (``merge`` refuses an id
+                held twice); traced ids (inside ``jit``) are not checked for repeats.
 
         Raises:
             TypeError: if the metric is a suite or does not qualify, an argument is not a ``RecordPair``, records
                 or ids are not integers.
             ValueError: if the batch sizes differ, the two were encoded with different vocabularies or (when
-                concrete) against different references, ids fall outside int32, or on bad weights.
+                concrete) against different references, ids fall outside int32 or repeat, or on bad weights.
         """
         from metametric_jax.device import device_stats
 
@@ -251,7 +271,7 @@ class RandomizationState(struct.PyTreeNode):
         w = resampling.device_weights(weights, n, cfg.name)
         va, vb = (ra, rb) if w is None else (ra * w[:, None], rb * w[:, None])
         a, b, swapped_a, swapped_b = _exact_sums(va, vb, swap_masks(ids, cfg.samples, cfg.seed))
-        return cls.from_sums(
+        state = cls.from_sums(
             {
                 "a": _named_pairs(m, a),
                 "b": _named_pairs(m, b),
@@ -260,24 +280,34 @@ class RandomizationState(struct.PyTreeNode):
                 "fingerprint": resampling.fingerprint(ids),
             }
         )
+        if isinstance(example_ids, jax.core.Tracer):
+            return state
+        return resampling.with_ids(state, resampling.IdSet.of(np.asarray(example_ids, np.int64)))
 
     def merge(self, other: RandomizationState) -> RandomizationState:
-        """Leafwise addition."""
+        """Leafwise addition.
+
+        Raises:
+            TypeError: if ``other`` is not a state of the same class.
+            ValueError: if both states hold the same example id (see the class docstring).
+        """
         if not isinstance(other, RandomizationState) or other.resampling is not self.resampling:
             raise TypeError(
                 f"Cannot merge {type(other).__name__} into a randomization state of {self.resampling.name}."
             )
-        return self.replace(
+        ids = resampling.merged_ids(self, other, f"{self.resampling.name} randomization merge")
+        merged = self.replace(
             a=self.a.merge(other.a),
             b=self.b.merge(other.b),
             swapped_a=self.swapped_a.merge(other.swapped_a),
             swapped_b=self.swapped_b.merge(other.swapped_b),
             fingerprint=comp.add(self.fingerprint, other.fingerprint),
         )
+        return resampling.with_ids(merged, ids)
 
     def reduce(self) -> RandomizationState:
         """Merge states stacked along the leading axis."""
-        if self.fingerprint.ndim == 1:
+        if self.fingerprint.ndim == 2:
             return self
         tree = {k: getattr(self, k) for k in ("a", "b", "swapped_a", "swapped_b", "fingerprint")}
         return self.replace(**resampling.reduce_leading(tree))
@@ -406,6 +436,7 @@ def _callback_state(
     sides = {"predictions A": predictions_a, "predictions B": predictions_b, "references": references}
     ref_leaves = jax.tree.leaves(references)  # sides_state checks that every side has this batch size
     n = int(np.shape(ref_leaves[0])[0]) if ref_leaves and np.ndim(ref_leaves[0]) else 0
+    positional = example_ids is None
     if any(isinstance(x, jax.core.Tracer) for x in [*jax.tree.leaves(sides), weights, example_ids]):
         if example_ids is None:
             raise ValueError(f"{name}: inside jit the randomization test needs example_ids (one integer per example).")
@@ -413,7 +444,10 @@ def _callback_state(
         weights = resampling.device_weights(weights, n, name)
     elif example_ids is None:
         example_ids = cls.positions.take(n)
-    return sides_state(cls, sides, weights, decode, decode_references, {"example_ids": example_ids})
+    state = sides_state(cls, sides, weights, decode, decode_references, {"example_ids": example_ids})
+    if isinstance(example_ids, jax.core.Tracer):
+        return state
+    return resampling.with_ids(state, resampling.IdSet.of(np.asarray(example_ids, np.int64), positional))
 
 
 # ------------------------------------------------------------------------------------------------ the device path

@@ -1,16 +1,19 @@
 """The machinery shared by the bootstrap and the randomization test (:mod:`metametric_jax.significance`).
 
-Counter-based weights (a 32-bit hash of seed, example id and row: identical in NumPy on the host and in ``jax.numpy``
-on the device), the order-independent fingerprint of example ids, and a metric's or suite's per-example rows and
-their weighted sums.
+Counter-based weights (a 32-bit hash of seed, example id and row: the host's is
+:func:`metametric_jax.intervals.hashes`, which reads all 64 bits of an id, and ``jax.numpy`` mirrors it on the device
+for int32 ids), the example ids a host-built state holds (:class:`IdSet`, refused twice in one evaluation), the
+order-independent fingerprint of the examples (their ids and references), and a metric's or suite's per-example rows
+and their weighted sums.
 """
 
 from __future__ import annotations
 
 import dataclasses
 import functools
-import math
-from collections.abc import Sequence
+import hashlib
+import struct as _struct
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 import jax
@@ -18,14 +21,19 @@ import jax.numpy as jnp
 import numpy as np
 
 from metametric_jax import _compensated as comp
+from metametric_jax import intervals
 from metametric_jax.accumulate import Metric, merged_signature
 from metametric_jax.inputs import validate_weights
+from metametric_jax.intervals import FINGERPRINT_STREAM, POISSON_STREAM, SWAP_STREAM, mix32
 from metametric_jax.suite import Suite
 
 __all__ = [
     "poisson_weights",
     "swap_masks",
+    "hashes",
     "fingerprint",
+    "reference_digests",
+    "IdSet",
     "example_rows",
     "sums_from_totals",
     "from_totals",
@@ -40,90 +48,69 @@ __all__ = [
     "zero_rows",
 ]
 
-_POISSON_STREAM = 0x5BD1E995
-_SWAP_STREAM = 0x27D4EB2F
-_FINGERPRINT_STREAM = 0x165667B1
+
+def _device_ids(example_ids: jax.Array) -> jax.Array:
+    """JAX example ids as uint32 (their int32 two's complement, as :func:`intervals.id_hashes` reads them)."""
+    if not jnp.issubdtype(example_ids.dtype, jnp.integer) or example_ids.ndim != 1:
+        raise TypeError(f"example_ids must be a 1-d integer array; found {example_ids.dtype} {example_ids.shape}.")
+    return example_ids.astype(jnp.int32).astype(jnp.uint32)
 
 
-def mix32(x: Any) -> Any:
-    """A 32-bit integer hash (Wellons' lowbias32), on NumPy or jnp uint32 arrays alike."""
-    x = x ^ (x >> 16)
-    x = x * np.uint32(0x7FEB352D)
-    x = x ^ (x >> 15)
-    x = x * np.uint32(0x846CA68B)
-    return x ^ (x >> 16)
+def _key(seed: int, stream: int) -> np.uint32:
+    with np.errstate(over="ignore"):  # uint32 arithmetic wraps around by design
+        return mix32(np.uint32(int(seed) & 0xFFFFFFFF) ^ np.uint32(stream))
 
 
-def ids32(example_ids: Any) -> Any:
-    """Example ids as uint32: ids in the int32 range as their two's complement (as on the device), others folded."""
-    if isinstance(example_ids, jax.Array):
-        if not jnp.issubdtype(example_ids.dtype, jnp.integer) or example_ids.ndim != 1:
-            raise TypeError(f"example_ids must be a 1-d integer array; found {example_ids.dtype} {example_ids.shape}.")
-        return example_ids.astype(jnp.int32).astype(jnp.uint32)
-    ids = np.asarray(example_ids)
-    if ids.ndim != 1 or not (np.issubdtype(ids.dtype, np.integer) or ids.size == 0):
-        raise TypeError(f"example_ids must be a 1-d sequence of integers; found {ids.dtype} of shape {ids.shape}.")
-    ids = ids.astype(np.int64)
-    low = ids & 0xFFFFFFFF
-    folded = np.where((ids >= -(2**31)) & (ids < 2**31), low, low ^ ((ids >> 32) & 0xFFFFFFFF))
-    return folded.astype(np.uint32)
+def _row_hashes(per_id: jax.Array, rows: int, stream: int) -> jax.Array:
+    """``(rows, n)`` hashes of per-id hashes and rows: :func:`intervals.hashes`'s expression, in ``jax.numpy``."""
+    r = jnp.arange(rows, dtype=jnp.uint32)[:, None]
+    return mix32(mix32(per_id[None, :] ^ (r * jnp.uint32(0x9E3779B9))) + jnp.uint32(stream))
 
 
 @functools.partial(jax.jit, static_argnums=(1, 2, 3))
-def _hashes(ids: jax.Array, rows: int, seed: int, stream: int) -> jax.Array:
-    with np.errstate(over="ignore"):  # uint32 arithmetic wraps around by design
-        key = mix32(np.uint32(seed & 0xFFFFFFFF) ^ np.uint32(stream))
-    per_id = mix32(ids ^ jnp.uint32(key))
-    r = jnp.arange(rows, dtype=jnp.uint32)[:, None]
-    return mix32(mix32(per_id[None, :] ^ (r * jnp.uint32(0x9E3779B9))) + jnp.uint32(stream))
+def _device_hashes(ids: jax.Array, rows: int, seed: int, stream: int) -> jax.Array:
+    # an id in the int32 range hashes as mix32(id ^ key) on the host too (its high word is 0 there)
+    return _row_hashes(mix32(ids ^ jnp.uint32(_key(seed, stream))), rows, stream)
 
 
 def hashes(example_ids: Any, rows: int, seed: int, stream: int) -> Any:
     """``(rows, n)`` uint32 hashes of ``(seed, id, row)``: a pure function of its arguments.
 
-    Computed by one jitted ``jax.numpy`` function on the host and on the device alike (uint32 arithmetic is exact);
-    NumPy ids give a NumPy array, JAX ids (or tracers) a JAX array.
+    NumPy ids (any 64-bit integers) are hashed on the host by :func:`metametric_jax.intervals.hashes`, the one home of
+    the hash; JAX ids (int32, or tracers) by the same expression in ``jax.numpy``, equal for every int32 id.
     """
-    ids = ids32(example_ids)
-    if isinstance(ids, jax.Array):
-        return _hashes(ids, int(rows), int(seed), int(stream))
-    return np.asarray(_hashes(jnp.asarray(ids), int(rows), int(seed), int(stream)))
+    if isinstance(example_ids, jax.Array):
+        return _device_hashes(_device_ids(example_ids), int(rows), int(seed), int(stream))
+    return intervals.hashes(example_ids, int(rows), int(seed), int(stream))
 
 
-# Poisson(1) quantile thresholds on 32-bit integers: weight = #{k : h >= T_k}, P(weight = k) = e^-1 / k!
-_THRESHOLDS = np.array(
-    [
-        min(2**32 - 1, math.floor(sum(math.exp(-1) / math.factorial(j) for j in range(k + 1)) * 2**32))
-        for k in range(16)
-    ],
-    dtype=np.uint32,
-)
+def _poisson_counts(h: jax.Array) -> jax.Array:
+    """Poisson(1) draws from uint32 hashes: ``#{k : h >= T_k}`` (:data:`intervals.THRESHOLDS`)."""
+    weight = jnp.zeros(h.shape, jnp.uint8)
+    for t in intervals.THRESHOLDS.tolist():  # 16 elementwise comparisons, fused into one pass
+        weight = weight + (h >= jnp.uint32(t)).astype(jnp.uint8)
+    return weight
 
 
 @functools.partial(jax.jit, static_argnums=(1, 2))
 def _poisson(ids: jax.Array, replicates: int, seed: int) -> jax.Array:
-    h = _hashes(ids, replicates, seed, _POISSON_STREAM)
-    weight = jnp.zeros(h.shape, jnp.uint8)
-    for t in _THRESHOLDS.tolist():  # 16 elementwise comparisons, fused into one pass
-        weight = weight + (h >= jnp.uint32(t)).astype(jnp.uint8)
-    return weight
+    return _poisson_counts(_device_hashes(ids, replicates, seed, POISSON_STREAM))
 
 
 def poisson_weights(example_ids: Any, replicates: int, seed: int = 0) -> Any:
     """Poisson(1) bootstrap weights, ``(replicates, n)``: a pure function of ``(seed, example id, replicate)``.
 
     Weight :math:`k` is drawn where a 32-bit hash of ``(seed, id, replicate)`` falls between the Poisson(1)
-    distribution's quantiles :math:`T_{k-1}` and :math:`T_k` (scaled to :math:`2^{32}`). NumPy ids give float64 NumPy
-    weights; JAX integer ids (on the device, also under ``jit``) give the same values as float32 JAX arrays. Ids in
-    the int32 range hash the same on both.
+    distribution's quantiles :math:`T_{k-1}` and :math:`T_k` (scaled to :math:`2^{32}`). NumPy ids (all 64 bits of
+    each id count) give float64 NumPy weights, those of :func:`metametric_jax.intervals.poisson_weights`; JAX integer
+    ids (on the device, also under ``jit``; int32) give the same values as float32 JAX arrays.
 
     >>> poisson_weights([0, 1, 2], 2, seed=0).shape
     (2, 3)
     """
-    ids = ids32(example_ids)
-    if isinstance(ids, jax.Array):
-        return _poisson(ids, int(replicates), int(seed)).astype(jnp.float32)
-    return np.asarray(_poisson(jnp.asarray(ids), int(replicates), int(seed))).astype(np.float64)
+    if isinstance(example_ids, jax.Array):
+        return _poisson(_device_ids(example_ids), int(replicates), int(seed)).astype(jnp.float32)
+    return intervals.poisson_weights(example_ids, int(replicates), int(seed))
 
 
 def swap_masks(example_ids: Any, permutations: int, seed: int = 0) -> Any:
@@ -132,17 +119,210 @@ def swap_masks(example_ids: Any, permutations: int, seed: int = 0) -> Any:
     >>> swap_masks([0, 1, 2], 4, seed=0).shape
     (4, 3)
     """
-    h = hashes(example_ids, int(permutations), int(seed), _SWAP_STREAM) >> np.uint32(31)
+    h = hashes(example_ids, int(permutations), int(seed), SWAP_STREAM) >> np.uint32(31)
     return h.astype(jnp.float32) if isinstance(h, jax.Array) else h.astype(np.float64)
 
 
-def fingerprint(example_ids: Any) -> Any:
-    """An order-independent fingerprint of the ids: the sum of 24-bit hashes (exact as a compensated pair)."""
-    h = hashes(example_ids, 1, 0, _FINGERPRINT_STREAM)[0] >> np.uint32(8)
+# ---------------------------------------------------------------------------------------------------- fingerprints
+#: the fingerprint's lanes (each a compensated sum over the examples): 24-bit hashes of the ids; two 24-bit hashes of
+#: (id, reference digest); the number of examples; the number of examples whose reference was digested
+FP_IDS, FP_REFS, FP_EXAMPLES, FP_DIGESTED = 0, slice(1, 3), 3, 4
+FP_LANES = 5
+
+
+def fingerprint(example_ids: Any, digests: np.ndarray | None = None) -> Any:
+    """The order-independent fingerprint of a batch's examples, ``(FP_LANES, 2)`` compensated pairs (merged by sum).
+
+    Lane :data:`FP_IDS` sums a 24-bit hash of each id (every path, equal on the host and on the device for int32
+    ids); lanes :data:`FP_REFS` sum two 24-bit hashes of each example's id and its reference's digest
+    (:func:`reference_digests`), when ``digests`` are given (host ids only); :data:`FP_EXAMPLES` counts the examples
+    and :data:`FP_DIGESTED` those whose reference was digested. Integer sums stay exact (compensated pairs).
+    """
+    h = hashes(example_ids, 1, 0, FINGERPRINT_STREAM)[0] >> np.uint32(8)
     if isinstance(h, jax.Array):
+        if digests is not None:
+            raise TypeError("reference digests are computed on the host, with NumPy example ids.")
         v = h.astype(jnp.float32)
-        return comp.tree_sum(jnp.stack([v, jnp.zeros_like(v)], axis=-1))
-    return comp.split(np.asarray(h, np.float64).sum())
+        zero, one = jnp.zeros_like(v), jnp.ones_like(v)
+        per_example = jnp.stack([v, zero, zero, one, zero], axis=-1)
+        return comp.tree_sum(jnp.stack([per_example, jnp.zeros_like(per_example)], axis=-1))
+    lanes = np.zeros(FP_LANES)
+    lanes[FP_IDS] = np.asarray(h, np.float64).sum()
+    lanes[FP_EXAMPLES] = h.shape[0]
+    if digests is not None:
+        d = np.asarray(digests, np.uint64)
+        if d.shape != h.shape:
+            raise ValueError(f"one reference digest per example is needed; found {d.shape} for {h.shape[0]} ids.")
+        low, high = (d & np.uint64(0xFFFFFFFF)).astype(np.uint32), (d >> np.uint64(32)).astype(np.uint32)
+        a = intervals.id_hashes(example_ids, 1, FINGERPRINT_STREAM)
+        b = intervals.id_hashes(example_ids, 2, FINGERPRINT_STREAM)
+        with np.errstate(over="ignore"):
+            first = mix32(a ^ mix32(low ^ mix32(high ^ np.uint32(0x2545F491))))
+            second = mix32(b ^ mix32(high ^ mix32(low ^ np.uint32(0x9E3779B9))))
+        lanes[1] = (first >> np.uint32(8)).astype(np.float64).sum()
+        lanes[2] = (second >> np.uint32(8)).astype(np.float64).sum()
+        lanes[FP_DIGESTED] = h.shape[0]
+    return comp.split(lanes)
+
+
+# the canonical encoding of a reference: one encoder per type (found once per type), each self-delimiting
+_Encoder = Callable[[Any, bytearray], None]
+
+
+def _encode(x: Any, out: bytearray) -> None:
+    """Append a canonical, self-delimiting encoding of ``x`` to ``out`` (the same bytes in every process)."""
+    encoder = _ENCODERS.get(type(x))
+    if encoder is None:
+        encoder = _ENCODERS[type(x)] = _encoder_for(type(x))
+    encoder(x, out)
+
+
+def _encoded(x: Any) -> bytes:
+    out = bytearray()
+    _encode(x, out)
+    return bytes(out)
+
+
+def _none(x: Any, out: bytearray) -> None:
+    out += b"N"
+
+
+def _bool(x: Any, out: bytearray) -> None:
+    out += b"B1" if x else b"B0"
+
+
+def _int(x: Any, out: bytearray) -> None:
+    out += b"I%d;" % int(x)
+
+
+def _float(x: Any, out: bytearray) -> None:
+    out += b"F" + _struct.pack("<d", float(x))
+
+
+def _str(x: str, out: bytearray) -> None:
+    data = x.encode("utf-8", "surrogatepass")
+    out += b"S%d:" % len(data)
+    out += data
+
+
+def _bytes(x: Any, out: bytearray) -> None:
+    out += b"Y%d:" % len(x)
+    out += bytes(x)
+
+
+def _sequence(tag: bytes) -> _Encoder:
+    def encode(x: Any, out: bytearray) -> None:
+        out += b"%s%d:" % (tag, len(x))
+        for item in x:
+            _encode(item, out)
+
+    return encode
+
+
+def _sorted(tag: bytes, items: list[bytes], out: bytearray) -> None:
+    out += b"%s%d:" % (tag, len(items))
+    for item in sorted(items):
+        out += item
+
+
+def _set(x: Any, out: bytearray) -> None:
+    _sorted(b"E", [_encoded(item) for item in x], out)
+
+
+def _mapping(x: Any, out: bytearray) -> None:
+    _sorted(b"D", [_encoded(k) + _encoded(v) for k, v in x.items()], out)
+
+
+def _array(x: Any, out: bytearray) -> None:
+    arr = np.ascontiguousarray(np.asarray(x))
+    if arr.dtype == object:
+        out += b"O%s:" % repr(arr.shape).encode()
+        for item in arr.ravel().tolist():
+            _encode(item, out)
+        return
+    data = arr.tobytes()
+    out += b"A%s%s%d:" % (arr.dtype.str.encode(), repr(arr.shape).encode(), len(data))
+    out += data
+
+
+def _object(cls: type, names: list[str] | None) -> _Encoder:
+    """Objects by class name and fields (``names``; ``None``: the instance's attributes, sorted)."""
+    name = cls.__qualname__.encode("utf-8")
+    keys = None if names is None else [(k, _encoded(k)) for k in names]
+
+    def encode(x: Any, out: bytearray) -> None:
+        fields = keys if keys is not None else [(k, _encoded(k)) for k in sorted(_attributes(x))]
+        out += b"C%d:%s%d:" % (len(name), name, len(fields))
+        for key, encoded_key in fields:
+            out += encoded_key
+            _encode(getattr(x, key), out)
+
+    return encode
+
+
+def _attributes(x: Any) -> list[str]:
+    """The attribute names of an object without a repr of its own (its ``__dict__``, else its slots)."""
+    if hasattr(x, "__dict__"):
+        return list(vars(x))
+    names: list[str] = []
+    for c in type(x).__mro__:
+        slots = c.__dict__.get("__slots__", ())
+        names.extend([slots] if isinstance(slots, str) else slots)
+    return [k for k in dict.fromkeys(names) if hasattr(x, k)]
+
+
+def _repr(x: Any, out: bytearray) -> None:
+    text = f"{type(x).__qualname__}:{x!r}".encode("utf-8", "surrogatepass")
+    out += b"R%d:" % len(text)
+    out += text
+
+
+def _encoder_for(cls: type) -> _Encoder:
+    if cls is type(None):
+        return _none
+    if issubclass(cls, (bool, np.bool_)):
+        return _bool
+    if issubclass(cls, (int, np.integer)):
+        return _int
+    if issubclass(cls, (float, np.floating)):
+        return _float
+    if issubclass(cls, str):
+        return _str
+    if issubclass(cls, (bytes, bytearray)):
+        return _bytes
+    if issubclass(cls, (list, tuple)):
+        return _sequence(b"L" if issubclass(cls, list) else b"T")
+    if issubclass(cls, (set, frozenset)):
+        return _set
+    if issubclass(cls, Mapping):
+        return _mapping
+    if dataclasses.is_dataclass(cls):
+        return _object(cls, [f.name for f in dataclasses.fields(cls)])
+    if issubclass(cls, (np.ndarray, jax.Array)):
+        return _array
+    if cls.__repr__ is object.__repr__:  # the default repr names an address: the attributes instead
+        return _object(cls, None)
+    return _repr
+
+
+_ENCODERS: dict[type, _Encoder] = {}
+
+
+def reference_digests(references: Sequence[Any]) -> np.ndarray:
+    """A 64-bit digest of each reference, uint64 ``(n,)``: the same in every process (never Python's ``hash``).
+
+    The digest is BLAKE2b of a canonical encoding: dataclasses by class name and fields, lists and tuples in order,
+    sets, frozensets and mappings by their items' sorted encodings, strings, bytes and numbers by type and value,
+    NumPy arrays by dtype, shape and bytes, anything else by its class name and ``repr``.
+
+    >>> d = reference_digests([frozenset({"a", "b"}), frozenset({"b", "a"}), ["a", "b"]])
+    >>> bool(d[0] == d[1]), bool(d[0] == d[2])
+    (True, False)
+    """
+    out = np.empty(len(references), np.uint64)
+    for i, ref in enumerate(references):
+        out[i] = int.from_bytes(hashlib.blake2b(_encoded(ref), digest_size=8).digest(), "little")
+    return out
 
 
 # ---------------------------------------------------------------------------------------------------- the metric
@@ -169,17 +349,18 @@ def from_totals(metric: Any, totals: Any) -> Any:
 def weighted_sums(rows: Any, base: np.ndarray | None, example_ids: Any, replicates: int, seed: int) -> tuple[Any, Any]:
     """The plain sums (``base`` weights, or 1; float64) and the ``replicates`` bootstrap sums of every member's rows.
 
-    The replicate sums ``(poisson_weights(ids) * base) @ rows`` are one jitted float32 product (the weights never
-    leave the device): integer totals are exact below 2**24 per batch, other sums to float32 rounding. Members' rows
-    are concatenated so that the product runs once for a suite.
+    The replicate sums ``(poisson_weights(ids) * base) @ rows`` are one jitted float32 product: each id's hash
+    (:func:`metametric_jax.intervals.id_hashes`, all 64 bits of the id) is computed on the host, the weights from it
+    on the device, where they stay. Integer totals are exact below 2**24 per batch, other sums to float32 rounding.
+    Members' rows are concatenated so that the product runs once for a suite.
     """
     leaves, treedef = jax.tree.flatten(rows)
     widths = [leaf.shape[1] for leaf in leaves]
     block = np.concatenate(leaves, axis=1) if len(leaves) > 1 else leaves[0]
     plain = block.sum(axis=0) if base is None else base @ block
     scale = np.ones(block.shape[0], np.float32) if base is None else np.asarray(base, np.float32)
-    ids = jnp.asarray(ids32(example_ids))
-    reps = np.asarray(_replicate_product(ids, block.astype(np.float32), scale, int(replicates), int(seed)), np.float64)
+    per_id = jnp.asarray(intervals.id_hashes(example_ids, int(seed), POISSON_STREAM))
+    reps = np.asarray(_replicate_product(per_id, block.astype(np.float32), scale, int(replicates)), np.float64)
     cuts = np.cumsum(widths)[:-1]
     return (
         jax.tree.unflatten(treedef, np.split(plain, cuts, axis=-1)),
@@ -187,9 +368,9 @@ def weighted_sums(rows: Any, base: np.ndarray | None, example_ids: Any, replicat
     )
 
 
-@functools.partial(jax.jit, static_argnums=(3, 4))
-def _replicate_product(ids: jax.Array, block: jax.Array, scale: jax.Array, replicates: int, seed: int) -> jax.Array:
-    weights = _poisson(ids, replicates, seed).astype(jnp.float32) * scale[None, :]
+@functools.partial(jax.jit, static_argnums=(3,))
+def _replicate_product(per_id: jax.Array, block: jax.Array, scale: jax.Array, replicates: int) -> jax.Array:
+    weights = _poisson_counts(_row_hashes(per_id, replicates, POISSON_STREAM)).astype(jnp.float32) * scale[None, :]
     return jnp.matmul(weights, block, precision=jax.lax.Precision.HIGHEST)
 
 
@@ -281,8 +462,110 @@ class Positions:
         return ids
 
 
+class IdSet:
+    """The example ids a state built on the host holds: kept beside the pytree, so JAX transformations drop it.
+
+    Sorted int64 runs of geometrically decreasing sizes: merging a stream of batches one by one into an accumulator
+    of ``n`` examples copies each id O(log n) times, and each check searches the smaller side's ids in the other's
+    runs.
+
+    Attributes:
+        runs: sorted, disjoint int64 arrays whose union is the set.
+        positional: whether every id is a running position (ids given to ``from_model_output`` without
+            ``example_ids``).
+    """
+
+    def __init__(self, runs: tuple[np.ndarray, ...] = (), positional: bool = True) -> None:
+        self.runs = runs
+        self.positional = positional
+
+    @classmethod
+    def of(cls, ids: np.ndarray, positional: bool = False) -> IdSet:
+        """The set of ``ids`` (distinct; see :func:`check_unique`)."""
+        run = np.sort(np.asarray(ids, np.int64))
+        return cls((run,) if run.size else (), positional)
+
+    def __len__(self) -> int:
+        return sum(r.size for r in self.runs)
+
+    def ids(self) -> np.ndarray:
+        """Every id, sorted."""
+        return np.sort(np.concatenate(self.runs)) if self.runs else np.zeros(0, np.int64)
+
+    def common(self, other: IdSet) -> int | None:
+        """An id in both sets (the smallest of the first pair of runs that share one), or ``None``."""
+        for mine in self.runs:
+            for theirs in other.runs:
+                small, big = (mine, theirs) if mine.size <= theirs.size else (theirs, mine)
+                at = np.minimum(np.searchsorted(big, small), big.size - 1)
+                hit = big[at] == small
+                if hit.any():
+                    return int(small[np.argmax(hit)])
+        return None
+
+    def union(self, other: IdSet) -> IdSet:
+        """The union of two disjoint sets (runs merged while the smallest is at least half the next one)."""
+        runs = sorted([*self.runs, *other.runs], key=len, reverse=True)
+        while len(runs) > 1 and 2 * runs[-1].size >= runs[-2].size:
+            small, big = runs.pop(), runs.pop()
+            runs.append(np.sort(np.concatenate([big, small]), kind="stable"))
+            runs.sort(key=len, reverse=True)
+        return IdSet(tuple(runs), self.positional and other.positional)
+
+
+#: the attribute of a state holding its :class:`IdSet` (absent on states that went through jit or the device)
+_ID_ATTRIBUTE = "example_id_set"
+
+
+def ids_held(state: Any) -> IdSet | None:
+    """The example ids a state holds, or ``None`` when unknown (built under ``jit``, on the device, or restored)."""
+    held = getattr(state, _ID_ATTRIBUTE, None)
+    return held if isinstance(held, IdSet) else None
+
+
+def with_ids(state: Any, ids: IdSet | None) -> Any:
+    """``state`` holding ``ids`` (an attribute beside the pytree; not on traced states)."""
+    if ids is not None and not any(isinstance(x, jax.core.Tracer) for x in jax.tree.leaves(state)):
+        object.__setattr__(state, _ID_ATTRIBUTE, ids)
+    return state
+
+
+def merged_ids(a: Any, b: Any, name: str) -> IdSet | None:
+    """The ids of ``a.merge(b)``: refuses an id held by both; ``None`` when either side's ids are unknown."""
+    ia, ib = ids_held(a), ids_held(b)
+    if ia is None or ib is None:
+        return None
+    shared = ia.common(ib)
+    if shared is not None:
+        cause = (
+            " Both states' ids are running positions: reset_positions() was called between them."
+            if ia.positional and ib.positional
+            else ""
+        )
+        raise ValueError(
+            f"{name}: example id {shared} is in both merged states; example ids must be unique across the whole "
+            "evaluation. Use global ids (e.g. offset each batch's ids by the batch start, not "
+            "np.arange(len(batch))) or omit example_ids to use running positions; reset_positions() restarts "
+            f"those for a new stream (such as another system's examples), never between the batches of one.{cause}"
+        )
+    return ia.union(ib)
+
+
+def check_unique(ids: np.ndarray, name: str) -> None:
+    """Refuse ids given to more than one example of a batch, naming one."""
+    if ids.size < 2:
+        return
+    ordered = np.sort(ids)
+    same = np.flatnonzero(ordered[1:] == ordered[:-1])
+    if same.size:
+        raise ValueError(
+            f"{name}: example id {ordered[same[0]]} is given to more than one example; example ids must be unique, "
+            "one per example (a document, sentence or graph index), or omitted to use running positions."
+        )
+
+
 def example_ids_of(cls: Any, example_ids: Any, n: int) -> np.ndarray:
-    """The batch's example ids: given ones checked, else the class's running positions."""
+    """The batch's example ids (int64): given ones checked (shape, integers, unique), else the running positions."""
     if example_ids is None:
         return cls.positions.take(n)
     ids = np.asarray(example_ids)
@@ -290,8 +573,11 @@ def example_ids_of(cls: Any, example_ids: Any, n: int) -> np.ndarray:
         raise ValueError(
             f"{cls.resampling.name}: example_ids must have one integer per example, shape ({n},); found {ids.shape}."
         )
-    ids32(ids)
-    return ids.astype(np.int64)
+    if not (np.issubdtype(ids.dtype, np.integer) or ids.size == 0):
+        raise TypeError(f"example_ids must be a 1-d sequence of integers; found {ids.dtype} of shape {ids.shape}.")
+    ids = ids.astype(np.int64)
+    check_unique(ids, cls.resampling.name)
+    return ids
 
 
 def zero_rows(metric: Any) -> Any:
@@ -305,7 +591,7 @@ _INT32 = np.iinfo(np.int32)
 
 
 def device_ids(example_ids: Any, n: int, name: str) -> jax.Array:
-    """Example ids as int32 (checked: one integer per example, in the int32 range when concrete)."""
+    """Example ids as int32 (checked: one integer per example; when concrete, in the int32 range and unique)."""
     concrete = not isinstance(example_ids, jax.core.Tracer)
     ids = np.asarray(example_ids) if concrete else example_ids
     if tuple(ids.shape) != (n,):
@@ -316,6 +602,8 @@ def device_ids(example_ids: Any, n: int, name: str) -> jax.Array:
         raise ValueError(
             f"{name}: on the device example_ids must lie in the int32 range; found {ids.min()}..{ids.max()}."
         )
+    if concrete:
+        check_unique(np.asarray(ids, np.int64), name)
     return jnp.asarray(ids, jnp.int32)
 
 

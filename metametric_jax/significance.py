@@ -33,10 +33,21 @@ encoded_b, weights=None, *, example_ids)`` with both systems encoded with one vo
 On the device, sums of integers (counts) equal the host's and other sums agree to float32 rounding.
 
 The unit of resampling is the example given to ``from_model_output``: the document for coreference, the sentence for
-NER, the graph pair for AMR. ``example_ids`` are integers (document or sentence indices); when omitted they are the
-running position of the examples given to the class's ``from_model_output`` since it was made (or since
-``reset_positions()``). The state carries an order-independent fingerprint of the ids it has seen (it merges by
-addition), so comparing two systems scored on different examples is refused.
+NER, the graph pair for AMR. ``example_ids`` are integers (document or sentence indices; on the host all 64 bits
+count, on the device they are int32), one per example and unique across the whole evaluation: an id given to two
+examples of a call is refused, naming it, and so is a merge of two states that hold the same id (the
+``np.arange(len(batch))`` slip: use global ids, offset by the batch start). That merge check is exact for states
+built on the host (and on the device from concrete ids), which hold their ids beside the pytree; JAX transformations
+drop them, so states that went through ``jit`` or ``pmap`` merge unchecked. When omitted, the ids are the running
+position of the examples given to the class's ``from_model_output`` since it was made (or since
+``reset_positions()``): the default for one stream; call ``reset_positions()`` before a second stream (another
+system's examples) or pass ``example_ids``.
+
+The state carries an order-independent fingerprint of its examples (it merges by addition): of the ids, and on the
+host and callback paths of each example's reference too (a canonical 64-bit digest, the same in every process:
+:func:`metametric_jax.resampling.reference_digests`). :func:`paired_bootstrap` refuses two systems scored on
+different examples, and two systems whose references differ under the same ids (a system fed in another order under
+the same ids). The device-native path fingerprints the ids only.
 
 Example:
     >>> from metametric_jax import dsl, make_metric
@@ -86,7 +97,15 @@ class BootstrapState(struct.PyTreeNode):
     Attributes:
         plain: the resampled metric's state over the examples (its ``compute()`` is the estimate).
         replicas: the same metric's states of the ``B`` replicates, stacked along a leading axis.
-        fingerprint: the sum of the example ids' hashes (a compensated pair): equal fingerprints, same examples.
+        fingerprint: order-independent sums over the examples (compensated pairs, see
+            :func:`metametric_jax.resampling.fingerprint`): hashes of the ids, hashes of each id with its reference's
+            digest, the number of examples: equal fingerprints, same examples against the same references.
+
+    A state built on the host (or on the device from concrete ids, outside ``jit``) also holds the set of its example
+    ids beside the pytree (:func:`metametric_jax.resampling.ids_held`); ``merge`` refuses two states that hold the
+    same id. JAX transformations drop that set: states that went through ``jit``, ``pmap``, a checkpoint or
+    ``reduce()`` merge without that check (on the device path duplicates across states are not detected; the
+    fingerprint still refuses a paired test of two systems scored on different examples).
     """
 
     plain: Any
@@ -102,11 +121,21 @@ class BootstrapState(struct.PyTreeNode):
         cfg = cls.resampling
         m = cfg.metric
         reps = jax.tree.map(lambda x: np.zeros((cfg.samples, x.shape[-1]), np.float64), resampling.zero_rows(m))
-        return cls(plain=m.empty(), replicas=resampling.from_totals(m, reps), fingerprint=jnp.zeros((2,), jnp.float32))
+        state = cls(
+            plain=m.empty(),
+            replicas=resampling.from_totals(m, reps),
+            fingerprint=jnp.zeros((resampling.FP_LANES, 2), jnp.float32),
+        )
+        return resampling.with_ids(state, resampling.IdSet())
 
     @classmethod
     def reset_positions(cls) -> None:
-        """Restart the running example position used when ``example_ids`` are omitted."""
+        """Restart the running example position used when ``example_ids`` are omitted.
+
+        Call it before each new stream of examples scored without ids, such as a second system's predictions for
+        :func:`paired_bootstrap`; never between the batches of one stream (their states would hold the same ids and
+        refuse to merge).
+        """
         cls.positions.next = 0
 
     @classmethod
@@ -126,12 +155,20 @@ class BootstrapState(struct.PyTreeNode):
             predictions: predicted structures, one per example; or, with ``decode``, arrays with a leading batch axis.
             references: reference structures, same length (or arrays, with ``decode``).
             weights: optional non-negative per-example weights (multiplied into every replicate's weights).
-            example_ids: one integer per example (default on the host: the running position, see the module
-                docstring; required inside ``jit``).
+            example_ids: one integer per example, unique across the whole evaluation (all 64 bits count on the
+                host); default on the host: the running position, see the module docstring; required inside
+                ``jit``.
             decode: host function from one example's arrays to a structure (the callback path, usable inside
                 ``jax.jit`` / ``pmap``; see :mod:`metametric_jax.jit`).
             decode_references: the same for the references (default ``decode``).
+
+        Raises:
+            ValueError: if an id is given to two examples (on the callback path inside ``jit``: when the callback
+                runs, as a runtime error carrying this message), or on bad weights or lengths.
+            TypeError: if the ids are not integers, or a structure (or a decode function's result) has the wrong
+                type.
         """
+        positional = example_ids is None
         if decode is not None or decode_references is not None:
             from metametric_jax.jit import callback_state
 
@@ -143,16 +180,24 @@ class BootstrapState(struct.PyTreeNode):
                     )
                 example_ids = cls.positions.take(int(np.shape(leaves[0])[0]) if leaves else 0)
             extra = {"example_ids": example_ids}
-            return callback_state(cls, predictions, references, weights, decode, decode_references, extra)
+            state = callback_state(cls, predictions, references, weights, decode, decode_references, extra)
+            if isinstance(example_ids, jax.core.Tracer):
+                return state
+            return resampling.with_ids(state, resampling.IdSet.of(np.asarray(example_ids, np.int64), positional))
         check_batch(predictions, references, cls.resampling.name)
         ids = resampling.example_ids_of(cls, example_ids, len(predictions))
-        return cls.from_sums(cls.host_batch_sums(predictions, references, weights, example_ids=ids))
+        state = cls.from_sums(cls.host_batch_sums(predictions, references, weights, example_ids=ids))
+        return resampling.with_ids(state, resampling.IdSet.of(ids, positional))
 
     @classmethod
     def host_batch_sums(
         cls, predictions: Sequence[Any], references: Sequence[Any], weights: Any = None, *, example_ids: Any
     ) -> dict[str, Any]:
-        """The state's sums of a batch of structures, on the host (NumPy; what the callback path computes)."""
+        """The state's sums of a batch of structures, on the host (NumPy; what the callback path computes).
+
+        The fingerprint digests each reference (:func:`metametric_jax.resampling.reference_digests`), so a paired
+        test refuses two systems whose references differ for the same id.
+        """
         cfg = cls.resampling
         check_batch(predictions, references, cfg.name)
         n = len(predictions)
@@ -163,7 +208,7 @@ class BootstrapState(struct.PyTreeNode):
         return {
             "plain": resampling.sums_from_totals(cfg.metric, plain),
             "replicas": resampling.sums_from_totals(cfg.metric, replicas),
-            "fingerprint": resampling.fingerprint(ids),
+            "fingerprint": resampling.fingerprint(ids, resampling.reference_digests(references)),
         }
 
     @classmethod
@@ -174,7 +219,7 @@ class BootstrapState(struct.PyTreeNode):
         return {
             "plain": plain,
             "replicas": jax.tree.map(lambda x: jax.ShapeDtypeStruct((cfg.samples, *x.shape), x.dtype), plain),
-            "fingerprint": jax.ShapeDtypeStruct((2,), jnp.float32),
+            "fingerprint": jax.ShapeDtypeStruct((resampling.FP_LANES, 2), jnp.float32),
         }
 
     @classmethod
@@ -191,9 +236,13 @@ class BootstrapState(struct.PyTreeNode):
     def from_records(cls: type[B], encoded: Any, weights: Any = None, *, example_ids: Any) -> B:
         """The device-native state of a batch of encoded records (jittable; see :mod:`metametric_jax.device`).
 
-        The replicate weights are computed on the device from ``example_ids`` (integers in the int32 range, checked
-        when concrete, as are the weights) with the same hash as on the host; sums are float32 products at full
-        precision, equal to the host path to float32 rounding (counts exactly).
+        The replicate weights are computed on the device from ``example_ids`` (integers in the int32 range) with the
+        same hash as on the host; sums are float32 products at full precision, equal to the host path to float32
+        rounding (counts exactly). Concrete ids are checked (integers, int32, unique within the batch), as are
+        the weights, and the state then holds them (``merge`` refuses an id held twice); traced ids (inside
+        ``jit``) are not checked for repeats, within the batch or across states. The fingerprint covers the ids
+        only: the encoded records are not digested (their codes depend on the vocabulary), so a paired test of a
+        device state checks that both systems saw the same ids, not the same references.
         """
         from metametric_jax.device import device_stats
 
@@ -208,27 +257,38 @@ class BootstrapState(struct.PyTreeNode):
         base = jnp.ones((n,), jnp.float32) if w is None else w
         reps = poisson_weights(ids, cfg.samples, cfg.seed) * base[None, :]
         exact = jax.lax.Precision.HIGHEST  # full float32 products on every backend (no TF32 or bfloat16 passes)
-        return cls.from_sums(
+        state = cls.from_sums(
             {
                 "plain": m.sums_from_totals(jnp.matmul(base, rows, precision=exact)),
                 "replicas": m.sums_from_totals(jnp.matmul(reps, rows, precision=exact)),
                 "fingerprint": resampling.fingerprint(ids),
             }
         )
+        if isinstance(example_ids, jax.core.Tracer):
+            return state
+        return resampling.with_ids(state, resampling.IdSet.of(np.asarray(example_ids, np.int64)))
 
     def merge(self: B, other: B) -> B:
-        """Leafwise addition (the plain state, every replicate, the fingerprint)."""
+        """Leafwise addition (the plain state, every replicate, the fingerprint).
+
+        Raises:
+            TypeError: if ``other`` is not a state of the same class.
+            ValueError: if both states hold the same example id (known exactly for states built on the host; see the
+                class docstring for states that went through ``jit`` or the device).
+        """
         if not isinstance(other, BootstrapState) or other.resampling is not self.resampling:
             raise TypeError(f"Cannot merge {type(other).__name__} into a bootstrap state of {self.resampling.name}.")
-        return self.replace(
+        ids = resampling.merged_ids(self, other, f"{self.resampling.name} bootstrap merge")
+        merged = self.replace(
             plain=self.plain.merge(other.plain),
             replicas=self.replicas.merge(other.replicas),
             fingerprint=comp.add(self.fingerprint, other.fingerprint),
         )
+        return resampling.with_ids(merged, ids)
 
     def reduce(self: B) -> B:
         """Merge states stacked along the leading axis (``all_gather(state).reduce()``)."""
-        if self.fingerprint.ndim == 1:
+        if self.fingerprint.ndim == 2:
             return self
         tree = {"plain": self.plain, "replicas": self.replicas, "fingerprint": self.fingerprint}
         return self.replace(**resampling.reduce_leading(tree))
@@ -300,13 +360,31 @@ def _check_pair(a: Any, b: Any, cls: type, what: str) -> None:
             f"{what}: the states resample different metrics or settings ({ca.name}, B={ca.samples}, seed={ca.seed} "
             f"vs {cb.name}, B={cb.samples}, seed={cb.seed}); build both with one bootstrap(...) class."
         )
-    fa, fb = np.asarray(a.fingerprint, np.float64).sum(), np.asarray(b.fingerprint, np.float64).sum()
-    na = _count(a.plain)
-    nb = _count(b.plain)
-    if fa != fb or na != nb:
+    fa = np.asarray(a.fingerprint, np.float64).sum(axis=-1)  # each lane's exact value (hi + lo)
+    fb = np.asarray(b.fingerprint, np.float64).sum(axis=-1)
+    na, nb = _count(a.plain), _count(b.plain)
+    ids, examples = resampling.FP_IDS, resampling.FP_EXAMPLES
+    if fa[ids] != fb[ids] or fa[examples] != fb[examples] or na != nb:
+        held = [resampling.ids_held(s) for s in (a, b)]
+        running = all(h is not None and len(h) and h.positional for h in held)
+        cause = (
+            " Both were scored without example_ids, and a class's running positions continue from one system's "
+            "examples to the next's: call reset_positions() before scoring each system, or pass example_ids."
+            if running
+            else " Without example_ids, call reset_positions() before scoring each system (a class's running "
+            "positions continue from one system to the next), or pass the same example_ids to both."
+        )
         raise ValueError(
-            f"{what}: the two systems were scored on different examples (example-id fingerprints {fa:.0f} vs {fb:.0f},"
-            f" {na:g} vs {nb:g} examples); score both on the same examples with the same example_ids."
+            f"{what}: the two systems were scored on different examples (example-id fingerprints {fa[ids]:.0f} vs "
+            f"{fb[ids]:.0f}, {fa[examples]:.0f} vs {fb[examples]:.0f} examples, weighted counts {na:g} vs {nb:g}); "
+            f"score both on the same examples with the same example_ids.{cause}"
+        )
+    digested = fa[resampling.FP_DIGESTED] == fa[examples] and fb[resampling.FP_DIGESTED] == fb[examples]
+    if digested and not np.array_equal(fa[resampling.FP_REFS], fb[resampling.FP_REFS]):
+        raise ValueError(
+            f"{what}: the two systems were scored against different references under the same example ids (the "
+            "fingerprints of the references differ); give each example the same id and reference for both systems "
+            "(a system fed in another order under the same ids would be paired with the wrong examples)."
         )
 
 
@@ -323,7 +401,9 @@ def paired_bootstrap(state_a: BootstrapState, state_b: BootstrapState) -> Any:
         per figure ``{"delta", "low", "high", "p_value"}`` (the structure of the metric's ``compute()``).
 
     Raises:
-        ValueError: if the states differ in metric, replicates or seed, or were scored on different examples.
+        ValueError: if the states differ in metric, replicates or seed, were scored on different examples, or (both
+            with every reference digested: the host and callback paths) against different references under the same
+            ids. The message that refuses a second system scored on running positions names ``reset_positions()``.
     """
     _check_pair(state_a, state_b, BootstrapState, "paired_bootstrap")
     cfg = state_a.resampling

@@ -72,7 +72,7 @@ def batches(draw, codes: int = 2):
     ids = draw(
         st.one_of(
             st.lists(st.integers(-(2**31), 2**31 - 1), min_size=n, max_size=n, unique=True),
-            st.lists(st.integers(0, 2), min_size=n, max_size=n),  # duplicate ids
+            st.lists(st.integers(0, n), min_size=n, max_size=n, unique=True),  # dense ids (repeats are refused)
         )
     )
     weights = draw(st.one_of(st.none(), st.lists(st.sampled_from([0.0, 0.5, 1.0, 2.0, 3.0]), min_size=n, max_size=n)))
