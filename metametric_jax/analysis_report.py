@@ -14,7 +14,11 @@ are the JSON's (rounded for display; the HTML keeps each number's full value in 
 The JSON (``"version": 1``): ``{"version", "task", "systems", "baseline", "references", "unit", "n", "samples",
 "seed", "scale", "correction": {"method", "description", "statistic", "family", "tests", "floor", "min_units",
 "figures"}, "titles", "analyses": {ANALYSIS: {BUCKET: {"count", "units", "figures": [one {figure: value} per
-system], "test" | "tests"}}, "errors"?, "confusion"?}, "notes", "warnings"}``; see :mod:`metametric_jax.analysis`.
+system], "test" | "tests"}}, "errors"?, "confusion"?, TABLE...}, "notes", "warnings"}``; see
+:mod:`metametric_jax.analysis`. ``confusion`` may name its ``title`` and ``description`` (NER's type confusion
+otherwise). A *table* section (``{"title", "description"?, "columns": [...], "rows": [[...], ...]}``: EVALB's
+per-sentence table, per-query wins and losses) is shown as it is, its numbers as the bucket tables show theirs
+(integers as they are, fractions at the report's scale).
 """
 
 from __future__ import annotations
@@ -27,7 +31,18 @@ import re
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-__all__ = ["CSP", "dumps", "tables", "html", "latex", "charts", "bucketed", "system_names"]
+__all__ = [
+    "CSP",
+    "dumps",
+    "tables",
+    "html",
+    "latex",
+    "charts",
+    "bucketed",
+    "table_sections",
+    "is_table",
+    "system_names",
+]
 
 #: the page's Content-Security-Policy: nothing may be loaded from anywhere
 CSP = "default-src 'none'; style-src 'unsafe-inline'; script-src 'unsafe-inline'; img-src data:"
@@ -56,9 +71,37 @@ def system_names(report: Mapping[str, Any]) -> list[str]:
     return [chr(ord("A") + k) if k < 26 else f"S{k + 1}" for k in range(n)]
 
 
+def is_table(section: Any) -> bool:
+    """Whether an analysis is a table section (``columns`` and ``rows`` lists) rather than buckets."""
+    return (
+        isinstance(section, Mapping)
+        and isinstance(section.get("columns"), list)
+        and isinstance(section.get("rows"), list)
+    )
+
+
 def bucketed(report: Mapping[str, Any]) -> list[str]:
     """The names of the report's bucketed (tested) analyses, in order."""
-    return [name for name in report["analyses"] if name not in _SPECIAL]
+    return [name for name, v in report["analyses"].items() if name not in _SPECIAL and not is_table(v)]
+
+
+def table_sections(report: Mapping[str, Any]) -> list[str]:
+    """The names of the report's table sections, in order."""
+    return [name for name, v in report["analyses"].items() if name not in _SPECIAL and is_table(v)]
+
+
+_CONFUSION = "Type confusion: gold (rows) x predicted (columns), entities of the same bounds"
+
+
+def _shown(value: Any, scale: float) -> str:
+    """A table section's cell as shown: integers as they are, fractions at the report's scale, text as it is."""
+    if value is None or isinstance(value, bool):
+        return "–" if value is None else str(value)
+    if isinstance(value, int):
+        return str(value)
+    if isinstance(value, float):
+        return _fmt(value, scale)
+    return str(value)
 
 
 def _flat(tree: Any, prefix: str = "") -> dict[str, Any]:
@@ -178,13 +221,21 @@ def tables(report: Mapping[str, Any]) -> list[Any]:
     conf = report["analyses"].get("confusion")
     if conf:
         for s, matrix in zip(names, conf["matrices"]):
-            table = Table(title=f"Confusion, system {s}: gold (rows) x predicted (columns), same bounds")
+            table = Table(title=f"{conf.get('title', _CONFUSION)}, system {s}")
             table.add_column("gold \\ predicted")
             for c in conf["predicted"]:
                 table.add_column(c, justify="right")
             for g, row in zip(conf["gold"], matrix):
                 table.add_row(g, *(str(x) for x in row))
             out.append(table)
+    for name in table_sections(report):
+        section = report["analyses"][name]
+        table = Table(title=f"{section.get('title', name)} ({name})")
+        for c in section["columns"]:
+            table.add_column(str(c), justify="left" if c == section["columns"][0] else "right")
+        for row in section["rows"]:
+            table.add_row(*(_shown(x, scale) for x in row))
+        out.append(table)
     return out
 
 
@@ -388,6 +439,8 @@ def html(report: Mapping[str, Any], *, title: str | None = None) -> str:
     conf = report["analyses"].get("confusion")
     if conf:
         parts += _html_confusion(conf, names)
+    for name in table_sections(report):
+        parts += _html_table(name, report["analyses"][name], scale)
     parts.append(f"<script>{_SCRIPT}</script>")
     parts.append("</body>")
     parts.append("</html>")
@@ -455,10 +508,13 @@ def _html_errors(errors: Mapping[str, Any], names: Sequence[str], scale: float, 
 
 
 def _html_confusion(conf: Mapping[str, Any], names: Sequence[str]) -> list[str]:
-    out = [
-        '<section id="analysis-confusion">',
-        "<h2>Type confusion <small>(gold rows × predicted columns, entities of the same bounds)</small></h2>",
-    ]
+    if "title" in conf:
+        heading = f"<h2>{_e(conf['title'])}</h2>"
+        if conf.get("description"):
+            heading += f'<p class="note">{_e(conf["description"])}</p>'
+    else:
+        heading = "<h2>Type confusion <small>(gold rows × predicted columns, entities of the same bounds)</small></h2>"
+    out = ['<section id="analysis-confusion">', heading]
     for s, (n, matrix) in enumerate(zip(names, conf["matrices"])):
         out.append(f"<h3>System {_e(n)}</h3>")
         out.append(f'<table data-analysis="confusion" data-system="{s}">')
@@ -469,6 +525,27 @@ def _html_confusion(conf: Mapping[str, Any], names: Sequence[str]) -> list[str]:
             out.append("<tr>" + "".join(cells) + "</tr>")
         out += ["</tbody>", "</table>"]
     out.append("</section>")
+    return out
+
+
+def _html_table(name: str, section: Mapping[str, Any], scale: float) -> list[str]:
+    out = [
+        f'<section id="analysis-{_e(name)}">',
+        f"<h2>{_e(section.get('title', name))} <small>({_e(name)})</small></h2>",
+    ]
+    if section.get("description"):
+        out.append(f'<p class="note">{_e(section["description"])}</p>')
+    out.append(f'<table class="sortable" data-analysis="{_e(name)}">')
+    out.append("<thead><tr>" + "".join(f"<th>{_e(h)}</th>" for h in section["columns"]) + "</tr></thead><tbody>")
+    for i, row in enumerate(section["rows"]):
+        cells = []
+        for j, x in enumerate(row):
+            if x is None or isinstance(x, (int, float)) and not isinstance(x, bool):
+                cells.append(_cell(_shown(x, scale), f"{name}/rows/{i}/{j}", x))
+            else:
+                cells.append(_cell(_shown(x, scale)))
+        out.append("<tr>" + "".join(cells) + "</tr>")
+    out += ["</tbody>", "</table>", "</section>"]
     return out
 
 
@@ -555,6 +632,31 @@ def latex(report: Mapping[str, Any]) -> str:
             for g, row in zip(conf["gold"], matrix):
                 lines.append(" & ".join([_tex(g), *(str(x) for x in row)]) + r" \\")
             lines += [r"\bottomrule", r"\end{tabular}"]
-            lines.append(rf"\caption{{Type confusion of system {n}: entities of the same bounds.}}")
+            caption = _tex(conf["title"]) if "title" in conf else "Type confusion: entities of the same bounds"
+            lines.append(rf"\caption{{{caption}; system {n}.}}")
             lines += [rf"\label{{tab:{_tex(report['task'])}-confusion-{n}}}", r"\end{table}", ""]
+    for name in table_sections(report):
+        lines += _latex_table(report, name, scale)
     return "\n".join(lines)
+
+
+#: a table section with more rows than this is left to the JSON and HTML forms in LaTeX
+LATEX_ROWS = 60
+
+
+def _latex_table(report: Mapping[str, Any], name: str, scale: float) -> list[str]:
+    section = report["analyses"][name]
+    rows = section["rows"]
+    title = section.get("title", name)
+    if len(rows) > LATEX_ROWS:
+        return [f"% {_tex(title)}: {len(rows)} rows, in the JSON and HTML forms of the report", ""]
+    columns = section["columns"]
+    lines = [r"\begin{table}[t]", r"\centering", r"\small"]
+    lines += [rf"\begin{{tabular}}{{l {'r' * (len(columns) - 1)}}}", r"\toprule"]
+    lines.append(" & ".join(_tex(c) for c in columns) + r" \\")
+    lines.append(r"\midrule")
+    for row in rows:
+        lines.append(" & ".join(_tex(_shown(x, scale)) for x in row) + r" \\")
+    lines += [r"\bottomrule", r"\end{tabular}", rf"\caption{{{_tex(title)}.}}"]
+    lines += [rf"\label{{tab:{_tex(report['task'])}-{_tex(name)}}}", r"\end{table}", ""]
+    return lines

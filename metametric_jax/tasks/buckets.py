@@ -1,0 +1,233 @@
+r"""The pieces the tasks' analyses share (``metametric-jax analyze TASK``): item tables, a split read-out, the report.
+
+:mod:`metametric_jax.analysis` is the engine (bucketed totals, the bootstrap over the task's units, paired tests,
+corrections); a task's analysis module turns its inputs into item rows and calls :func:`report`, which wraps the
+engine's ``correction``, ``analyses`` and ``notes`` in the versioned JSON every form of the report is rendered from
+(:mod:`metametric_jax.analysis_report`).
+
+**The split read-out.** Where an item's bucket is an attribute that a predicted item and the reference item it
+matches need not share (the relation label of a word whose head is right, the type of an entity matched on its
+offsets alone), a match is counted twice: on the predicted item, in the predicted item's bucket, and on the
+reference item, in the reference item's bucket (MaltEval's per-group precision and recall; Nilsson and Nivre 2008).
+An item's row is then ``(correct predicted, predicted, correct reference, reference)`` and a bucket's figures are
+
+.. math::
+
+    P = \frac{c_P}{n_P}, \qquad R = \frac{c_R}{n_R}, \qquad F_1 = \frac{c_P + c_R}{n_P + n_R}
+
+(0 where a denominator is 0). Where every match lies in one bucket, :math:`c_P = c_R = m` and these are
+:func:`~metametric_jax.normalizer.prf`'s figures bit for bit (:math:`m + m = 2m` exactly), so the buckets of an
+attribute both sides share, and any union of buckets holding every item, read out as the task's ``score`` does.
+"""
+
+from __future__ import annotations
+
+import argparse
+import dataclasses
+from collections.abc import Sequence
+from typing import Any
+
+import numpy as np
+
+from metametric_jax import analysis
+
+__all__ = [
+    "VERSION",
+    "CORRECT_PREDICTED",
+    "PREDICTED",
+    "CORRECT_REFERENCE",
+    "REFERENCE",
+    "Settings",
+    "Items",
+    "split_readout",
+    "split_count",
+    "confusion_matrix",
+    "report",
+]
+
+#: the version of the report's JSON
+VERSION = 1
+
+#: the columns of a split item row
+CORRECT_PREDICTED, PREDICTED, CORRECT_REFERENCE, REFERENCE = 0, 1, 2, 3
+
+
+def split_readout(totals: Any) -> dict[str, float]:
+    """``{"precision", "recall", "f1"}`` of split totals (correct predicted, predicted, correct reference, reference).
+
+    >>> split_readout([2.0, 3.0, 2.0, 4.0])
+    {'precision': 0.6666666666666666, 'recall': 0.5, 'f1': 0.5714285714285714}
+    """
+    cp, n_p, cr, n_r = (float(x) for x in totals[:4])
+    return {
+        "precision": cp / n_p if n_p else 0.0,
+        "recall": cr / n_r if n_r else 0.0,
+        "f1": (cp + cr) / (n_p + n_r) if n_p + n_r else 0.0,
+    }
+
+
+def split_count(totals: Any) -> float:
+    """A bucket's size: its reference items."""
+    return float(totals[REFERENCE])
+
+
+@dataclasses.dataclass(frozen=True)
+class Settings:
+    """How the buckets are tested: bootstrap replicates and seed, the correction, the smallest bucket tested."""
+
+    samples: int = 1000
+    seed: int = 0
+    correction: str = "holm"
+    statistic: str = "studentized"
+    min_units: int = analysis.MIN_UNITS
+
+    @classmethod
+    def of(cls, args: argparse.Namespace) -> Settings:
+        """The settings of ``analyze``'s command line."""
+        return cls(args.samples, args.seed, args.correction, args.statistic, args.min_units)
+
+
+class Items:
+    """Item rows of one analysis, gathered batch by batch: ``add`` rows with their units, buckets and system."""
+
+    def __init__(self, width: int) -> None:
+        self.width = width
+        self._rows: list[np.ndarray] = []
+        self._units: list[np.ndarray] = []
+        self._names: list[str] = []
+        self._systems: list[np.ndarray] = []
+
+    def add(self, rows: Any, units: Any, names: Sequence[str], system: int) -> None:
+        """Items of one system: float rows ``(n, width)``, int units ``(n,)``, ``n`` bucket names."""
+        block = np.asarray(rows, np.float64).reshape(-1, self.width)
+        unit = np.asarray(units, np.int64).reshape(-1)
+        if unit.size != block.shape[0] or len(names) != block.shape[0]:
+            raise ValueError(f"{block.shape[0]} rows, {unit.size} units and {len(names)} bucket names")
+        self._rows.append(block)
+        self._units.append(unit)
+        self._names += [str(x) for x in names]
+        self._systems.append(np.full(block.shape[0], system, np.int64))
+
+    def names(self) -> set[str]:
+        """The bucket names of the items gathered."""
+        return set(self._names)
+
+    def state(self, n_systems: int, unit_ids: Any, settings: Settings) -> analysis.BucketedState:
+        """The bucketed state of the items gathered (every unit of ``unit_ids`` counted, with items or not)."""
+        rows = np.concatenate(self._rows) if self._rows else np.zeros((0, self.width))
+        units = np.concatenate(self._units) if self._units else np.zeros(0, np.int64)
+        systems = np.concatenate(self._systems) if self._systems else np.zeros(0, np.int64)
+        return analysis.BucketedState.from_rows(
+            rows,
+            units,
+            self._names,
+            systems=systems,
+            n_systems=n_systems,
+            unit_ids=np.unique(np.asarray(unit_ids, np.int64)),
+            samples=settings.samples,
+            seed=settings.seed,
+        )
+
+
+def confusion_matrix(
+    pairs: Sequence[Sequence[tuple[str, str]]],
+    missed: Sequence[Sequence[str]],
+    spurious: Sequence[Sequence[str]],
+    *,
+    lone: str,
+    title: str,
+    description: str,
+) -> dict[str, Any]:
+    """Gold × predicted labels per system, with a column of reference items and a row of predicted items left alone.
+
+    Args:
+        pairs: per system, the ``(gold label, predicted label)`` of each pair of items.
+        missed: per system, the labels of the reference items without a predicted item.
+        spurious: per system, the labels of the predicted items without a reference item.
+        lone: the name of the extra row and column (``"(unaligned)"``).
+        title: the matrix's title in the rendered report.
+        description: what a cell counts.
+
+    Returns:
+        ``{"title", "description", "gold": [labels..., lone], "predicted": [labels..., lone], "matrices": [one list of
+        rows per system]}``, labels sorted; row ``i``, column ``j`` counts the items of gold label ``i`` predicted as
+        label ``j`` (the shape of :func:`metametric_jax.tasks.ner_analysis.confusion`).
+    """
+    labels = sorted(
+        {x for p in pairs for pair in p for x in pair}
+        | {x for m in missed for x in m}
+        | {x for s in spurious for x in s}
+    )
+    where = {x: j for j, x in enumerate(labels)}
+    t = len(labels)
+    matrices = []
+    for p, m, s in zip(pairs, missed, spurious):
+        grid = np.zeros((t + 1, t + 1), np.int64)
+        for g, q in p:
+            grid[where[g], where[q]] += 1
+        for g in m:
+            grid[where[g], t] += 1
+        for q in s:
+            grid[t, where[q]] += 1
+        matrices.append(grid.tolist())
+    return {
+        "title": title,
+        "description": description,
+        "gold": [*labels, lone],
+        "predicted": [*labels, lone],
+        "matrices": matrices,
+    }
+
+
+def report(
+    task: str,
+    pairs: Sequence[tuple[analysis.Analysis, analysis.BucketedState]],
+    settings: Settings,
+    *,
+    systems: Sequence[str],
+    references: str | None,
+    unit: str,
+    n: int,
+    scale: float = 100,
+    extra: dict[str, Any] | None = None,
+    warnings: Sequence[str] = (),
+) -> dict[str, Any]:
+    """The versioned JSON of ``metametric-jax analyze TASK``: the engine's report of ``pairs`` and extra sections.
+
+    Args:
+        task: the task's command name.
+        pairs: the bucketed analyses and their states (one evaluation: the same units, samples and seed).
+        settings: the tests' settings.
+        systems: the systems' names, the first the baseline.
+        references: the reference file (``None`` in memory).
+        unit: what a unit is, plural.
+        n: the number of units.
+        scale: how figures print: ``100`` (percentages) or ``1`` (fractions, as trec_eval).
+        extra: sections after the bucketed analyses (a confusion matrix, a table), each shown as it is.
+        warnings: what the task's ``score`` warns about the same input.
+    """
+    core = analysis.report(
+        pairs, correction=settings.correction, statistic=settings.statistic, min_units=settings.min_units
+    )
+    analyses = core["analyses"]
+    for name, section in (extra or {}).items():
+        if name in analyses:
+            raise ValueError(f"the report has two analyses named {name!r}")
+        analyses[name] = section
+    return {
+        "version": VERSION,
+        "task": task,
+        "systems": list(systems),
+        "baseline": systems[0],
+        "references": references,
+        "unit": unit,
+        "n": int(n),
+        "samples": settings.samples,
+        "seed": settings.seed,
+        "scale": scale,
+        "correction": core["correction"],
+        "titles": {a.name: a.title or a.name for a, _ in pairs},
+        "analyses": analyses,
+        "notes": core["notes"],
+        "warnings": list(dict.fromkeys(warnings)),
+    }
