@@ -420,6 +420,37 @@ def vmapped_compute(state: Any) -> Any:
     return jax.vmap(lambda s: s.compute_traced())(state)
 
 
+def _conditioned(replicas: Any, plain: Any) -> Any:
+    counts = comp.value(replicas.count)
+    scale = jnp.where(counts > 0, comp.value(plain.count) / jnp.where(counts > 0, counts, 1.0), 0.0)
+
+    def rescale(x: jax.Array) -> jax.Array:
+        if not jnp.issubdtype(x.dtype, jnp.floating):
+            return x  # the signature
+        return x * scale.astype(x.dtype).reshape(scale.shape + (1,) * (x.ndim - scale.ndim))
+
+    return jax.tree.map(rescale, replicas)
+
+
+def conditioned(replicas: Any, plain: Any) -> Any:
+    r"""Replicate states (stacked) rescaled to the plain state's weighted example count: sums times ``n / n_b``.
+
+    A Poisson replicate weights :math:`n_b = \sum_i w_{bi}` examples, a random number; rescaling every sum by
+    :math:`n / n_b` conditions a raw sum (``overlap``, a count) on the number of examples, as a multinomial resample
+    of ``n`` examples is, and leaves every ratio of sums (precision, F1, macro averages) unchanged. A replicate that
+    weights no example stays all zero. A suite's members are rescaled each by its own count (all equal).
+    """
+    if isinstance(replicas, Suite):
+        return replicas.replace(states={k: _conditioned(v, plain.states[k]) for k, v in replicas.states.items()})
+    return _conditioned(replicas, plain)
+
+
+@jax.jit
+def conditioned_compute(replicas: Any, plain: Any) -> Any:
+    """``compute()`` of each replicate state after :func:`conditioned`, in one jitted call."""
+    return jax.vmap(lambda s: s.compute_traced())(conditioned(replicas, plain))
+
+
 def check_metric(metric: Any, what: str) -> None:
     """Refuse anything but a metric or suite class."""
     ok = isinstance(metric, type) and issubclass(metric, (Metric, Suite)) and hasattr(metric, "metric_config")

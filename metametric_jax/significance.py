@@ -7,7 +7,9 @@ replicates are ``B`` weighted sums of the same rows: matching, the expensive par
   Its state holds ``M``'s plain sums and ``B`` replicate sums; replicate :math:`b` weights example :math:`i` by a
   Poisson(1) draw :math:`w_{bi}` (the Poisson bootstrap: Hanley and MacGibbon 2006; Chamandy et al. 2012), a pure
   function of ``(seed, example id, b)`` (:func:`poisson_weights`). So the state does not depend on batch sizes, order,
-  devices or hosts, and replicate :math:`b` equals ``M`` computed with ``weights=poisson_weights(ids, B, seed)[b]``.
+  devices or hosts, and replicate :math:`b` equals ``M`` computed with ``weights=poisson_weights(ids, B, seed)[b]``,
+  its sums rescaled to the number of examples (so an interval of a raw sum, ``overlap`` or a count, is conditioned on
+  the number of examples; ratios are unchanged: see :meth:`BootstrapState.replicates`).
   ``compute()`` gives ``{"estimate", "low", "high", "stderr"}``, each with the structure of ``M.compute()``: the
   percentile interval at ``level`` and the standard deviation of the replicates (Efron and Tibshirani 1993).
   Figures derived from several sums (F1, the CoNLL average) are computed per replicate, not averaged.
@@ -296,11 +298,18 @@ class BootstrapState(struct.PyTreeNode):
     def replicates(self) -> Any:
         """Each figure's ``B`` replicate values, with the structure of the metric's ``compute()`` (jittable).
 
+        Replicate :math:`b` is the metric's ``compute()`` over the sums weighted by :math:`w_{bi}` (times the
+        examples' own weights), each sum rescaled by :math:`n / n_b`, the plain weighted example count over the
+        replicate's (:func:`metametric_jax.resampling.conditioned`): a raw sum (``overlap``, a count) is then
+        conditioned on the number of examples, as in a multinomial resample of ``n`` examples (without it the
+        Poisson bootstrap's random sample size widens a sum's interval, about twice where the per-example values
+        vary little), and ratios (precision, F1, macro averages) are unchanged.
+
         A replicate whose Poisson draws weight no example (probability :math:`e^{-n}` for ``n`` examples of weight 1)
         has no statistic at all: its figures are NaN, and the interval, the standard error and the paired tests
         leave it out, as a resample of the usual multinomial bootstrap is never empty.
         """
-        reps = resampling.vmapped_compute(self.replicas)
+        reps = resampling.conditioned_compute(self.replicas, self.plain)
         weighted = resampling.replicate_counts(self.replicas) > 0
         return jax.tree.map(lambda r: jnp.where(weighted.reshape((-1,) + (1,) * (r.ndim - 1)), r, jnp.nan), reps)
 
@@ -309,7 +318,8 @@ class BootstrapState(struct.PyTreeNode):
 
         Pure ``jax.numpy`` (jittable; one jitted call when eager): the percentile interval of the replicates at the
         class's ``level`` and their standard deviation (``ddof=1``), over the replicates that weight some example
-        (see :meth:`replicates`).
+        (see :meth:`replicates`). Intervals of raw sums (``overlap``, counts) are conditioned on the number of
+        examples: each replicate's sums are rescaled to the plain weighted example count.
         """
         if not isinstance(self.fingerprint, jax.core.Tracer):
             resampling.check_state(self.plain)

@@ -58,7 +58,9 @@ def test_each_replicate_equals_the_weighted_metric() -> None:
     for b in range(30):
         direct = Spans.from_model_output(preds, refs, weights=w[b]).compute()
         for key, value in direct.items():
-            np.testing.assert_allclose(reps[key][b], float(value), rtol=1e-6, atol=1e-7, err_msg=f"{key} {b}")
+            # a raw sum is conditioned on the number of examples: rescaled by n / n_b; ratios are unchanged
+            want = float(value) * 40 / w[b].sum() if key == "overlap" else float(value)
+            np.testing.assert_allclose(reps[key][b], want, rtol=1e-6, atol=1e-7, err_msg=f"{key} {b}")
     est = state.compute()["estimate"]
     for key, value in Spans.from_model_output(preds, refs).compute().items():
         assert float(est[key]) == float(value)
@@ -177,6 +179,30 @@ def test_running_positions_are_the_default_ids() -> None:
     streamed = Boot.from_model_output(preds[:5], refs[:5]).merge(Boot.from_model_output(preds[5:], refs[5:]))
     explicit = Boot.from_model_output(preds, refs, example_ids=np.arange(12))
     np.testing.assert_allclose(streamed.replicates()["f1"], explicit.replicates()["f1"], rtol=1e-6)
+
+
+def test_an_interval_of_a_raw_sum_is_conditioned_on_the_number_of_examples() -> None:
+    # per-example overlaps 3..5: a Poisson bootstrap's random sample size alone would make the interval of the sum
+    # (overlap) about 5x as wide as the fixed-n bootstrap's; rescaled to n examples, the two agree
+    rng = np.random.default_rng(0)
+    n = 300
+    sizes = rng.integers(3, 6, n)
+    refs = [list(range(10 * i, 10 * i + int(k))) for i, k in enumerate(sizes)]
+    preds = [r + [10 * i + 9] for i, r in enumerate(refs)]
+    xy = sizes.astype(np.float64)
+    Boot = sig.bootstrap(Spans, replicates=2000, seed=0, level=0.95)
+    out = Boot.from_model_output(preds, refs, example_ids=np.arange(n)).compute()
+    assert float(out["estimate"]["overlap"]) == xy.sum()
+    resampled = xy[rng.integers(0, n, (4000, n))].sum(axis=1)  # the multinomial bootstrap: exactly n per resample
+    width = float(out["high"]["overlap"]) - float(out["low"]["overlap"])
+    fixed = np.quantile(resampled, 0.975) - np.quantile(resampled, 0.025)
+    assert 0.85 < width / fixed < 1.15, (width, fixed)
+    assert 0.85 < float(out["stderr"]["overlap"]) / resampled.std(ddof=1) < 1.15
+    # ratios are unchanged by the rescaling
+    w = sig.poisson_weights(np.arange(n), 2000, 0)
+    f1 = [float(Spans.from_model_output(preds, refs, weights=w[b]).compute()["f1"]) for b in range(5)]
+    reps = Boot.from_model_output(preds, refs, example_ids=np.arange(n)).replicates()
+    np.testing.assert_allclose(np.asarray(reps["f1"])[:5], f1, rtol=1e-6)
 
 
 @pytest.mark.slow
