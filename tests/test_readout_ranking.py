@@ -15,12 +15,13 @@ import pytest
 from metametric_jax.cli import build_parser, main
 from metametric_jax.commands import registry
 from metametric_jax.intervals import exact_totals, flatten
-from metametric_jax.tasks.ranking import file_rows, query_figures, query_rows, readout, score_files
+from metametric_jax.tasks.ranking import file_rows, query_rows, readout, score_files
+from metametric_jax.tasks.trec_measures import MEASURES, family_of
 
 DATA = Path(__file__).parent / "data" / "ranking"
 SAMPLE = Path(__file__).parents[1] / "metametric_jax" / "data" / "ranking"
 CASES = json.loads((DATA / "cases.json").read_text(encoding="utf-8"))
-COUNTS = ("num_q", "num_ret", "num_rel", "num_rel_ret")
+COUNTS = tuple(m for m in MEASURES if MEASURES[m].kind == "sum")  # num_q, num_ret, ..., num_nonrel_judged_ret
 
 
 def resample(*argv: str):
@@ -42,13 +43,20 @@ def flags(options: dict) -> list[str]:
     return out
 
 
+def same(a, b) -> bool:
+    """Equal figures, NaN equal to NaN (trec_eval's Rndcg at relevance level 0)."""
+    if isinstance(a, dict):
+        return a.keys() == b.keys() and all(same(a[k], b[k]) for k in a)
+    return a == b or (math.isnan(a) and math.isnan(b))
+
+
 def assert_readout_is_the_score(res, scores: dict) -> None:
     """``scores``: the command's JSON (``{"all": {...}}``)."""
     got = flatten(res.readout(exact_totals(res.rows)))
     want = {p: v for p, v in flatten({"all": scores["all"]}).items() if p.split("/")[-1] not in COUNTS}
     assert set(got) == set(want)
     for path, value in want.items():
-        assert got[path] == value, path  # bit for bit
+        assert got[path] == value or (math.isnan(got[path]) and math.isnan(value)), path  # bit for bit
 
 
 def test_sample_readout_is_the_score_json(capsys) -> None:
@@ -70,15 +78,15 @@ def test_trec_eval_fixtures_readout_is_the_score(case: str) -> None:
     assert_readout_is_the_score(res, {"all": report.scores})
     assert res.ids == [item["id"] for item in report.items]
     got = file_rows(predictions=run, references=qrels, **spec["options"])
-    assert readout(exact_totals(got.rows), got.keys, counts=True) == report.scores  # the counts too
+    assert same(readout(exact_totals(got.rows), got.keys, counts=True), report.scores)  # the counts too
     # the figures are trec_eval's: its queries' values added one by one, then divided
     for k, key in enumerate(got.keys):
         running = 0.0
         for x in got.rows[:, k].tolist():
             running += x
         n = len(got.rows)
-        want = math.exp(running / n) if key == "gm_map" else running / n
-        assert report.scores[key] == (int(round(running)) if key in COUNTS else want), key
+        want = math.exp(running / n) if MEASURES[family_of(key)].kind == "geometric" else running / n
+        assert same(report.scores[key], int(round(running)) if key in COUNTS else want), key
 
 
 def test_the_rounding_column_holds_trec_eval_s_tie() -> None:
@@ -154,13 +162,15 @@ def test_readout_of_weighted_totals_never_raises() -> None:
 
 
 def test_query_rows_layout() -> None:
-    stats = {"map": np.array([[1.0, 2.0, 4.0], [0.0, 0.0, 0.0]]), "num_ret": np.array([[3.0, 3.0, 3.0], [5.0] * 3])}
-    rows = query_rows(stats)
-    assert rows.shape == (2, 5)
-    assert rows[:, 0].tolist() == query_figures("map", stats["map"]).tolist() == [0.25, 0.0]
-    assert rows[:, 1].tolist() == [3.0, 5.0] and not rows[:, 2:4].any() and rows[:, 4].tolist() == [1.0, 1.0]
-    assert readout(exact_totals(rows), list(stats), counts=True) == {"map": 0.125, "num_ret": 8}
-    assert query_rows({"map": np.zeros((0, 3))}).shape == (0, 3)
+    figures = {"map": np.array([0.25, 0.0]), "num_ret": np.array([3.0, 5.0]), "gm_bpref": np.log([0.5, 0.125])}
+    rows = query_rows(figures)
+    assert rows.shape == (2, 7)
+    assert rows[:, 0].tolist() == [0.25, 0.0]
+    assert rows[:, 1].tolist() == [3.0, 5.0] and not rows[:, 3:6].any() and rows[:, 6].tolist() == [1.0, 1.0]
+    assert readout(exact_totals(rows), list(figures), counts=True) == {"map": 0.125, "num_ret": 8, "gm_bpref": 0.25}
+    assert query_rows({"map": np.zeros(0)}).shape == (0, 3)
+    nan = query_rows({"Rndcg": np.array([0.5, np.nan])})  # trec_eval's NaN: its mean is NaN, no rounding column
+    assert math.isnan(readout(exact_totals(nan), ["Rndcg"])["Rndcg"]) and nan[0, 1] == 0.0
 
 
 def test_compare_needs_the_same_queries(tmp_path: Path, capsys) -> None:

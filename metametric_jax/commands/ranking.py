@@ -38,8 +38,9 @@ def _add_arguments(parser: argparse.ArgumentParser) -> None:
         action="append",
         type=_measure,
         metavar="MEASURE",
-        help="a measure as trec_eval's -m (map, P.5,10, ndcg_cut.10, recip_rank, bpref, success.1, ...; 'official', "
-        "trec_eval's default, or 'all'); repeat for several (default: official)",
+        help="a measure as trec_eval's -m (map, P.5,10, ndcg_cut.10, recip_rank, bpref, infAP, rbp.p=0.95, ...; "
+        "'official', trec_eval's default; 'all_trec' or 'all', its 98 figures; 'set'); repeat for several (default: "
+        "official)",
     )
     parser.add_argument(
         "-l",
@@ -136,9 +137,10 @@ COMMAND = Command(
     description="Score a TREC run file against a TREC qrels file as trec_eval does (ties in score broken by "
     "document id, descending; judged queries with no relevant document kept; unjudged queries left out). "
     "JSON: {all: {measure: value}, per_query: {query: {measure: value}}} with trec_eval's measure names (map, "
-    "P_5, ndcg_cut_10, recip_rank, Rprec, bpref, success_1, num_q, num_ret, num_rel, num_rel_ret, ...); per_query "
-    "only with --per-query. --bootstrap and compare resample the queries evaluated (the two systems of compare must "
-    "be evaluated on the same queries: give -c where a run leaves some out).",
+    "P_5, ndcg_cut_10, recip_rank, Rprec, bpref, infAP, Rprec_mult_0.20, utility, rbp, unj_5, num_q, ...: every "
+    "figure of -m all_trec; NaN, as trec_eval's -nan, is null); per_query only with --per-query. --bootstrap and "
+    "compare resample the queries evaluated (the two systems of compare must be evaluated on the same queries: "
+    "give -c where a run leaves some out).",
     add_arguments=_add_arguments,
     inputs=("qrels", "run"),
     sample={"qrels": "ranking/sample.qrels", "run": "ranking/sample.run"},

@@ -1,4 +1,4 @@
-r"""Ranked retrieval scored as trec_eval scores it: MAP, P@k, recall@k, nDCG, bpref, reciprocal rank and more.
+r"""Ranked retrieval scored as trec_eval scores it: every measure of its ``all_trec`` set, under its names.
 
 A query's *prediction* is a ranking: an ordered sequence of document ids, best first, or a mapping ``document ->
 score`` ranked as trec_eval ranks a run (:func:`rank`: score descending, ties by document id descending). A set is
@@ -17,34 +17,38 @@ and :math:`g_i` the grade at rank :math:`i`,
 
 :math:`g^*` the query's judged grades sorted in decreasing order (trec_eval's gain is the grade itself, whatever the
 relevance level); ``map`` is the mean of AP over queries, and every other measure is averaged the same way except the
-counts ``num_*`` (summed) and ``gm_map`` (a geometric mean). :data:`metametric_jax.ranking.MEASURES` defines each
-measure; the names are trec_eval's (``map``, ``P_5``, ``ndcg_cut_10``, ``recip_rank``, ``Rprec``, ``bpref``,
-``success_1``, ``iprec_at_recall_0.10``, ``num_q``, ``num_ret``, ``num_rel``, ``num_rel_ret``, ...). Equal to
-trec_eval 10.0 on its own test files and on graded judgements with tied scores (``tests/data/ranking``).
+counts ``num_*`` (summed) and ``gm_map``, ``gm_bpref`` (geometric means). The 98 figures of ``trec_eval -m
+all_trec`` are offered (``-m all_trec`` or ``all``), defined in :data:`~metametric_jax.tasks.trec_measures.MEASURES`
+under trec_eval's name: ``num_q``, ``num_ret``, ``num_rel``, ``num_rel_ret``, ``map``, ``gm_map``, ``Rprec``,
+``bpref``, ``recip_rank``, ``iprec_at_recall_*``, ``P_*``, ``recall_*``, ``infAP``, ``gm_bpref``, ``Rprec_mult_*``,
+``utility``, ``11pt_avg``, ``binG``, ``G``, ``ndcg``, ``ndcg_rel``, ``Rndcg``, ``ndcg_cut_*``, ``map_cut_*``,
+``relative_P_*``, ``success_*``, ``set_P``, ``set_relative_P``, ``set_recall``, ``set_map``, ``set_F``,
+``num_nonrel_judged_ret``, ``rbp``, ``rbp_resid``, ``unj_*``. Each query's figure equals trec_eval 10.0's to the last
+bit on its own test files, TREC 2024 RAG judgements and generated runs with tied scores (``tests/data/ranking``).
 
 Which queries count (trec_eval's rules): a query evaluated has judgements. A query with judgements but no relevant
 document is kept and counts in every mean (with 0 for every measure that needs a relevant document, which lowers MAP
 against leaving it out); a query ranked but never judged is left out; a judged query absent from the predictions is
-left out unless ``complete=True`` (trec_eval's ``-c``), where it scores as an empty ranking. trec_eval 10.0 stops
-with an error on a judged query absent from the run without ``-c``; this module keeps trec_eval 9's documented
-behaviour (left out) and :func:`score_files` warns.
+left out unless ``complete=True`` (trec_eval's ``-c``), where it scores as trec_eval scores it (see
+:mod:`~metametric_jax.tasks.trec_measures`). trec_eval 10.0 stops with an error on a judged query absent from the run
+without ``-c``; this module keeps trec_eval 9's documented behaviour (left out) and :func:`score_files` warns.
 
 The run's figures are one read-out, :func:`readout`, of the exact sums of the queries' rows (:func:`query_rows`: each
 query's figures, trec_eval's rounding of their running sum, a 1), which the command line's bootstrap and paired
 tests also call on weighted sums.
 
 Headline: ``score(...)["map"]`` (always reported). Accumulators for JAX loops: :func:`RankingMetric` (every measure
-in one pass, a suite), :data:`AveragePrecisionMetric`, :func:`precision_at_k`, :func:`recall_at_k`; their mean over
-queries is the ``macro_`` figure (``macro_recall`` of AP is MAP).
+in one pass, a suite whose ``compute()["all"]`` holds trec_eval's figures), :data:`AveragePrecisionMetric` (its
+``macro_average_precision`` is MAP), :func:`precision_at_k`, :func:`recall_at_k`.
 
 Sources: trec_eval (https://github.com/usnistgov/trec_eval); Buckley and Voorhees, "Retrieval System Evaluation",
 in *TREC: Experiment and Evaluation in Information Retrieval*, MIT Press, 2005; Järvelin and Kekäläinen, "Cumulated
 gain-based evaluation of IR techniques", ACM TOIS 20(4), 2002 (nDCG).
 
 Example:
-    >>> out = score([["d1", "d2", "d3"]], [{"d2": 1, "d3": 2}], measures=["map", "P.2", "ndcg_cut.3"])
-    >>> out["map"], out["P_2"], round(out["ndcg_cut_3"], 4)
-    (0.5833333333333333, 0.5, 0.6199)
+    >>> out = score([["d1", "d2", "d3"]], [{"d2": 1, "d3": 2}], measures=["map", "P.2", "ndcg_cut.3", "rbp"])
+    >>> out["map"], out["P_2"], round(out["ndcg_cut_3"], 4), round(out["rbp"], 4)
+    (0.5833333333333333, 0.5, 0.6199, 0.126)
 """
 
 from __future__ import annotations
@@ -59,18 +63,18 @@ from typing import Any, NamedTuple
 import numpy as np
 
 from metametric_jax.intervals import exact_totals
-from metametric_jax.ranking import (
-    MEASURES,
-    MIN_GEO_MEAN,
-    AtK,
-    AveragePrecision,
-    judgements,
-    measure_key,
-    query_statistics,
-    rank,
-    ranked_list,
-)
+from metametric_jax.ranking import AtK, AveragePrecision, judgements, rank, ranked_list
 from metametric_jax.report import Report
+from metametric_jax.tasks.trec_measures import (
+    MEASURES,
+    OFFICIAL,
+    Plan,
+    family_of,
+    parse_measures,
+    plan_keys,
+    query_figures,
+    query_values,
+)
 
 __all__ = [
     "rank",
@@ -82,81 +86,19 @@ __all__ = [
     "file_rows",
     "QueryRows",
     "query_rows",
+    "query_figures",
     "readout",
     "evaluate",
-    "query_figures",
     "RankingMetric",
     "AveragePrecisionMetric",  # noqa: F822 - built on first use, see __getattr__
     "precision_at_k",
     "recall_at_k",
 ]
 
-#: trec_eval's default measures (its ``official`` set, less ``runid``).
-OFFICIAL = tuple("num_q num_ret num_rel num_rel_ret map gm_map Rprec bpref recip_rank iprec_at_recall P".split())
 
-_NICKNAMES = {"official": OFFICIAL, "all": tuple(MEASURES)}
-_PER_QUERY_HIDDEN = ("num_q", "gm_map")  # trec_eval prints these for the whole run only
-_GEO_SHIFT = -math.log(MIN_GEO_MEAN)
-
-Plan = tuple[tuple[str, Any], ...]
-
-
-def _param(family: str, text: str, spec: str) -> Any:
-    kind = MEASURES[family].params
-    try:
-        value = int(text) if kind is int else float(text)
-    except ValueError:
-        value = None
-    if kind is int and (value is None or value < 1):
-        raise ValueError(f"measure {spec!r}: cut-offs are positive integers; found {text!r}.")
-    if kind is float and (value is None or not 0.0 <= value <= 1.0):
-        raise ValueError(f"measure {spec!r}: recall levels are numbers in [0, 1]; found {text!r}.")
-    return value
-
-
-def parse_measures(measures: Sequence[str] | str | None = None) -> Plan:
-    """The ``(family, parameter)`` pairs of measure names, in trec_eval's order.
-
-    Names as trec_eval's ``-m``: a family (``map``, ``P``: its default cut-offs), a family with parameters
-    (``P.5,10``, ``ndcg_cut.10``, ``iprec_at_recall.0.5``), a printed name (``P_5``, ``ndcg_cut_10``) or a nickname
-    (``official``: trec_eval's default set; ``all``: every measure offered). ``None`` means ``official``.
-
-    Raises:
-        ValueError: for an unknown name or a bad parameter (the message lists the valid names).
-
-    >>> parse_measures(["P.10,5", "map"])
-    (('map', None), ('P', 5), ('P', 10))
-    >>> parse_measures("ndcg_cut_10")
-    (('ndcg_cut', 10),)
-    """
-    if measures is None:
-        measures = ["official"]
-    elif isinstance(measures, str):
-        measures = [measures]
-    chosen: dict[str, set[Any]] = {}
-    for spec in measures:
-        if not isinstance(spec, str):
-            raise TypeError(f"measure names are strings; found {spec!r}.")
-        if spec in _NICKNAMES:
-            for family in _NICKNAMES[spec]:
-                chosen.setdefault(family, set()).update(MEASURES[family].default or (None,))
-            continue
-        family, _, params = spec.partition(".")
-        if family not in MEASURES:  # a printed name such as P_5 or iprec_at_recall_0.10
-            head, _, tail = spec.rpartition("_")
-            if head in MEASURES and MEASURES[head].params is not None and tail:
-                family, params = head, tail
-            else:
-                valid = ", ".join([*MEASURES, *_NICKNAMES])
-                raise ValueError(f"unknown measure {spec!r}; the measures are {valid} (parameters as in P.5,10).")
-        m = MEASURES[family]
-        if params and m.params is None:
-            raise ValueError(f"measure {family!r} takes no parameters; found {spec!r}.")
-        values = [_param(family, p, spec) for p in params.split(",")] if params else list(m.default or (None,))
-        chosen.setdefault(family, set()).update(values)
-    return tuple(
-        (f, p) for f in MEASURES if f in chosen for p in sorted(chosen[f], key=lambda v: -1 if v is None else v)
-    )
+def _hidden(key: str) -> bool:
+    """trec_eval prints num_q and the geometric means for the whole run only."""
+    return key == "num_q" or MEASURES[family_of(key)].kind == "geometric"
 
 
 def _with_map(plan: Plan) -> Plan:
@@ -189,70 +131,55 @@ def evaluate(
     max_retrieved: int | None = None,
     progress: Callable[[int, int], None] | None = None,
 ) -> dict[str, np.ndarray]:
-    """Per-query statistics of every measure of ``plan``: ``{printed name: (n, 3) float64 array}``.
+    """Each query's figure of every measure of ``plan``: ``{printed name: (queries,) float64 array}``.
 
-    Each row is the query's :math:`(x_y, x_x, y_y)` as the accumulators sum them (see
-    :func:`metametric_jax.ranking.query_statistics`); :func:`query_figures` turns them into per-query figures.
-    ``progress(done, total)`` is called first, every 100 queries and at the end.
+    A query's figure is trec_eval's (:func:`metametric_jax.tasks.trec_measures.query_figures`: its value, its count
+    for ``num_*``, the logarithm for ``gm_map`` and ``gm_bpref``). ``progress(done, total)`` is called first, every
+    100 queries and at the end.
     """
     _check_options(level, max_retrieved)
     if len(predictions) != len(references):
         raise ValueError(f"ranking: {len(predictions)} predictions and {len(references)} references.")
-    keys = [measure_key(f, p) for f, p in plan]
-    out = {k: np.zeros((len(predictions), 3), np.float64) for k in keys}
+    keys = plan_keys(plan)
+    table = np.zeros((len(predictions), len(keys)), np.float64)
     if progress is not None:
         progress(0, len(predictions))
     for q, (p, r) in enumerate(zip(predictions, references)):
-        stats = query_statistics(
-            _ranking(p, f"query {q}: prediction", max_retrieved), judgements(r, f"query {q}: reference"), plan, level
-        )
-        for k in keys:
-            out[k][q] = stats[k]
+        ranking = _ranking(p, f"query {q}: prediction", max_retrieved)
+        table[q] = query_values(ranking, judgements(r, f"query {q}: reference"), plan, level)
         if progress is not None and (q + 1) % 100 == 0:
             progress(q + 1, len(predictions))
     if progress is not None:
         progress(len(predictions), len(predictions))
-    return out
+    return {k: table[:, j] for j, k in enumerate(keys)}
 
 
 def _kind(key: str) -> str:
-    return MEASURES[key if key in MEASURES else key.rsplit("_", 1)[0]].kind
+    return MEASURES[family_of(key)].kind
 
 
-def query_figures(key: str, stats: np.ndarray) -> np.ndarray:
-    """Per-query figures of one measure from its statistics (a 0 denominator gives 0; ``gm_map``: log AP)."""
-    kind = _kind(key)
-    if kind == "count":
-        return stats[:, 0].copy()
-    if kind == "geometric":
-        return stats[:, 0] - _GEO_SHIFT
-    den = stats[:, 1] if kind == "precision" else stats[:, 2]
-    return np.divide(stats[:, 0], den, out=np.zeros(len(stats)), where=den != 0)
+def query_rows(figures: Mapping[str, np.ndarray]) -> np.ndarray:
+    """Additive rows of :func:`evaluate`'s figures: float64 ``(queries, 2 len(figures) + 1)``, read by :func:`readout`.
 
-
-def query_rows(stats: Mapping[str, np.ndarray]) -> np.ndarray:
-    """Additive rows of :func:`evaluate`'s statistics: float64 ``(queries, 2 len(stats) + 1)``, read by :func:`readout`.
-
-    Column ``k`` is the query's figure of the ``k``-th measure of ``stats`` (:func:`query_figures`: its value, its
-    count for ``num_*``, log AP for ``gm_map``). Column ``len(stats) + k`` holds trec_eval's rounding: trec_eval
+    Column ``k`` is the queries' figure of the ``k``-th measure of ``figures`` (its value, its count for ``num_*``,
+    the logarithm for ``gm_map`` and ``gm_bpref``). Column ``len(figures) + k`` holds trec_eval's rounding: trec_eval
     adds the queries' figures one by one in its order of queries, and its total can differ from the exact sum of the
     column by a few units in the last place, which shows at the 4th decimal where the mean is a tie (0.04875); the
     first row holds that difference (exact, as the two sums are close) and the others 0, so the two columns sum to
     trec_eval's total exactly. The last column is 1 (the query count).
     """
-    n = len(next(iter(stats.values()))) if stats else 0
-    columns = [query_figures(key, s) for key, s in stats.items()]
+    n = len(next(iter(figures.values()))) if figures else 0
+    columns = [np.asarray(f, np.float64) for f in figures.values()]
     if not n:
         return np.zeros((0, 2 * len(columns) + 1))
-    corrections = []
-    for column in columns:
+    corrections = np.zeros((n, len(columns)))
+    for k, column in enumerate(columns):
+        values = column.tolist()
         running = 0.0
-        for x in column.tolist():  # query by query, as trec_eval adds them
+        for x in values:  # query by query, as trec_eval adds them
             running += x
-        fix = np.zeros(n)
-        fix[0] = running - math.fsum(column.tolist())
-        corrections.append(fix)
-    return np.stack([*columns, *corrections, np.ones(n)], axis=1)
+        corrections[0, k] = running - math.fsum(values) if math.isfinite(running) else 0.0
+    return np.concatenate([np.stack(columns, axis=1), corrections, np.ones((n, 1))], axis=1)
 
 
 def readout(totals: Any, keys: Sequence[str], counts: bool = False) -> dict[str, Any]:
@@ -265,8 +192,8 @@ def readout(totals: Any, keys: Sequence[str], counts: bool = False) -> dict[str,
         counts: also give the ``num_*`` counts (sums, as integers); left out by default (they get no interval).
 
     Returns:
-        ``{measure: value}`` in the order of ``keys``: the mean over queries, ``exp`` of the mean log AP for
-        ``gm_map``; 0.0 without queries.
+        ``{measure: value}`` in the order of ``keys``: the mean over queries, ``exp`` of the mean logarithm for
+        ``gm_map`` and ``gm_bpref``; 0.0 without queries (NaN where a query's figure is NaN, as trec_eval prints).
     """
     values = np.asarray(totals, np.float64).tolist()
     n = values[-1]
@@ -274,7 +201,7 @@ def readout(totals: Any, keys: Sequence[str], counts: bool = False) -> dict[str,
     for k, key in enumerate(keys):
         total = values[k] + values[len(keys) + k]
         kind = _kind(key)
-        if kind == "count":
+        if kind == "sum":
             if counts:
                 out[key] = int(round(total))
         elif kind == "geometric":
@@ -310,6 +237,7 @@ class _Scored(NamedTuple):
     rows: np.ndarray
     keys: tuple[str, ...]
     ids: list[Any]
+    undefined: dict[str, list[Any]]
 
 
 def _score(
@@ -323,18 +251,19 @@ def _score(
 ) -> _Scored:
     plan = _with_map(parse_measures(measures))
     ids, preds, refs, left = _align(predictions, references, complete)
-    stats = evaluate(preds, refs, plan, level=level, max_retrieved=max_retrieved, progress=progress)
-    rows = query_rows(stats)
-    keys = tuple(stats)
-    per = {k: rows[:, j] for j, k in enumerate(keys) if k not in _PER_QUERY_HIDDEN}
+    figures = evaluate(preds, refs, plan, level=level, max_retrieved=max_retrieved, progress=progress)
+    rows = query_rows(figures)
+    keys = tuple(figures)
+    shown = [(k, _kind(k) == "sum", figures[k].tolist()) for k in keys if not _hidden(k)]
     items = []
     for q, qid in enumerate(ids):
         row: dict[str, Any] = {"id": qid}
-        for k, v in per.items():
-            row[k] = int(round(float(v[q]))) if _kind(k) == "count" else float(v[q])
+        for k, count, values in shown:
+            row[k] = int(values[q]) if count else values[q]
         items.append(row)
     scores = readout(exact_totals(rows), keys, counts=True)  # each sum rounded once, in any order
-    return _Scored(scores, items, left, rows, keys, ids)
+    undefined = {k: [ids[q] for q in np.flatnonzero(np.isnan(v))] for k, v in figures.items() if np.isnan(v).any()}
+    return _Scored(scores, items, left, rows, keys, ids, undefined)
 
 
 def score(
@@ -473,6 +402,13 @@ def _score_files(
                 "rankings)",
             )
         )
+    for key, queries in got.undefined.items():
+        shown = ", ".join(map(str, queries[:5])) + (", ..." if len(queries) > 5 else "")
+        warnings.append(
+            f"{key} is NaN, as trec_eval gives it, for {len(queries)} quer{'y' if len(queries) == 1 else 'ies'} "
+            f"whose relevant documents have no positive grade (relevance level {level}), and so is its mean: "
+            f"{shown}"
+        )
     return got, warnings
 
 
@@ -495,42 +431,55 @@ def _left_out(queries: list[Any], why: str) -> str:
 
 
 # ---------------------------------------------------------------------------------------------- accumulators
-_KIND_NORMALIZER = {"precision": "precision", "recall": "recall", "count": "none", "geometric": "precision"}
+_MAYBE_NAN = ("Rndcg",)  # the families whose query figure can be NaN (trec_eval's)
 
 
 @functools.cache
 def _ranking_suite(plan: Plan, level: int, max_retrieved: int | None) -> Any:
     from metametric_jax import make_suite, stats_metric
+    from metametric_jax.normalizer import Normalizer, safe_divide
 
-    keys = [measure_key(f, p) for f, p in plan]
+    def mean(xy: Any, xx: Any, yy: Any, zero_division: float) -> Any:
+        return safe_divide(xy - yy, xx, zero_division)
+
+    query_mean = Normalizer("mean", mean)  # of statistics (v+, 1, v-): the mean of the queries' figures v
+    keys = plan_keys(plan)
     members = {}
-    for (family, _), key in zip(plan, keys):
-        m = MEASURES[family]
+    for key in keys:
+        m = MEASURES[family_of(key)]
         members[key] = stats_metric(
             None,
-            _KIND_NORMALIZER[m.kind],
+            query_mean,
             name=key,
             empty_score=0.0,
-            doc=f"trec_eval's ``{key}`` per query: {m.definition}.",
+            doc=f"trec_eval's ``{key}``: statistics (max(v, 0), 1, max(-v, 0)) of the query's figure v: "
+            f"{m.definition}.",
         )
+        if family_of(key) in _MAYBE_NAN:
+            members[f"{key}_undefined"] = stats_metric(
+                None, "none", name=f"{key}_undefined", doc=f"The queries whose ``{key}`` is NaN (overlap: a count)."
+            )
 
     def all_figures(results: Mapping[str, Any]) -> dict[str, Any]:
         import jax.numpy as jnp
 
         out = {}
-        for (family, _), key in zip(plan, keys):
-            kind = MEASURES[family].kind
-            r = results[key]
-            if kind == "count":
-                out[key] = r["overlap"]
-            elif kind == "geometric":
-                out[key] = jnp.exp(_GEO_SHIFT * (r["macro_precision"] - 1.0))
-            else:
-                out[key] = r[f"macro_{_KIND_NORMALIZER[kind]}"]
+        for key in keys:
+            kind, r = _kind(key), results[key]
+            out[key] = r["overlap"] if kind == "sum" else jnp.exp(r["mean"]) if kind == "geometric" else r["mean"]
+            if f"{key}_undefined" in results:  # trec_eval's mean of a NaN
+                out[key] = jnp.where(results[f"{key}_undefined"]["overlap"] > 0, jnp.nan, out[key])
         return out
 
     def batch(predictions: Sequence[Any], references: Sequence[Any]) -> dict[str, np.ndarray]:
-        return evaluate(predictions, references, plan, level=level, max_retrieved=max_retrieved)
+        out = {}
+        for key, v in evaluate(predictions, references, plan, level=level, max_retrieved=max_retrieved).items():
+            undefined = np.isnan(v)
+            v = np.where(undefined, 0.0, v)
+            out[key] = np.stack([np.maximum(v, 0.0), np.ones_like(v), np.maximum(-v, 0.0)], axis=1)
+            if family_of(key) in _MAYBE_NAN:
+                out[f"{key}_undefined"] = np.stack([undefined.astype(np.float64), np.ones_like(v), np.ones_like(v)], 1)
+        return out
 
     return make_suite(
         "ranking",
@@ -539,7 +488,8 @@ def _ranking_suite(plan: Plan, level: int, max_retrieved: int | None) -> Any:
         batch_stats=batch,
         doc=(
             f"trec_eval's measures {keys} (relevance level {level}) as one accumulator; ``compute()['all']`` holds "
-            "the run's figures (means over queries, sums for ``num_*``, the geometric mean for ``gm_map``)."
+            "the run's figures (means over queries, sums for ``num_*``, geometric means for ``gm_map`` and "
+            "``gm_bpref``)."
         ),
     )
 
@@ -549,15 +499,17 @@ def RankingMetric(  # noqa: N802 - a cached factory of accumulator classes, name
 ) -> Any:
     r"""The accumulator class (a suite) of trec_eval's measures, one member per printed measure name.
 
-    Each member sums per-query statistics :math:`(x_y, x_x, y_y)` whose ratio is the query's figure (AP:
-    :math:`(\sum_i \mathrm{P@}i\,\mathrm{rel}_i, h_n, R)` by ``recall``; P@k: :math:`(h_k, k, R)` by ``precision``;
-    nDCG@k: (DCG@k, IDCG@k, IDCG@k) by ``recall``; counts :math:`(c, c, c)` unnormalized), so its ``macro_``
-    figure is trec_eval's mean over queries. ``compute()["all"]`` gathers them under trec_eval's names. A batch is a
-    sequence of rankings and a sequence of judgements, one per query. The class is cached per configuration, so
-    states of one configuration always merge.
+    Each member sums each query's figure :math:`v_q` as statistics :math:`(\max(v_q, 0), 1, \max(-v_q, 0))`, so its
+    ``mean`` (:math:`(x_y - y_y) / x_x`) is the mean of the queries' figures (MAP for ``map``, the mean P@k for
+    ``P_k``) and its ``overlap`` their sum (the counts ``num_*``); for ``gm_map`` and ``gm_bpref`` the figure is the
+    logarithm, and the run's figure the ``exp`` of the mean. ``Rndcg`` has a second member counting the queries
+    where it is NaN (its figure is then NaN, as trec_eval's). ``compute()["all"]`` gathers trec_eval's figures under
+    its names. A batch is a sequence of rankings
+    and a sequence of judgements, one per query. The class is cached per configuration, so states of one
+    configuration always merge.
 
-    State: one member state per measure (see :class:`metametric_jax.Metric`: the micro totals, the per-query sums of
-    each normalizer, the query count).
+    State: one member state per measure (see :class:`metametric_jax.Metric`: the totals, the per-query sums of each
+    normalizer, the query count).
 
     >>> M = RankingMetric(["map", "P.2"])
     >>> state = M.from_model_output([["a", "b", "c", "d"]], [{"c", "d", "e"}])
@@ -604,28 +556,43 @@ def recall_at_k(k: int) -> Any:
     )
 
 
-_AP_DOC = r"""Average precision of a ranking; the mean over queries (``macro_recall``) is MAP (trec_eval's ``map``).
+_AP_DOC = r"""Average precision of a ranking; the mean over queries, ``macro_average_precision``, is MAP (``map``).
 
 .. math::
 
     \mathrm{AP} = \frac{1}{R} \sum_i \mathrm{P@}i \cdot \mathrm{rel}_i
 
-State: the sums of :math:`(\sum_i \mathrm{P@}i\,\mathrm{rel}_i,\ h_n,\ R)` over queries (micro ``recall`` is
-:math:`\sum_q \sum_i \mathrm{P@}i\,\mathrm{rel}_i / \sum_q R_q`), the per-query sums of each normalizer (``macro_``)
-and the query count. A query with no relevant document has AP 0 and counts in the mean, as in trec_eval.
-Buckley and Voorhees (2005); example of metametric's documentation:
+State: the sums of :math:`(\sum_i \mathrm{P@}i\,\mathrm{rel}_i,\ h_n,\ R)` over queries, the per-query sums of each
+normalizer (``macro_``) and the query count. ``average_precision`` normalizes the statistics as AP does
+(:math:`x_y / y_y`): per query it is the query's AP, so its mean over queries, ``macro_average_precision``, is MAP;
+over the summed statistics it is :math:`\sum_q \sum_i \mathrm{P@}i\,\mathrm{rel}_i / \sum_q R_q`. A query with no
+relevant document has AP 0 and counts in the mean, as in trec_eval. Buckley and Voorhees (2005); example of
+metametric's documentation:
 
 >>> from metametric_jax.tasks.ranking import AveragePrecisionMetric
 >>> round(AveragePrecisionMetric.score(["a", "b", "c", "d"], {"c", "d", "e"}), 4)  # (1/3 + 2/4) / 3
 0.2778
+>>> state = AveragePrecisionMetric.from_model_output([["a", "b", "c", "d"], ["e"]], [{"c", "d", "e"}, {"e"}])
+>>> round(float(state.compute()["macro_average_precision"]), 4)  # MAP: (0.2778 + 1) / 2
+0.6389
 """
 
 
 @functools.cache
 def _average_precision_metric() -> Any:
     from metametric_jax import make_metric
+    from metametric_jax.normalizer import Normalizer, safe_divide
 
-    return make_metric(AveragePrecision(), "recall", name="average_precision", empty_score=0.0, doc=_AP_DOC)
+    def average_precision(xy: Any, xx: Any, yy: Any, zero_division: float) -> Any:
+        return safe_divide(xy, yy, zero_division)
+
+    return make_metric(
+        AveragePrecision(),
+        Normalizer("average_precision", average_precision),
+        name="average_precision",
+        empty_score=0.0,
+        doc=_AP_DOC,
+    )
 
 
 __test__ = {"AveragePrecisionMetric": _AP_DOC}  # its example runs with the module's doctests

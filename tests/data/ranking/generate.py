@@ -1,7 +1,9 @@
 """Rebuild the ranking fixtures: copy trec_eval's test files, make the generated files, run trec_eval on every case.
 
-Usage (see README.md): ``python tests/data/ranking/generate.py TREC_EVAL_10_DIR TREC_EVAL_9_DIR`` where each directory
-is a built checkout of https://github.com/usnistgov/trec_eval (``make`` there).
+Usage (see README.md): ``python tests/data/ranking/generate.py TREC_EVAL_10_DIR TREC_EVAL_9_DIR [PRECISE_DIR]`` where
+each directory is a built checkout of https://github.com/usnistgov/trec_eval (``make`` there); ``PRECISE_DIR``, a
+build of the 10.0 checkout whose print formats ``%6.4f`` read ``%.17g`` (``meas_print_single.c``,
+``meas_print_final.c``), writes ``expected/precise/`` (every figure to the last bit) for the cases of ``PRECISE``.
 """
 
 from __future__ import annotations
@@ -81,6 +83,24 @@ def make_sample() -> None:
     (SAMPLE / "sample.qrels").write_text("".join(qrels))
     (SAMPLE / "sample.run").write_text("".join(run))
 
+
+#: Measures with parameters (``rbp.p=...`` left out: trec_eval 10.0 reads uninitialized memory there).
+PARAMS = (
+    "utility.2,-0.5,-1,0.25",
+    "11pt_avg.0.2,0.5,0.8",
+    "set_F.0.5",
+    "rbp_resid.p=0.75",
+    "Rprec_mult.0.3,1.5,3",
+    "relative_P.3,50",
+    "unj.2,7",
+    "iprec_at_recall.0.15,0.33,0.77",
+    "infAP",
+    "G",
+    "Rndcg",
+    "ndcg_rel",
+    "binG",
+    "rbp",
+)
 
 #: name -> (qrels, run, trec_eval binary, trec_eval options, our options)
 CASES = {
@@ -166,10 +186,27 @@ CASES = {
         {"measures": "all"},
     ),
     "ties-complete-v9": ("ties-complete.qrels", "ties.run", "9", ["-m", "all_trec"], {"measures": "all"}),
+    "ties-c-M5": (
+        "ties-complete.qrels",
+        "ties.run",
+        "10",
+        ["-c", "-M5", "-m", "all_trec"],
+        {"measures": "all", "complete": True, "max_retrieved": 5},
+    ),
+    "ties-params": (
+        "ties-complete.qrels",
+        "ties.run",
+        "10",
+        ["-c", "-l2", *(arg for m in PARAMS for arg in ("-m", m))],
+        {"measures": list(PARAMS), "complete": True, "level": 2},
+    ),
 }
 
+#: The cases also written with every digit (``expected/precise/``).
+PRECISE = ("test-all", "rag24", "rag24-l2", "ties-l0", "ties-complete-c", "ties-c-M5", "ties-params", "trunc-c-M100")
 
-def main(trec10: Path, trec9: Path) -> None:
+
+def main(trec10: Path, trec9: Path, precise: Path | None = None) -> None:
     copy_trec_eval_tests(trec10)
     shutil.copyfile(trec10 / "LICENSE.md", HERE / "trec_eval" / "LICENSE.md")
     make_ties()
@@ -181,10 +218,15 @@ def main(trec10: Path, trec9: Path) -> None:
         command = [str(binary), "-q", *args, qrels, run]
         done = subprocess.run(command, cwd=HERE, capture_output=True, text=True, check=True)
         (HERE / "expected" / f"{name}.txt").write_text(done.stdout)
+        if precise is not None and name in PRECISE:
+            (HERE / "expected" / "precise").mkdir(exist_ok=True)
+            command[0] = str(precise / "trec_eval")
+            done = subprocess.run(command, cwd=HERE, capture_output=True, text=True, check=True)
+            (HERE / "expected" / "precise" / f"{name}.txt").write_text(done.stdout)
         shown = " ".join(["trec_eval", "-q", *args, qrels, run])
         manifest[name] = {"qrels": qrels, "run": run, "trec_eval": version, "command": shown, "options": ours}
     (HERE / "cases.json").write_text(json.dumps(manifest, indent=1, ensure_ascii=False) + "\n")
 
 
 if __name__ == "__main__":
-    main(Path(sys.argv[1]), Path(sys.argv[2]))
+    main(Path(sys.argv[1]), Path(sys.argv[2]), Path(sys.argv[3]) if len(sys.argv) > 3 else None)
