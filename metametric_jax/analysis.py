@@ -20,6 +20,9 @@ How a task plugs in (this module knows nothing of any task):
 * **The read-out** (:class:`Analysis`): the task's figures of a bucket's totals ``(D,)``, the figure tested, and
   what a bucket's size is.
 
+A bucket's totals are the exactly rounded sums of its rows (:func:`metametric_jax.intervals.exact_totals`, as the
+tasks' scores sum them), so they do not depend on the order of the items.
+
 :class:`BucketedState` holds, per system, the plain totals ``(S, K, D)`` of the ``K`` buckets and the Poisson
 bootstrap's replicate totals ``(S, B, K, D)``. The weights are those of :mod:`metametric_jax.intervals`: a pure
 function of ``(seed, unit id, replicate)``, so one replicate weights the same units in every bucket, every system,
@@ -64,6 +67,7 @@ __all__ = [
     "Analysis",
     "PairedTest",
     "bucket_rows",
+    "equal_frequency_buckets",
     "paired_tests",
     "correct",
     "report",
@@ -229,6 +233,13 @@ class BucketedState:
         k = len(order)
         totals = np.zeros((n_sys, k, width))
         np.add.at(totals, (system, code), arr)
+        if n and not (np.all(arr == np.round(arr)) and np.abs(arr).sum() < 2**52):
+            # sums of fractions (B-cubed's, CEAF's) rounded once, as the task's score sums them (exact_totals)
+            group = system * k + code
+            ranked = np.argsort(group, kind="stable")
+            flat = totals.reshape(-1, width)
+            for idx in np.split(ranked, np.flatnonzero(np.diff(group[ranked])) + 1):
+                flat[group[idx[0]]] = intervals.exact_totals(arr[idx])
         items = np.zeros((n_sys, k), np.int64)
         np.add.at(items, (system, code), 1)
         pairs = np.unique(at * max(k, 1) + code) if n else np.zeros(0, np.int64)
@@ -433,6 +444,40 @@ def bucket_rows(
     names = [str(bucket(x)) for x in listed]
     systems = np.array([int(system(x)) if system else 0 for x in listed], np.int64)
     return rows, units, names, systems
+
+
+def equal_frequency_buckets(values: Sequence[float], bins: int = 4) -> tuple[list[str], list[str]]:
+    """Each value's bucket of about ``len(values) / bins`` values, by size (ExplainaBoard's equal-frequency buckets).
+
+    The cut points are the values at positions ``floor(j n / bins)`` of the sorted values (``j = 1..bins-1``); a value
+    goes in the bucket of the cut points it reaches, so equal values share a bucket (and there may be fewer buckets).
+    A bucket is named by its smallest and largest value, ``"12-40"``, or ``"12"``.
+
+    Returns:
+        ``(names, order)``: the bucket of each value, and the buckets' names from the smallest values up.
+
+    >>> equal_frequency_buckets([5, 1, 3, 8, 2, 9, 9, 4], 4)
+    (['5-8', '1-2', '3-4', '5-8', '1-2', '9', '9', '3-4'], ['1-2', '3-4', '5-8', '9'])
+    """
+    if int(bins) < 1:
+        raise ValueError(f"bins must be a positive integer; found {bins}")
+    x = np.asarray(values, np.float64).reshape(-1)
+    if not x.size:
+        return [], []
+    ordered = np.sort(x)
+    cuts = np.unique(ordered[(np.arange(1, int(bins)) * x.size) // int(bins)])
+    code = np.searchsorted(cuts, x, side="right")
+    used = np.unique(code)
+
+    def show(v: float) -> str:
+        return str(int(v)) if float(v).is_integer() else f"{v:g}"
+
+    names = {}
+    for c in used.tolist():
+        members = x[code == c]
+        lo, hi = float(members.min()), float(members.max())
+        names[c] = show(lo) if lo == hi else f"{show(lo)}-{show(hi)}"
+    return [names[c] for c in code.tolist()], [names[c] for c in used.tolist()]
 
 
 # ---------------------------------------------------------------------------------------------------------- tests

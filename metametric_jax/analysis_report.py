@@ -15,10 +15,13 @@ The JSON (``"version": 1``): ``{"version", "task", "systems", "baseline", "refer
 "seed", "scale", "correction": {"method", "description", "statistic", "family", "tests", "floor", "min_units",
 "figures"}, "titles", "analyses": {ANALYSIS: {BUCKET: {"count", "units", "figures": [one {figure: value} per
 system], "test" | "tests"}}, "errors"?, "confusion"?, TABLE...}, "notes", "warnings"}``; see
-:mod:`metametric_jax.analysis`. ``confusion`` may name its ``title`` and ``description`` (NER's type confusion
-otherwise). A *table* section (``{"title", "description"?, "columns": [...], "rows": [[...], ...]}``: EVALB's
-per-sentence table, per-query wins and losses) is shown as it is, its numbers as the bucket tables show theirs
-(integers as they are, fractions at the report's scale).
+:mod:`metametric_jax.analysis`. ``errors`` is NER's ``{SCHEME: [one {"correct", ...} per system]}`` or
+coreference's ``[one {CATEGORY: {"count", "gain": {FIGURE: F1 gained}}} per system]`` (Kummerfeld and Klein's
+categories). ``counted``, optional, says what each analysis's ``count`` counts (``reference items`` otherwise).
+``confusion`` may name its ``title`` and ``description`` (NER's type confusion otherwise). A *table* section
+(``{"title", "description"?, "columns": [...], "rows": [[...], ...]}``: EVALB's per-sentence table, per-query wins
+and losses) is shown as it is, its numbers as the bucket tables show theirs (integers as they are, fractions at the
+report's scale).
 """
 
 from __future__ import annotations
@@ -163,8 +166,35 @@ def _columns(report: Mapping[str, Any], name: str) -> tuple[list[str], str]:
     return paths, report["correction"]["figures"].get(name, paths[0] if paths else "")
 
 
+_LABELS = {
+    "precision": "P",
+    "recall": "R",
+    "f1": "F1",
+    "muc": "MUC",
+    "bcub": "B3",
+    "ceafm": "CEAF-m",
+    "ceafe": "CEAF-e",
+    "blanc": "BLANC",
+    "lea": "LEA",
+    "mentions": "Mentions",
+    "conll": "CoNLL",
+}
+
+
 def _label(path: str) -> str:
-    return {"precision": "P", "recall": "R", "f1": "F1"}.get(path, path)
+    return _LABELS.get(path, path)
+
+
+def _category(name: str) -> str:
+    """An error category's key as a title: ``"span_error"`` -> ``"Span error"``."""
+    return name.replace("_", " ").capitalize()
+
+
+def _gains(errors: Sequence[Mapping[str, Any]]) -> tuple[list[str], list[str]]:
+    """The categories and the figures of coreference error categories (one ``{category: {count, gain}}`` per system)."""
+    categories = list(errors[0]) if errors else []
+    figures = list(errors[0][categories[0]]["gain"]) if categories else []
+    return categories, figures
 
 
 # ---------------------------------------------------------------------------------------------------- terminal
@@ -203,7 +233,20 @@ def tables(report: Mapping[str, Any]) -> list[Any]:
             table.add_row(*row)
         out.append(table)
     errors = report["analyses"].get("errors")
-    if errors:
+    if isinstance(errors, list):
+        categories, figures = _gains(errors)
+        table = Table(title="Error categories (Kummerfeld and Klein 2013): count and F1 gained when fixed, in order")
+        table.add_column("Category")
+        table.add_column("System")
+        table.add_column("Count", justify="right")
+        for f in figures:
+            table.add_column(f"Δ{_label(f)}", justify="right")
+        for c in categories:
+            for s, per in zip(names, errors):
+                gain = per[c]["gain"]
+                table.add_row(_category(c), s, str(per[c]["count"]), *(_fmt(gain[f], scale, True) for f in figures))
+        out.append(table)
+    elif errors:
         table = Table(title="Error categories (nervaluate's schemes)")
         table.add_column("Scheme")
         table.add_column("System")
@@ -294,7 +337,24 @@ def charts(report: Mapping[str, Any]) -> list[tuple[str, str]] | None:
         _margins(fig, left=0.65, right=0.9, bottom=0.45, top=0.35)
         out.append((name, _svg(fig, f"{name}-{k}", matplotlib)))
     errors = report["analyses"].get("errors")
-    if errors and "strict" in errors:
+    if isinstance(errors, list) and errors:
+        categories, _ = _gains(errors)
+        fig = Figure(figsize=(6.5, 1.0 + 0.28 * len(names) * len(categories)))
+        ax = fig.add_subplot()
+        height = 0.8 / len(names)
+        for s, (sname, per) in enumerate(zip(names, errors)):
+            ys = [i + (s - (len(names) - 1) / 2) * height for i in range(len(categories))]
+            gained = [float(scale * (per[c]["gain"].get("conll") or 0.0)) for c in categories]
+            ax.barh(ys, gained, height=height, label=sname, color=colors[s % len(colors)])
+        ax.set_yticks(range(len(categories)), [_category(c) for c in categories])
+        ax.invert_yaxis()
+        ax.set_xlabel(f"CoNLL F1 gained{' (points)' if scale == 100 else ''}")
+        ax.set_title("CoNLL F1 gained by fixing each error category, in order", fontsize=9)
+        ax.legend(fontsize=8, frameon=False, loc="upper left", bbox_to_anchor=(1.0, 1.0), title="system")
+        ax.spines[["top", "right"]].set_visible(False)
+        _margins(fig, left=1.4, right=0.9, bottom=0.5, top=0.35)
+        out.append(("errors", _svg(fig, "errors", matplotlib)))
+    elif errors and "strict" in errors:
         fig = Figure(figsize=(6.0, 1.2 + 0.3 * len(names) * len(errors)))
         ax = fig.add_subplot()
         cats = ("correct", "incorrect", "partial", "missed", "spurious")
@@ -434,7 +494,9 @@ def html(report: Mapping[str, Any], *, title: str | None = None) -> str:
     for name in bucketed(report):
         parts += _html_analysis(report, name, names, scale, chart_of.get(name))
     errors = report["analyses"].get("errors")
-    if errors:
+    if isinstance(errors, list):
+        parts += _html_gains(errors, names, scale, chart_of.get("errors"))
+    elif errors:
         parts += _html_errors(errors, names, scale, chart_of.get("errors"))
     conf = report["analyses"].get("confusion")
     if conf:
@@ -502,6 +564,29 @@ def _html_errors(errors: Mapping[str, Any], names: Sequence[str], scale: float, 
             cells = [_cell(scheme), _cell(n)]
             cells += [_cell(str(e[c]), f"{key}/{c}", e[c]) for c in cats]
             cells += [_cell(_fmt(e.get(k), scale), f"{key}/{k}", e.get(k)) for k in ("precision", "recall", "f1")]
+            out.append("<tr>" + "".join(cells) + "</tr>")
+    out += ["</tbody>", "</table>", "</section>"]
+    return out
+
+
+def _html_gains(errors: Sequence[Mapping[str, Any]], names: Sequence[str], scale: float, svg: str | None) -> list[str]:
+    categories, figures = _gains(errors)
+    out = [
+        '<section id="analysis-errors">',
+        "<h2>Error categories <small>(Kummerfeld and Klein 2013: count, and F1 gained when the category's errors are "
+        "fixed after those above it)</small></h2>",
+    ]
+    if svg:
+        out.append(f"<figure>{svg}</figure>")
+    head = ["Category", "System", "Count", *(f"Δ{_label(f)}" for f in figures)]
+    out.append('<table class="sortable" data-analysis="errors">')
+    out.append("<thead><tr>" + "".join(f"<th>{_e(h)}</th>" for h in head) + "</tr></thead><tbody>")
+    for c in categories:
+        for s, (n, per) in enumerate(zip(names, errors)):
+            key = f"errors/{s}/{c}"
+            cells = [_cell(_category(c)), _cell(n), _cell(str(per[c]["count"]), f"{key}/count", per[c]["count"])]
+            gain = per[c]["gain"]
+            cells += [_cell(_fmt(gain[f], scale, True), f"{key}/gain/{f}", gain[f]) for f in figures]
             out.append("<tr>" + "".join(cells) + "</tr>")
     out += ["</tbody>", "</table>", "</section>"]
     return out
@@ -578,6 +663,7 @@ def latex(report: Mapping[str, Any]) -> str:
         + "; ".join(f"{n} = {s}" for n, s in zip(names, report["systems"])),
         r"% \usepackage{booktabs}",
     ]
+    counted = report.get("counted", {})
     for name in bucketed(report):
         table = report["analyses"][name]
         _, tested = _columns(report, name)
@@ -604,14 +690,33 @@ def latex(report: Mapping[str, Any]) -> str:
         lines += [r"\bottomrule", r"\end{tabular}"]
         percent = r" (\%)" if scale == 100 else ""
         caption = (
-            f"{title}: {_label(tested)} per bucket{percent}; count = reference items. "
+            f"{title}: {_label(tested)} per bucket{percent}; count = {_tex(counted.get(name, 'reference items'))}. "
             f"$\\Delta$ = system $-$ A; paired bootstrap, {report['samples']} replicates over "
             f"{report['n']} {report['unit']}, two-sided $p$ corrected over {c['tests']} tests ({_tex(c['method'])}); "
             f"bold: adjusted $p < 0.05$; -- : fewer than {c['min_units']} {report['unit']}."
         )
         lines += [rf"\caption{{{caption}}}", rf"\label{{tab:{_tex(report['task'])}-{_tex(name)}}}", r"\end{table}", ""]
     errors = report["analyses"].get("errors")
-    if errors:
+    if isinstance(errors, list):
+        categories, figures = _gains(errors)
+        lines += [r"\begin{table}[t]", r"\centering", r"\small", rf"\begin{{tabular}}{{ll r {'r' * len(figures)}}}"]
+        lines.append(r"\toprule")
+        lines.append(
+            "Category & System & Count & " + " & ".join(rf"$\Delta$ {_tex(_label(f))}" for f in figures) + r" \\"
+        )
+        lines.append(r"\midrule")
+        for c in categories:
+            for n, per in zip(names, errors):
+                gains = [_fmt(per[c]["gain"][f], scale, True) for f in figures]
+                lines.append(" & ".join([_tex(_category(c)), n, str(per[c]["count"]), *gains]) + r" \\")
+        caption = (
+            "Coreference error categories (Kummerfeld and Klein 2013): number of errors, and F1 gained when the "
+            "category's errors are fixed after those of the categories above it"
+            + (r" (points)." if scale == 100 else ".")
+        )
+        lines += [r"\bottomrule", r"\end{tabular}", rf"\caption{{{caption}}}"]
+        lines += [rf"\label{{tab:{_tex(report['task'])}-errors}}", r"\end{table}", ""]
+    elif errors:
         cats = ("correct", "incorrect", "partial", "missed", "spurious")
         lines += [r"\begin{table}[t]", r"\centering", r"\small", r"\begin{tabular}{ll rrrrr rrr}", r"\toprule"]
         lines.append("Scheme & System & " + " & ".join(c.capitalize() for c in cats) + r" & P & R & F1 \\")
