@@ -20,7 +20,7 @@ import numpy as np
 from metametric_jax.errors import InputFormatError
 from metametric_jax.tasks.readers.ptb import Treebank, parse_params
 
-__all__ = ["EvalbParams", "COLLINS", "read_params", "SentenceCounts", "evalb_counts"]
+__all__ = ["EvalbParams", "COLLINS", "read_params", "SentenceCounts", "evalb_counts", "Brackets", "evalb_brackets"]
 
 
 def _classes(pairs: Iterable[tuple[str, str]]) -> dict[str, str]:
@@ -251,6 +251,21 @@ class SentenceCounts:
     messages: dict[int, str]
 
 
+@dataclasses.dataclass(frozen=True)
+class Brackets:
+    """The brackets EVALB counts in each valid sentence, with their labels (for figures per label).
+
+    Attributes:
+        gold: int64 ``(n, 4)``: each reference bracket's sentence, start, end (in the words left) and label.
+        test: the same of the predicted brackets.
+        labels: the label names: a phrase label without function tags, the smallest of its ``EQ_LABEL`` class.
+    """
+
+    gold: np.ndarray
+    test: np.ndarray
+    labels: list[str]
+
+
 def _count(n: int) -> str:
     return f"{n} sentence" if n == 1 else f"{n} sentences"
 
@@ -261,6 +276,23 @@ def evalb_counts(predictions: Treebank, references: Treebank, params: EvalbParam
     Raises:
         InputFormatError: when the two files have different numbers of sentences.
     """
+    return _evalb(predictions, references, params)[0]
+
+
+def evalb_brackets(
+    predictions: Treebank, references: Treebank, params: EvalbParams = COLLINS
+) -> tuple[SentenceCounts, Brackets]:
+    """:func:`evalb_counts` and the labelled brackets it counts in each valid sentence.
+
+    The brackets carry their labels whatever ``params.labeled`` (which decides whether the counts compare them).
+
+    Raises:
+        InputFormatError: when the two files have different numbers of sentences.
+    """
+    return _evalb(predictions, references, params)
+
+
+def _evalb(predictions: Treebank, references: Treebank, params: EvalbParams) -> tuple[SentenceCounts, Brackets]:
     g, t = references, predictions
     n = g.sentences
     if t.sentences != n:
@@ -309,7 +341,7 @@ def evalb_counts(predictions: Treebank, references: Treebank, params: EvalbParam
     for s in np.flatnonzero(status == 2).tolist():
         messages[s] = "the prediction has no words (an empty parse): skipped"
     raw = buffer.tobytes()
-    by_hand: dict[int, tuple[int, ...]] = {}  # sentences counted one by one (quotes put back)
+    by_hand: dict[int, tuple[tuple[int, ...], list[tuple[int, int, int]], list[tuple[int, int, int]]]] = {}
     quote_tags = {k for k, x in enumerate(labels) if x in params.quote_labels}
     for s in np.flatnonzero(status == 1).tolist():
         message = f"length mismatch: {int(wn1[s])} words in the reference, {int(wn2[s])} in the prediction"
@@ -353,11 +385,12 @@ def evalb_counts(predictions: Treebank, references: Treebank, params: EvalbParam
         start = kept[off + bank.first] - kept[off]
         end = kept[off + bank.last] - kept[off]
         valid = (start < end) & ~phrase_deleted[label] & ok[bank.node_sentence]
-        klass = phrase_class[label] if params.labeled else np.zeros_like(label)
-        return bank.node_sentence[valid], start[valid], end[valid], klass[valid]
+        return bank.node_sentence[valid], start[valid], end[valid], phrase_class[label][valid]
 
-    gs, ga, gb, gc = spans(g, g_keep, g_label)
-    ts, ta, tb, tc = spans(t, t_keep, t_label)
+    gs, ga, gb, g_class = spans(g, g_keep, g_label)
+    ts, ta, tb, t_class = spans(t, t_keep, t_label)
+    gc = g_class if params.labeled else np.zeros_like(g_class)
+    tc = t_class if params.labeled else np.zeros_like(t_class)
     gold = np.bincount(gs, minlength=n)
     test = np.bincount(ts, minlength=n)
     width = int(max(wn1.max(initial=0), 1)) + 1
@@ -378,11 +411,23 @@ def evalb_counts(predictions: Treebank, references: Treebank, params: EvalbParam
     both = np.minimum(n_gold, n_test)
     matched = np.bincount(run_key // (width * width * n_class), weights=both, minlength=n).astype(np.int64)[:n]
     crossing = _crossing(n, wn1, gs, ga, gb, ts, ta, tb)
-    for s, (m, bg, bt, cross, w, tags) in by_hand.items():
+    for s, ((m, bg, bt, cross, w, tags), _, _) in by_hand.items():
         status[s] = 0
         del messages[s]
         matched[s], gold[s], test[s], crossing[s], words[s], correct_tags[s] = m, bg, bt, cross, w, tags
-    return SentenceCounts(
+
+    def table(sentence: np.ndarray, start: np.ndarray, end: np.ndarray, klass: np.ndarray, side: int) -> np.ndarray:
+        rows = [np.stack([sentence, start, end, klass], 1).astype(np.int64).reshape(-1, 4)]
+        for s, (_, g_brackets, t_brackets) in sorted(by_hand.items()):
+            listed = g_brackets if side == 0 else t_brackets
+            rows.append(np.array([(s, a, b, c) for a, b, c in listed], np.int64).reshape(-1, 4))
+        return np.concatenate(rows)
+
+    class_names = [""] * len(names)
+    for name, code in names.items():
+        class_names[code] = name
+    brackets = Brackets(table(gs, ga, gb, g_class, 0), table(ts, ta, tb, t_class, 1), class_names)
+    result = SentenceCounts(
         status=status,
         length=length,
         matched=matched,
@@ -394,6 +439,7 @@ def evalb_counts(predictions: Treebank, references: Treebank, params: EvalbParam
         line=g.line,
         messages=messages,
     )
+    return result, brackets
 
 
 def _crossing(n: int, wn: np.ndarray, gs: np.ndarray, ga: np.ndarray, gb: np.ndarray, *test: np.ndarray) -> np.ndarray:
@@ -496,8 +542,15 @@ def _put_back(quote: list[Any], terms: list[list[Any]], brackets: list[list[int]
         brackets[k][1] += 1
 
 
-def _by_hand(gold: tuple[list[Any], ...], test: tuple[list[Any], ...], rules: _Rules) -> tuple[int, ...] | str:
-    """EVALB's counts of one sentence whose lengths differ, after putting back mis-tagged quotes; or why not."""
+def _by_hand(
+    gold: tuple[list[Any], ...], test: tuple[list[Any], ...], rules: _Rules
+) -> tuple[tuple[int, ...], list[tuple[int, int, int]], list[tuple[int, int, int]]] | str:
+    """EVALB's counts of one sentence whose lengths differ, after putting back mis-tagged quotes; or why not.
+
+    Returns:
+        ``(counts, reference brackets, predicted brackets)``, each bracket ``(start, end, label class)``; or why the
+        sentence is an error.
+    """
     t1, b1, q1 = gold
     t2, b2, q2 = test
     deleted = rules.leaf_deleted
@@ -525,11 +578,13 @@ def _by_hand(gold: tuple[list[Any], ...], test: tuple[list[Any], ...], rules: _R
         out = []
         for start, end, lab in brackets:
             if start != end and not rules.phrase_deleted[lab]:
-                out.append((start, end, int(rules.phrase_class[lab]) if rules.params.labeled else 0))
+                out.append((start, end, int(rules.phrase_class[lab])))
         return out
 
     g, t = counted(b1), counted(b2)
-    matched = sum((collections.Counter(g) & collections.Counter(t)).values())
+    keys_g = g if rules.params.labeled else [(a, b, 0) for a, b, _ in g]
+    keys_t = t if rules.params.labeled else [(a, b, 0) for a, b, _ in t]
+    matched = sum((collections.Counter(keys_g) & collections.Counter(keys_t)).values())
     crossing = sum(1 for a, b, _ in t if any(c < a < d < b or a < c < b < d for c, d, _ in g))
     tags = sum(1 for x, y in zip(t1, t2) if rules.tag_class[x[0]] == rules.tag_class[y[0]])
-    return matched, len(g), len(t), crossing, len(t1), tags
+    return (matched, len(g), len(t), crossing, len(t1), tags), g, t
