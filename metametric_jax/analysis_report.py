@@ -182,7 +182,12 @@ _LABELS = {
 
 
 def _label(path: str) -> str:
-    return _LABELS.get(path, path)
+    """A figure's path as a column header: ``"f1"`` -> ``"F1"``, ``"las/precision"`` -> ``"las P"``."""
+    return " ".join(_LABELS.get(part, part) for part in path.split("/"))
+
+
+#: a terminal table with more figure columns than this shows the tested figure only (the other forms show them all)
+TERMINAL_COLUMNS = 12
 
 
 def _category(name: str) -> str:
@@ -209,6 +214,9 @@ def tables(report: Mapping[str, Any]) -> list[Any]:
         paths, tested = _columns(report, name)
         title = report.get("titles", {}).get(name, name)
         table = Table(title=f"{title} ({name})")
+        if len(paths) * len(names) > TERMINAL_COLUMNS:
+            paths = [tested]
+            table.caption = f"{_label(tested)} only: the JSON, HTML and LaTeX forms hold every figure"
         table.add_column("Bucket")
         table.add_column("Count", justify="right")
         table.add_column("Units", justify="right")
