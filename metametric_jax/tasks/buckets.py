@@ -13,11 +13,12 @@ An item's row is then ``(correct predicted, predicted, correct reference, refere
 
 .. math::
 
-    P = \frac{c_P}{n_P}, \qquad R = \frac{c_R}{n_R}, \qquad F_1 = \frac{c_P + c_R}{n_P + n_R}
+    P = \frac{c_P}{n_P}, \qquad R = \frac{c_R}{n_R}, \qquad F_1 = \frac{2 P R}{P + R}
 
-(0 where a denominator is 0). Where every match lies in one bucket, :math:`c_P = c_R = m` and these are
-:func:`~metametric_jax.normalizer.prf`'s figures bit for bit (:math:`m + m = 2m` exactly), so the buckets of an
-attribute both sides share, and any union of buckets holding every item, read out as the task's ``score`` does.
+(0 where a denominator is 0). Where every match lies in one bucket, :math:`c_P = c_R = m` and the F1 is computed as
+:math:`2m / (n_P + n_R)`, its value without the rounding of the two ratios: these are
+:func:`~metametric_jax.normalizer.prf`'s figures bit for bit, so the buckets of an attribute both sides share, and
+any union of buckets holding every item, read out as the task's ``score`` does.
 """
 
 from __future__ import annotations
@@ -30,6 +31,7 @@ from typing import Any
 import numpy as np
 
 from metametric_jax import analysis
+from metametric_jax.normalizer import f_measure, prf
 
 __all__ = [
     "VERSION",
@@ -57,13 +59,15 @@ def split_readout(totals: Any) -> dict[str, float]:
 
     >>> split_readout([2.0, 3.0, 2.0, 4.0])
     {'precision': 0.6666666666666666, 'recall': 0.5, 'f1': 0.5714285714285714}
+    >>> split_readout([0.0, 0.0, 3.0, 3.0])  # reference items matched by predicted items of other buckets
+    {'precision': 0.0, 'recall': 1.0, 'f1': 0.0}
     """
     cp, n_p, cr, n_r = (float(x) for x in totals[:4])
-    return {
-        "precision": cp / n_p if n_p else 0.0,
-        "recall": cr / n_r if n_r else 0.0,
-        "f1": (cp + cr) / (n_p + n_r) if n_p + n_r else 0.0,
-    }
+    if cp == cr:
+        return prf(cp, n_p, n_r)
+    precision = cp / n_p if n_p else 0.0
+    recall = cr / n_r if n_r else 0.0
+    return {"precision": precision, "recall": recall, "f1": f_measure(precision, recall)}
 
 
 def split_count(totals: Any) -> float:

@@ -21,8 +21,8 @@ recall: a reference word falls in the bucket of its reference attribute and coun
 the bucket of its own attribute in the predicted tree and counts for precision. A word is correct for UAS when it is
 aligned and its head is aligned to the reference word's head (or both are roots), for LAS when its relation agrees
 too, as the scorer counts it. A bucket's figures are the split read-out of :mod:`metametric_jax.tasks.buckets`
-(precision over predicted words, recall over reference words, F1 the matches of both sides over all their words); a
-bucket's ``count`` is its reference words, and its LAS F1 is tested. Where both sides tokenize alike, UAS and LAS
+(precision over predicted words, recall over reference words, F1 their harmonic mean); a bucket's ``count`` is its
+reference words, and its LAS F1 is tested. Where both sides tokenize alike, UAS and LAS
 precision, recall and F1 of ``overall`` are the familiar attachment scores (the share of words).
 
 Not tested (counts per system): ``confusion`` — gold relation (rows) × predicted relation (columns) over the
