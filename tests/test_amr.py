@@ -326,7 +326,7 @@ def test_fine_grained_definitions():
 
 
 def test_fine_grained_per_pair_and_exact():
-    report = score_files(predictions=FINE_PRED, references=FINE_GOLD, fine_grained=True)
+    report = score_files(predictions=FINE_PRED, references=FINE_GOLD, fine_grained="normalized")
     for name in amr_fine.NAMES:
         totals = [
             sum(item["fine_grained"][name][k] for item in report.items) for k in ("matched", "predicted", "reference")

@@ -57,7 +57,15 @@ def _add_arguments(parser: argparse.ArgumentParser) -> None:
         "--fine-grained",
         action="store_true",
         help="also give the fine-grained scores of Damonte et al. (2017): unlabeled, no WSD, concepts, named "
-        "entities, negations, wikification, reentrancies, SRL (computed exactly)",
+        "entities, negations, wikification, reentrancies, SRL (with the optimal mapping)",
+    )
+    parser.add_argument(
+        "--fine-grained-mode",
+        choices=("amr-evaluation", "normalized"),
+        default=None,
+        help="the definitions of the fine-grained scores (implies --fine-grained): 'amr-evaluation' (default) as "
+        "its scripts define them, reading each graph as written; 'normalized' on smatch 1.0.4's triples, inverse "
+        "roles normalized, no TOP triple in the reentrancy and SRL subgraphs, concepts compared case-insensitively",
     )
     parser.add_argument(
         "--keep-alignments",
@@ -84,6 +92,11 @@ def _add_arguments(parser: argparse.ArgumentParser) -> None:
     )
 
 
+def _fine_grained(args: argparse.Namespace) -> str | bool:
+    mode = getattr(args, "fine_grained_mode", None)
+    return mode if mode is not None else ("amr-evaluation" if args.fine_grained else False)
+
+
 def _run(args: argparse.Namespace) -> tuple[dict[str, Any], list[str]]:
     from metametric_jax.tasks import amr
 
@@ -94,7 +107,7 @@ def _run(args: argparse.Namespace) -> tuple[dict[str, Any], list[str]]:
             predictions=args.pred,
             references=args.gold,
             progress=bar.update if bar.enabled else False,
-            fine_grained=args.fine_grained,
+            fine_grained=_fine_grained(args),
             keep_alignments=args.keep_alignments,
             work_limit=args.work_limit,
             time_limit=args.time_limit,
@@ -110,9 +123,10 @@ def _resample(args: argparse.Namespace) -> Resampling:
 
     scores, warnings = _run(argparse.Namespace(**{**vars(args), "per_pair": True}))  # scored as score amr scores
     items = scores["per_pair"]
+    fine = bool(_fine_grained(args))
     return Resampling(
-        amr.item_rows(items, args.fine_grained),
-        functools.partial(amr.readout, fine_grained=args.fine_grained),
+        amr.item_rows(items, fine),
+        functools.partial(amr.readout, fine_grained=fine),
         unit="graph pairs",
         ids=[item["id"] for item in items],
         warnings=tuple(warnings),
@@ -153,7 +167,8 @@ COMMAND = Command(
     "the optimal variable mapping (not hill climbing) found within a work budget per pair; alignment markers "
     "(~e.8) are removed unless --keep-alignments. JSON: {precision, recall, f1, matched, predicted, reference, "
     "pairs, pairs_optimal} (and pairs_timed_out with --time-limit); with --fine-grained also {unlabeled, no_wsd, "
-    "concepts, named_entities, negations, wikification, reentrancies, srl}, each {precision, recall, f1}; with "
+    "concepts, named_entities, negations, wikification, reentrancies, srl}, each {precision, recall, f1}, as "
+    "amr-evaluation defines them (--fine-grained-mode normalized: on normalized triples); with "
     "--per-pair also per_pair: [{id, precision, recall, f1, matched, predicted, reference, optimal, upper_bound, "
     "...}].",
     add_arguments=_add_arguments,

@@ -479,7 +479,9 @@ class _Scorer:
 
     def __init__(self, options: dict[str, Any], where: str) -> None:
         _check_options(options, ("keep_alignments", "fine_grained", "work_limit", "time_limit"), where)
-        self.fine_grained = bool(options.get("fine_grained", False))
+        self.mode = amr_fine.fine_grained_mode(options.get("fine_grained", False), where)
+        self.fine_grained = self.mode is not None
+        self.keep_alignments = bool(options.get("keep_alignments", False))
         limits = options.get("work_limit", DEFAULT_WORK_LIMIT), options.get("time_limit")
         self.work_limit, self.time_limit = check_limits(*limits, where)
         self.totals = [0, 0, 0]
@@ -488,7 +490,7 @@ class _Scorer:
         self.flagged = self.timed_out = 0
         self._clock = False  # whether the clock stopped a problem of the current pair
 
-    def add(self, ident: str, pred: list[Triple], gold: list[Triple]) -> None:
+    def add(self, ident: str, pred: list[Triple], gold: list[Triple], graphs: tuple[Any, Any] = (None, None)) -> None:
         self._clock = False
         found = smatch_match(pred, gold, work_limit=self.work_limit, time_limit=self.time_limit)
         self._clock = found.timed_out
@@ -503,7 +505,11 @@ class _Scorer:
         ]
         if self.fine_grained:
             fine = {}
-            for name, (m, p, g, ok) in amr_fine.fine_grained_counts(pred, gold, self._match).items():
+            if self.mode == "normalized":
+                counts = amr_fine.fine_grained_counts(pred, gold, self._match)
+            else:  # amr-evaluation reads the graphs as written
+                counts = amr_fine.amr_evaluation_counts(*graphs, self._solve, keep_alignments=self.keep_alignments)
+            for name, (m, p, g, ok) in counts.items():
                 optimal = optimal and ok
                 self.fine[name] = [self.fine[name][0] + m, self.fine[name][1] + p, self.fine[name][2] + g]
                 fine[name] = {**prf(m, p, g), "matched": m, "predicted": p, "reference": g}
@@ -519,6 +525,28 @@ class _Scorer:
         found = smatch_match(pred, gold, work_limit=self.work_limit, time_limit=self.time_limit)
         self._clock = self._clock or found.timed_out
         return found.matched, found.predicted, found.reference, found.optimal
+
+    def _solve(
+        self, n_pred: int, n_gold: int, unary: dict[int, int], pairwise: dict[tuple[int, int], int]
+    ) -> tuple[int, bool]:
+        found = solve_latent(n_pred, n_gold, unary, pairwise, work_limit=self.work_limit, time_limit=self.time_limit)
+        self._clock = self._clock or found.timed_out
+        return int(round(found.value)), found.optimal
+
+    def graph(self, graph: Any, label: str) -> Any:
+        """The graph as written, for amr-evaluation's reading (``None`` when not asked)."""
+        if self.mode != "amr-evaluation":
+            return None
+        if isinstance(graph, str):
+            return parse_tree(graph, label, 1)
+        if isinstance(graph, penman.Tree):
+            return graph
+        if isinstance(graph, penman.Graph):
+            return penman.configure(graph)
+        raise TypeError(
+            f"{label}: fine_grained='amr-evaluation' reads a graph as written (a PENMAN string, a penman.Tree or a "
+            "penman.Graph); score triple lists with fine_grained='normalized'."
+        )
 
     def scores(self) -> dict[str, Any]:
         figures = readout([*self.totals, *(c for counts in self.fine.values() for c in counts)], self.fine_grained)
@@ -544,7 +572,9 @@ def score(predictions: Sequence[Any], references: Sequence[Any], **options: Any)
         predictions: predicted graphs: PENMAN strings, ``penman.Tree`` / ``penman.Graph`` objects or triple lists.
         references: the reference graphs, in the same order.
         **options: ``keep_alignments`` (default False: alignment markers are removed), ``fine_grained`` (default
-            False: add the scores of Damonte et al. (2017), see :mod:`metametric_jax.tasks.amr_fine`),
+            False; True or ``"amr-evaluation"``: add the scores of Damonte et al. (2017) as their amr-evaluation
+            scripts define them, with the optimal mapping; ``"normalized"``: the graph-normalized reading, which also
+            takes triple lists; see :mod:`metametric_jax.tasks.amr_fine`; the headline Smatch is the same),
             ``work_limit`` (work units per pair, default :data:`DEFAULT_WORK_LIMIT`; ``None``: unbounded),
             ``time_limit`` (an extra wall-clock cap in seconds per pair, default ``None``: figures it stops are not
             reproducible).
@@ -555,8 +585,9 @@ def score(predictions: Sequence[Any], references: Sequence[Any], **options: Any)
         ``pairs_timed_out`` (pairs the clock stopped) with a ``time_limit``.
 
     Raises:
-        ValueError: lists of different lengths, or a budget that is not positive. TypeError: an unknown option or a
-            graph of another type.
+        ValueError: lists of different lengths, a budget that is not positive, or an unknown ``fine_grained``.
+            TypeError: an unknown option, a graph of another type, or a triple list with amr-evaluation's
+            fine-grained scores.
 
     >>> result = score(["(b / boy)", "(g / go-02 :ARG0 (b / boy))"], ["(b / boy)", "(g / go-01 :ARG0 (b / boy))"])
     >>> result["matched"], result["predicted"], result["reference"], round(result["f1"], 4)
@@ -569,11 +600,13 @@ def score(predictions: Sequence[Any], references: Sequence[Any], **options: Any)
             f"score: predictions and references must have the same length; found {len(predictions)} and "
             f"{len(references)}."
         )
-    keep = bool(options.get("keep_alignments", False))
+    keep = scorer.keep_alignments
     for i, (p, r) in enumerate(zip(predictions, references)):
         pred = smatch_triples(p, label=f"<prediction[{i}]>", keep_alignments=keep)
         gold = smatch_triples(r, label=f"<reference[{i}]>", keep_alignments=keep)
-        scorer.add(str(i + 1), pred, gold)
+        scorer.add(
+            str(i + 1), pred, gold, (scorer.graph(p, f"<prediction[{i}]>"), scorer.graph(r, f"<reference[{i}]>"))
+        )
     for message in scorer.warnings():
         warnings.warn(message, SolverBudgetWarning, stacklevel=2)
     return scorer.scores()
@@ -638,12 +671,13 @@ def score_files(
     """
     scorer = _Scorer(options, "score_files")
     pred, gold = _read_pairs(predictions, references)
-    keep = bool(options.get("keep_alignments", False))
+    keep = scorer.keep_alignments
     for k, (p, g) in enumerate(zip(pred, gold), start=1):
         scorer.add(
             g.id or str(k),
             _tree_triples(p.tree, str(predictions), p.line, keep),
             _tree_triples(g.tree, str(references), g.line, keep),
+            (p.tree, g.tree),
         )
         if callable(progress):
             progress(k, len(gold))
