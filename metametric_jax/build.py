@@ -170,7 +170,7 @@ def metametric(
             name=c.__name__,
             zero_division=zero_division,
             empty_score=empty_score,
-            doc=f"The derived metric of {c.__name__} ({norm.name}, constraint {cons.value}).",
+            doc=_derived_doc(c, sim, norm, cons, zero_division, empty_score),
         )
         setattr(c, "latent_metric" if sim.has_variables else "metric", metric)
         check_when_built(sim)
@@ -179,6 +179,69 @@ def metametric(
     if cls is not None:
         return wrap(cls)
     return wrap
+
+
+_FORMULAS = {
+    "none": r"\mathrm{overlap} = \sum_i \phi(P_i, R_i)",
+    "precision": r"P = \frac{\sum_i \phi(P_i, R_i)}{\sum_i \phi(P_i, P_i)}",
+    "recall": r"R = \frac{\sum_i \phi(P_i, R_i)}{\sum_i \phi(R_i, R_i)}",
+    "f1": r"F_1 = \frac{2 \sum_i \phi(P_i, R_i)}{\sum_i \phi(P_i, P_i) + \sum_i \phi(R_i, R_i)}",
+    "jaccard": r"J = \frac{\sum_i \phi(P_i, R_i)}"
+    r"{\sum_i \phi(P_i, P_i) + \sum_i \phi(R_i, R_i) - \sum_i \phi(P_i, R_i)}",
+}
+
+
+def _describe(sim: Any, depth: int = 0) -> list[str]:
+    """One line per field of a derived similarity: the field, its type and how it is compared."""
+    fields = getattr(sim, "fields", None)
+    if not isinstance(fields, dict) or depth > 2:
+        return []
+    hints = getattr(getattr(sim, "cls", None), "__annotations__", {})
+    out = []
+    for name, inner in fields.items():
+        how = type(inner).__name__
+        constraint = getattr(getattr(inner, "constraint", None), "value", None)
+        tp = hints.get(name, "")
+        tp = tp if isinstance(tp, str) else tp.__name__ if isinstance(tp, type) else str(tp).replace("typing.", "")
+        out.append(f"{'    ' * depth}- ``{name}``: ``{tp}`` — {how}{f' ({constraint})' if constraint else ''}")
+        out.extend(_describe(getattr(inner, "inner", inner), depth + 1))
+    return out
+
+
+def _derived_doc(cls: type, sim: Any, norm: Normalizer, cons: Any, zero_division: float, empty_score: float) -> str:
+    """The docstring of a derived metric class: its type, formula, figures and an example (what ``help()`` shows)."""
+    formula = _FORMULAS.get(
+        norm.name,
+        rf"\mathrm{{{norm.name}}}(\textstyle\sum_i \phi(P_i, R_i), "
+        rf"\sum_i \phi(P_i, P_i), \sum_i \phi(R_i, R_i))",
+    )
+    reported = _reported(norm, ())
+    names = ", ".join(f"``{'overlap' if n.is_identity else n.name}``" for n in reported)
+    fields = "\n".join(_describe(sim)) or "- (compared as a whole)"
+    return f"""The derived metric of ``{cls.__module__}.{cls.__qualname__}`` ({norm.name}, constraint {cons.value}).
+
+An accumulator class (``empty``, ``from_model_output``, ``merge``, ``reduce``, ``compute``) over pairs of
+``{cls.__name__}`` structures, derived from the type (Chen et al., EMNLP 2023). :math:`\\phi` is the similarity
+derived field by field:
+
+{fields}
+
+Its state sums :math:`\\phi(P_i, R_i)`, :math:`\\phi(P_i, P_i)`, :math:`\\phi(R_i, R_i)` over the examples
+:math:`i`; ``compute()`` applies the declared normalizer to the totals (micro):
+
+.. math::
+
+    {formula}
+
+Figures of ``compute()``: {names} on the totals (micro) and ``macro_`` of each, the mean of the
+per-example scores. A 0/0 gives {zero_division!r}; two empty structures score {empty_score!r} per example and add
+nothing to the totals.
+
+Example:
+    ``M = metric_of({cls.__name__})``; ``M.score(p, r)`` scores one pair;
+    ``M.from_model_output(predictions, references).compute()["{"overlap" if norm.is_identity else norm.name}"]``
+    the corpus figure.
+"""
 
 
 def metric_of(cls: type) -> type[Metric]:
