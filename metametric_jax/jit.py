@@ -42,6 +42,7 @@ import jax.numpy as jnp
 import numpy as np
 
 from metametric_jax.composite import Product
+from metametric_jax.protocol import SumsAccumulator
 
 __all__ = ["callback_state", "sides_state", "host_state_sums", "expected_type"]
 
@@ -153,7 +154,7 @@ def _is_traced(leaves: list[Any]) -> bool:
 
 
 def callback_state(
-    metric_cls: Any,
+    metric_cls: type[SumsAccumulator],
     predictions: Any,
     references: Any,
     weights: Any = None,
@@ -187,7 +188,7 @@ def callback_state(
 
 
 def sides_state(
-    metric_cls: Any,
+    metric_cls: type[SumsAccumulator],
     sides: dict[str, Any],
     weights: Any = None,
     decode: Callable[[Any], Any] | None = None,
