@@ -358,6 +358,8 @@ class RandomizationState(struct.PyTreeNode):
 def randomization(metric: Any, permutations: int = 10000, seed: int = 0) -> type[RandomizationState]:
     """An approximate-randomization accumulator class for a metric or suite class (see the module docstring).
 
+    The same arguments give the same class (its states merge with each other's, and it keeps one running position).
+
     Raises:
         TypeError: if ``metric`` is not a metric or suite class.
         ValueError: if ``permutations`` is not a positive integer.

@@ -394,18 +394,28 @@ def reduce_leading(tree: Any) -> Any:
     return total
 
 
-def state_class(base: type, prefix: str, cfg: ResamplingConfig, module: str) -> Any:
-    """A resampling state class of ``cfg.metric``: ``base`` with ``cfg`` and its own running positions.
+#: one class per (kind, metric, samples, seed, level): the same arguments give the same class, whose states merge
+_CLASSES: dict[tuple[Any, ...], type] = {}
 
-    It carries the resampled metric's ``metric_config``, so decode functions are checked against the metric's type.
+
+def state_class(base: type, prefix: str, cfg: ResamplingConfig, module: str) -> Any:
+    """The resampling state class of ``cfg.metric``: ``base`` with ``cfg`` and its own running positions.
+
+    The same ``base`` and configuration (metric, samples, seed, level) give the same class, so states built from two
+    calls with the same arguments merge. It carries the resampled metric's ``metric_config``, so decode functions are
+    checked against the metric's type.
     """
-    attrs = {
-        "resampling": cfg,
-        "positions": Positions(),
-        "metric_config": cfg.metric.metric_config,
-        "__module__": module,
-    }
-    return type(f"{prefix}{cfg.metric.__name__}", (base,), attrs)
+    key = (base, cfg.metric, cfg.samples, cfg.seed, cfg.level)
+    cls = _CLASSES.get(key)
+    if cls is None:
+        attrs = {
+            "resampling": cfg,
+            "positions": Positions(),
+            "metric_config": cfg.metric.metric_config,
+            "__module__": module,
+        }
+        cls = _CLASSES[key] = type(f"{prefix}{cfg.metric.__name__}", (base,), attrs)
+    return cls
 
 
 def replicate_counts(stacked: Any) -> jax.Array:

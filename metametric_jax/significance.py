@@ -43,7 +43,8 @@ built on the host (and on the device from concrete ids), which hold their ids be
 drop them, so states that went through ``jit`` or ``pmap`` merge unchecked. When omitted, the ids are the running
 position of the examples given to the class's ``from_model_output`` since it was made (or since
 ``reset_positions()``): the default for one stream; call ``reset_positions()`` before a second stream (another
-system's examples) or pass ``example_ids``.
+system's examples) or pass ``example_ids``. :func:`bootstrap` and :func:`randomization` return the same class for
+the same arguments, so their states merge (and share the running positions).
 
 The state carries an order-independent fingerprint of its examples (it merges by addition): of the ids, and on the
 host and callback paths of each example's reference too (a canonical 64-bit digest, the same in every process:
@@ -346,6 +347,8 @@ def _jitted_compute(state: Any) -> Any:
 
 def bootstrap(metric: Any, replicates: int = 1000, seed: int = 0, level: float = 0.95) -> type[BootstrapState]:
     """A bootstrap accumulator class for a metric or suite class (see the module docstring).
+
+    The same arguments give the same class (its states merge with each other's, and it keeps one running position).
 
     Raises:
         TypeError: if ``metric`` is not a metric or suite class.

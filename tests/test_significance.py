@@ -362,3 +362,27 @@ def test_bootstrap_checkpoints_restore_only_into_the_same_metric() -> None:
     Other = sig.bootstrap(make_metric(dsl.set_matching(dsl.discrete()), "f1", name="sig_other"), replicates=8)
     with pytest.raises(ValueError, match="sig_spans"):
         serialization.from_bytes(Other.empty(), serialization.to_bytes(state))
+
+
+def test_the_same_arguments_give_the_same_class_whose_states_merge() -> None:
+    preds, refs = corpus(10, 15)
+    assert sig.bootstrap(Spans, 40, 3, 0.9) is sig.bootstrap(Spans, replicates=40, seed=3, level=0.9)
+    assert sig.randomization(Spans, 30, 2) is sig.randomization(Spans, permutations=30, seed=2)
+    for other in (
+        sig.bootstrap(Spans, 41, 3, 0.9),
+        sig.bootstrap(Spans, 40, 4, 0.9),
+        sig.bootstrap(Spans, 40, 3, 0.95),
+        sig.bootstrap(P, 40, 3, 0.9),
+    ):
+        assert other is not sig.bootstrap(Spans, 40, 3, 0.9)
+    assert sig.randomization(Spans, 30, 3) is not sig.randomization(Spans, 30, 2)
+    a = sig.bootstrap(Spans, 40, 3, 0.9).from_model_output(preds[:5], refs[:5], example_ids=np.arange(5))
+    b = sig.bootstrap(Spans, 40, 3, 0.9).from_model_output(preds[5:], refs[5:], example_ids=np.arange(5, 10))
+    whole = sig.bootstrap(Spans, 40, 3, 0.9).from_model_output(preds, refs, example_ids=np.arange(10))
+    np.testing.assert_allclose(a.merge(b).replicates()["f1"], whole.replicates()["f1"], rtol=1e-6)
+    ra = sig.randomization(Spans, 30, 2).from_model_output(preds[:5], refs[:5], refs[:5], example_ids=np.arange(5))
+    rb = sig.randomization(Spans, 30, 2).from_model_output(preds[5:], refs[5:], refs[5:], example_ids=np.arange(5, 10))
+    assert (
+        ra.merge(rb).compute()
+        == sig.randomization(Spans, 30, 2).from_model_output(preds, refs, refs, example_ids=np.arange(10)).compute()
+    )
