@@ -1,0 +1,225 @@
+r"""Where retrieval systems fail and where one beats another: per-query wins and losses, measures by relevant documents.
+
+The analyses of ``metametric-jax analyze ranking`` (:mod:`metametric_jax.analysis` is the engine), on the queries
+trec_eval evaluates (:mod:`metametric_jax.tasks.ranking`: each query's figure of each measure, its rules for which
+queries count):
+
+* ``overall`` — one bucket, ``all``: the run's figures of ``score ranking`` (means over queries, ``gm_map`` and
+  ``gm_bpref`` geometric), exactly (its per-query rows, :func:`~metametric_jax.tasks.ranking.query_rows`, read out by
+  its :func:`~metametric_jax.tasks.ranking.readout`; the counts ``num_*`` are left out, as ``compare`` leaves them);
+  its test is ``compare ranking``'s test of MAP.
+* ``relevant`` — the same figures over the queries with ``0``, ``1``, ``2-5``, ``6-20`` or ``21+`` relevant
+  documents (trec_eval's ``num_rel`` at the relevance level), the query-difficulty breakdown of TREC overviews.
+* custom — ``buckets={"name": fn}``: ``fn(Query)`` names the bucket of a query.
+
+A bucket's ``count`` is its queries; its MAP is tested. A bucket's figures are the exactly rounded means of its
+queries' figures (trec_eval's rounding of its running sum over all queries, which ``score`` reproduces, belongs to
+``overall``). The unit resampled is the query, as ``score ranking
+--bootstrap`` and ``compare ranking`` resample; every system must be evaluated on the same queries (``-c`` scores a
+judged query a run leaves out as trec_eval does).
+
+Not tested (counts per system): ``wins`` — for each measure (``-m``; ``num_*`` left out) and each system after the
+first, the queries where its figure is above the baseline's (wins), equal (ties: the same float, as trec_eval
+computes it) and below (losses); a query whose figure is NaN for either system counts in none. The per-query
+comparison of ``trec_eval -q`` outputs that TREC participants tabulate (and ranx's win/tie/loss reports).
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Callable, Mapping, Sequence
+from typing import Any, NamedTuple
+
+import numpy as np
+
+from metametric_jax import analysis
+from metametric_jax.tasks import buckets as kit
+from metametric_jax.tasks import ranking
+from metametric_jax.tasks.trec_measures import MEASURES, family_of
+
+__all__ = ["RELEVANT", "Query", "relevant_bucket", "analyze_files", "wins"]
+
+RELEVANT = ("0", "1", "2-5", "6-20", "21+")
+
+
+class Query(NamedTuple):
+    """A query as a custom bucketing sees it.
+
+    Attributes:
+        id: its id.
+        relevant: its number of relevant documents (trec_eval's ``num_rel``).
+    """
+
+    id: Any
+    relevant: int
+
+
+def relevant_bucket(n: int) -> str:
+    """``0``, ``1``, ``2-5``, ``6-20`` or ``21+`` relevant documents."""
+    return "0" if n <= 0 else "1" if n == 1 else "2-5" if n <= 5 else "6-20" if n <= 20 else "21+"
+
+
+def _kind(key: str) -> str:
+    return MEASURES[family_of(key)].kind
+
+
+def wins(figures: Sequence[np.ndarray], keys: Sequence[str], letters: Sequence[str]) -> dict[str, Any]:
+    """The wins, ties and losses of each system after the first against it, per measure (a table section).
+
+    Args:
+        figures: per system, the queries' figures ``(queries, len(keys))``.
+        keys: the measures of the columns (``num_*`` counts are left out).
+        letters: the systems' short names.
+    """
+    rows = []
+    base = figures[0]
+    for k, key in enumerate(keys):
+        if _kind(key) == "sum":
+            continue
+        for letter, other in zip(letters[1:], figures[1:]):
+            a, b = base[:, k], other[:, k]
+            both = ~(np.isnan(a) | np.isnan(b))
+            rows.append(
+                [
+                    key,
+                    letter,
+                    int(np.sum(b[both] > a[both])),
+                    int(np.sum(b[both] == a[both])),
+                    int(np.sum(b[both] < a[both])),
+                ]
+            )
+    return {
+        "title": "Per-query wins, ties and losses against A",
+        "description": "queries where the system's figure is above A's (wins), the same (ties), below (losses)",
+        "columns": ["measure", "system", "wins", "ties", "losses"],
+        "rows": rows,
+    }
+
+
+def analyze_files(
+    references: str | os.PathLike[str],
+    systems: Sequence[str | os.PathLike[str]],
+    *,
+    measures: Sequence[str] | str | None = None,
+    level: int = 1,
+    complete: bool = False,
+    max_retrieved: int | None = None,
+    buckets: Mapping[str, Callable[[Query], Any]] | None = None,
+    samples: int = 1000,
+    seed: int = 0,
+    correction: str = "holm",
+    statistic: str = "studentized",
+    min_units: int = analysis.MIN_UNITS,
+) -> dict[str, Any]:
+    """The analysis report of TREC runs against qrels, read and scored as ``score ranking`` scores them.
+
+    Args:
+        references: the qrels file.
+        systems: the run files, the first the baseline.
+        measures: trec_eval's measures (``-m``; default its ``official`` set); MAP is always given.
+        level: the least grade of a relevant document (trec_eval's ``-l``).
+        complete: score judged queries a run leaves out as empty rankings (``-c``).
+        max_retrieved: only the first documents of each ranking count (``-M``).
+        buckets: custom bucketings of queries, ``{name: fn(Query) -> bucket name}``.
+        samples: bootstrap replicates.
+        seed: seed of the replicates' weights.
+        correction: ``holm``, ``bh``, ``maxt`` or ``none`` (:func:`metametric_jax.analysis.correct`).
+        statistic: ``studentized`` or ``raw``: what max-T compares.
+        min_units: a bucket with items in fewer units is not tested.
+
+    Raises:
+        InputFormatError: a malformed file, or a run with no judged query.
+        ValueError: unknown measures, or systems evaluated on different queries.
+    """
+    if not systems:
+        raise ValueError("analyze needs at least one system")
+    for name in buckets or {}:
+        if name in ("overall", "relevant", "wins"):
+            raise ValueError(f"a custom bucketing may not be named {name!r}: the report has an analysis of that name")
+    asked = [measures] if isinstance(measures, str) else list(measures or ["official"])
+    got = [
+        ranking.file_rows(
+            predictions=path,
+            references=references,
+            measures=[*asked, "num_rel"],
+            level=level,
+            complete=complete,
+            max_retrieved=max_retrieved,
+        )
+        for path in systems
+    ]
+    first = got[0]
+    for k, other in enumerate(got[1:], start=2):
+        if other.ids != first.ids:
+            only = [q for q in first.ids if q not in set(other.ids)] or [
+                q for q in other.ids if q not in set(first.ids)
+            ]
+            raise ValueError(
+                f"{os.fspath(systems[k - 1])} is evaluated on other queries than {os.fspath(systems[0])} (first "
+                f"difference: query {only[0] if only else '?'}); every system must be scored on the same queries: "
+                "give -c to score judged queries a run leaves out"
+            )
+    keys = first.keys
+    relevant = first.rows[:, keys.index("num_rel")].astype(np.int64)
+    n = len(first.ids)
+    units = np.arange(n, dtype=np.int64)
+    width = first.rows.shape[1]
+    overall, by_relevant = kit.Items(width), kit.Items(width)
+    custom = {name: kit.Items(width) for name in buckets or {}}
+    relevant_names = [relevant_bucket(x) for x in relevant.tolist()]
+    queries = [Query(q, r) for q, r in zip(first.ids, relevant.tolist())]
+    custom_names = {name: [str(fn(q)) for q in queries] for name, fn in (buckets or {}).items()}
+    for s, rows in enumerate(g.rows for g in got):
+        overall.add(rows, units, ["all"] * n, s)
+        plain = rows.copy()
+        plain[:, len(keys) : 2 * len(keys)] = 0.0  # trec_eval's rounding of the run's running sum: overall only
+        by_relevant.add(plain, units, relevant_names, s)
+        for name, listed in custom_names.items():
+            custom[name].add(plain, units, listed, s)
+
+    def readout(totals: Any) -> dict[str, Any]:
+        return ranking.readout(totals, keys)
+
+    def count(totals: Any) -> float:
+        return float(totals[-1])
+
+    k_sys = len(systems)
+    settings = kit.Settings(samples, seed, correction, statistic, min_units)
+    pairs: list[tuple[analysis.Analysis, analysis.BucketedState]] = [
+        (
+            analysis.Analysis(
+                "overall", readout, "map", count=count, title="Overall", description="every query: score ranking"
+            ),
+            overall.state(k_sys, units, settings),
+        ),
+        (
+            analysis.Analysis(
+                "relevant",
+                readout,
+                "map",
+                count=count,
+                order=RELEVANT,
+                title="Relevant documents",
+                description="the query's number of relevant documents (num_rel)",
+            ),
+            by_relevant.state(k_sys, units, settings),
+        ),
+    ]
+    for name in buckets or {}:
+        spec = analysis.Analysis(name, readout, "map", count=count, description=f"user-defined: {name}")
+        pairs.append((spec, custom[name].state(k_sys, units, settings)))
+    letters = [chr(ord("A") + k) if k < 26 else f"S{k + 1}" for k in range(k_sys)]
+    figures = [g.rows[:, : len(keys)] for g in got]
+    table = wins(figures, keys, letters) if k_sys > 1 else None
+    return kit.report(
+        "ranking",
+        pairs,
+        settings,
+        systems=[os.fspath(p) for p in systems],
+        references=os.fspath(references),
+        unit="queries",
+        n=n,
+        scale=1,
+        extra={"wins": table} if table is not None else None,
+        warnings=[w for g in got for w in g.warnings],
+    )
