@@ -321,8 +321,9 @@ def score_files(
 
     Returns:
         A :class:`~metametric_jax.report.Report`: ``scores`` as :func:`score` (plus nothing else), ``items`` one per
-        query evaluated (``{"id": query, measure: value, ...}``, queries in trec_eval's order, without ``num_q``
-        and ``gm_map`` as trec_eval's ``-q``), ``warnings`` about queries left out.
+        query evaluated (``{"id": query, measure: value, ...}``, queries in trec_eval's order, without ``num_q``,
+        ``gm_map`` and ``gm_bpref`` as trec_eval's ``-q``), ``warnings`` about queries left out and about NaN
+        figures (``Rndcg`` at relevance level 0, as trec_eval's ``-nan``).
 
     Raises:
         InputFormatError: a malformed file, or no query of the run has judgements (trec_eval stops there too).

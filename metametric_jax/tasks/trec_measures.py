@@ -397,7 +397,7 @@ def _sequential_sum(values: np.ndarray) -> float:
 
 
 class _Query:
-    """The arrays of one query that the measures share, computed when first asked for."""
+    """The arrays of one query that the measures share, computed when first asked for (at least one rank)."""
 
     def __init__(self, ranking: Sequence[Any], grades: Mapping[Any, int], level: int) -> None:
         n = len(ranking)
@@ -422,14 +422,12 @@ class _Query:
         self.R = int(np.count_nonzero(self.judged >= level))
         self.rel = g >= level
         self.cum = np.cumsum(self.rel)
-        self.h = int(self.cum[-1]) if n else 0
+        self.h = int(self.cum[-1])
         self.pos = np.flatnonzero(self.rel)
         self._cache: dict[str, Any] = {}
 
     def h_at(self, ks: Sequence[int]) -> np.ndarray:
         """h_k for each k (k >= 1): relevant items in the top k."""
-        if not self.n:
-            return np.zeros(len(ks), np.int64)
         return self.cum[np.minimum(np.asarray(ks, np.int64), self.n) - 1]
 
     def cached(self, name: str, make: Callable[[], Any]) -> Any:
