@@ -102,6 +102,7 @@ class RandomizationState(struct.PyTreeNode):
     fingerprint: jax.Array
 
     resampling: ClassVar[ResamplingConfig]
+    metric_config: ClassVar[Any]
     positions: ClassVar[Positions]
 
     @classmethod

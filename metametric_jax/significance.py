@@ -116,6 +116,7 @@ class BootstrapState(struct.PyTreeNode):
     fingerprint: jax.Array
 
     resampling: ClassVar[ResamplingConfig]
+    metric_config: ClassVar[Any]
     positions: ClassVar[Positions]
 
     @classmethod
