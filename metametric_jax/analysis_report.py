@@ -336,13 +336,20 @@ def charts(report: Mapping[str, Any]) -> list[tuple[str, str]] | None:
         for b in buckets:
             marks = [t for t in _tests(table[b]) if t.get("p_adjusted") is not None and t["p_adjusted"] < 0.05]
             labels.append(f"{b}{' *' if marks else ''}")
-        ax.set_xticks(range(len(buckets)), labels)
+        # many or long bucket names (relations, labels) would overlap: slanted, with room below
+        slanted = len(buckets) * max(len(x) for x in labels) > 8 * fig.get_size_inches()[0]
+        if slanted:
+            ax.set_xticks(range(len(buckets)), labels, rotation=60, ha="right", rotation_mode="anchor")
+            fig.set_size_inches(fig.get_size_inches()[0], 2.8 + 0.06 * max(len(x) for x in labels))
+        else:
+            ax.set_xticks(range(len(buckets)), labels)
         ax.set_ylabel(f"{_label(tested)}{' (%)' if scale == 100 else ''}")
         title = report.get("titles", {}).get(name, name)
         ax.set_title(f"{title}: {_label(tested)} per bucket (* adjusted p < 0.05)", fontsize=9)
         ax.legend(fontsize=8, frameon=False, loc="upper left", bbox_to_anchor=(1.0, 1.0), title="system")
         ax.spines[["top", "right"]].set_visible(False)
-        _margins(fig, left=0.65, right=0.9, bottom=0.45, top=0.35)
+        bottom = 0.45 + (0.06 * max(len(x) for x in labels) if slanted else 0.0)
+        _margins(fig, left=0.65, right=0.9, bottom=bottom, top=0.35)
         out.append((name, _svg(fig, f"{name}-{k}", matplotlib)))
     errors = report["analyses"].get("errors")
     if isinstance(errors, list) and errors:
