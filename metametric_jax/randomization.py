@@ -88,7 +88,7 @@ class RandomizationState(struct.PyTreeNode):
             number of examples (see :func:`metametric_jax.resampling.fingerprint`; the references are not digested:
             both systems are scored against the same references in one call, so no paired check needs them).
 
-    As for the bootstrap (:class:`metametric_jax.significance.BootstrapState`), a state built on the host (or on the
+    As for the bootstrap (:class:`metametric_jax.bootstrap.BootstrapState`), a state built on the host (or on the
     device from concrete ids, outside ``jit``) holds the set of its example ids beside the pytree, and ``merge``
     refuses two states that hold the same id; states that went through ``jit``, ``pmap``, a checkpoint or
     ``reduce()`` do not hold it and merge without that check (on the device path duplicates across states are not
