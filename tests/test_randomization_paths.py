@@ -67,7 +67,7 @@ def device_jit(ea, eb, w, ids):
 def batches(draw, codes: int = 2):
     """Both systems' and the references' codes, ``(n, ITEMS, 3)`` each; small values make duplicates, all-invalid
     rows make empty examples."""
-    n = draw(st.integers(0, 12))
+    n = draw(st.sampled_from([0, 1, 3, 12]))  # few shapes: each new shape compiles the jitted paths again
     arrays = [draw(hnp.arrays(np.int32, (n, ITEMS, 3), elements=st.integers(0, codes - 1))) for _ in ("a", "b", "refs")]
     ids = draw(
         st.one_of(
@@ -120,7 +120,7 @@ def assert_same_figures(got, want, ra, rb, masks) -> None:
 
 
 # ------------------------------------------------------------------------------------------------ every path
-@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=30, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(batch=batches())
 def test_every_path_equals_the_host_path(batch) -> None:
     a, b, g, ids, w = batch
