@@ -153,17 +153,15 @@ def _files(value: Any) -> list[str]:
 
 
 def _decode_problem(paths: Sequence[str]) -> str:
-    """``FILE:LINE: message`` for the first of ``paths`` that is not UTF-8 text."""
+    """``FILE:LINE: message`` for the first of ``paths`` that is not UTF-8 text (the readers' own message)."""
+    from metametric_jax.errors import InputFormatError
+    from metametric_jax.tasks.readers.text import read_utf8
+
     for path in paths:
-        with open(path, "rb") as handle:
-            data = handle.read()
         try:
-            data.decode("utf-8")
-        except UnicodeDecodeError as err:
-            line = data.count(b"\n", 0, err.start) + 1
-            return (
-                f"{path}:{line}: expected UTF-8 text; found the byte 0x{data[err.start]:02x}, which is not valid UTF-8"
-            )
+            read_utf8(path)
+        except InputFormatError as err:
+            return str(err)
     return "expected UTF-8 text"
 
 

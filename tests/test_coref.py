@@ -591,7 +591,7 @@ def test_bad_files_raise_with_line_numbers(tmp_path: Path, lines: list[str], lin
 def test_not_utf8_names_the_line(tmp_path: Path) -> None:
     path = tmp_path / "latin1.conll"
     path.write_bytes("#begin document (d); part 000\nd 0 0 caf\u00e9 (1)\n#end document\n".encode("latin-1"))
-    with pytest.raises(InputFormatError, match="expected UTF-8 text; found byte 0xe9") as info:
+    with pytest.raises(InputFormatError, match="expected UTF-8 text; found the byte 0xe9") as info:
         read_conll2012(path)
     assert info.value.line == 2
 

@@ -447,7 +447,7 @@ def test_documents_paired_by_order_and_id(tmp_path) -> None:
 
 def test_not_utf8_is_an_error(tmp_path) -> None:
     (tmp_path / "gold.jsonl").write_bytes(b'{"id": "a"}\n{"id": "\xff"}\n')
-    with pytest.raises(InputFormatError, match="gold.jsonl:2: expected UTF-8 text, found the byte 0xff"):
+    with pytest.raises(InputFormatError, match="gold.jsonl:2: expected UTF-8 text; found the byte 0xff"):
         read_documents(tmp_path / "gold.jsonl")
 
 

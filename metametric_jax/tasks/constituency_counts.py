@@ -19,6 +19,7 @@ import numpy as np
 
 from metametric_jax.errors import InputFormatError
 from metametric_jax.tasks.readers.ptb import Treebank, parse_params
+from metametric_jax.tasks.readers.text import read_text
 
 __all__ = ["EvalbParams", "COLLINS", "read_params", "SentenceCounts", "evalb_counts", "Brackets", "evalb_brackets"]
 
@@ -95,8 +96,7 @@ def read_params(source: str | os.PathLike[str], text: str | None = None) -> Eval
     path = os.fspath(source)
     if text is None:
         try:
-            with open(path, encoding="utf-8", errors="replace") as handle:
-                text = handle.read()
+            text = read_text(path)
         except OSError as err:
             raise InputFormatError(path, None, f"cannot read the parameter file ({err.strerror or err})") from None
     values = parse_params(text, path)
@@ -312,7 +312,7 @@ def _evalb(predictions: Treebank, references: Treebank, params: EvalbParams) -> 
     sizes = [a.size for a in starts]
     codes, vocab = _intern(buffer, np.concatenate(starts), np.concatenate(ends))
     g_tag, g_label, t_tag, t_label = np.split(codes, np.cumsum(sizes)[:-1])
-    labels = [v.decode("utf-8", "replace") for v in vocab]
+    labels = [v.decode("utf-8") for v in vocab]
     eq = _classes(params.equivalent_labels)
     names: dict[str, int] = {}
 
@@ -365,8 +365,8 @@ def _evalb(predictions: Treebank, references: Treebank, params: EvalbParams) -> 
         eq_words = {(a, b) for a, b in params.equivalent_words} | {(b, a) for a, b in params.equivalent_words}
         for k in np.flatnonzero(~same).tolist():
             i, j = int(gk[k]), int(tk[k])
-            a = raw[int(g.word_start[i]) : int(g.word_end[i])].decode("utf-8", "replace")
-            b = raw[int(t.word_start[j]) + shift : int(t.word_end[j]) + shift].decode("utf-8", "replace")
+            a = raw[int(g.word_start[i]) : int(g.word_end[i])].decode("utf-8")
+            b = raw[int(t.word_start[j]) + shift : int(t.word_end[j]) + shift].decode("utf-8")
             s = int(g_leaf_sentence[i])
             if (a, b) in eq_words:
                 same[k] = True
@@ -571,7 +571,7 @@ def _by_hand(
     same = {(a.encode(), b.encode()) for a, b in rules.params.equivalent_words}
     for (_, a), (_, b) in zip(t1, t2):
         if a != b and (a, b) not in same and (b, a) not in same:
-            a_, b_ = a.decode("utf-8", "replace"), b.decode("utf-8", "replace")
+            a_, b_ = a.decode("utf-8"), b.decode("utf-8")
             return f"words differ: {a_!r} in the reference, {b_!r} in the prediction"
 
     def counted(brackets: list[list[int]]) -> list[tuple[int, int, int]]:

@@ -55,6 +55,7 @@ from metametric_jax.errors import InputFormatError
 from metametric_jax.intervals import exact_totals
 from metametric_jax.normalizer import f_measure
 from metametric_jax.report import Report
+from metametric_jax.tasks.readers.text import read_text, split_lines
 from metametric_jax.tasks.stem import porter_stem
 
 __all__ = [
@@ -485,19 +486,7 @@ def read_texts(path: str | os.PathLike[str]) -> list[str]:
         OSError: if the file cannot be read.
     """
     name = os.fspath(path)
-    with open(name, "rb") as handle:
-        data = handle.read()
-    try:
-        text = data.decode("utf-8-sig")
-    except UnicodeDecodeError as err:
-        line = data.count(b"\n", 0, err.start) + 1
-        raise InputFormatError(
-            name, line, f"expected UTF-8 text; found the byte 0x{data[err.start]:02x}, which is not valid UTF-8"
-        ) from None
-    lines = text.split("\n")
-    if lines[-1] == "":
-        lines.pop()
-    lines = [x[:-1] if x.endswith("\r") else x for x in lines]
+    lines = [x[:-1] if x.endswith("\r") else x for x in split_lines(read_text(name))]
     if not name.lower().endswith(".jsonl"):
         return lines
     out: list[str] = []

@@ -49,6 +49,7 @@ from collections.abc import Callable
 from typing import NamedTuple
 
 from metametric_jax.errors import InputFormatError
+from metametric_jax.tasks.readers.text import decode_text, read_text
 from metametric_jax.tasks.tagging import normalize_scheme, recode_tags, tag_problem
 
 __all__ = ["DOCSTART", "BOUNDARY", "ConllSentences", "read_conll", "read_conlleval", "check_aligned", "split_fields"]
@@ -130,18 +131,7 @@ def split_fields(delimiter: str | None) -> re.Pattern[str] | None:
 
 def _text(path: str) -> str:
     """The file's text (``-``: standard input), a byte-order mark removed; undecodable bytes raise with their line."""
-    if path == "-":
-        data = sys.stdin.buffer.read()
-    else:
-        with open(path, "rb") as handle:
-            data = handle.read()
-    try:
-        return data.decode("utf-8-sig")
-    except UnicodeDecodeError as err:
-        line = data.count(b"\n", 0, err.start) + 1
-        raise InputFormatError(
-            path, line, f"expected UTF-8 text; found the byte 0x{data[err.start]:02x}, which is not valid UTF-8"
-        ) from None
+    return decode_text(sys.stdin.buffer.read(), path) if path == "-" else read_text(path)
 
 
 def _splitter(pattern: re.Pattern[str] | None) -> Callable[[str], list[str]]:

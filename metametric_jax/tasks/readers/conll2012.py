@@ -31,6 +31,7 @@ from collections.abc import Iterable, Mapping
 from pathlib import Path
 
 from metametric_jax.errors import InputFormatError
+from metametric_jax.tasks.readers.text import read_text, split_lines
 
 __all__ = ["DocumentId", "ConllDocument", "parse_conll2012", "read_conll2012", "pair_documents", "format_id"]
 
@@ -268,24 +269,10 @@ def parse_conll2012(lines: Iterable[str], path: str = "<string>") -> dict[Docume
     return docs
 
 
-def _lines(path: Path) -> Iterable[str]:
-    """The lines of a UTF-8 file; a line that is not UTF-8 is an :class:`InputFormatError` naming it."""
-    with path.open("rb") as handle:
-        for line_no, raw in enumerate(handle, start=1):
-            try:
-                yield raw.decode("utf-8")
-            except UnicodeDecodeError as err:
-                raise InputFormatError(
-                    str(path),
-                    line_no,
-                    f"expected UTF-8 text; found byte 0x{raw[err.start]:02x} at column {err.start + 1}",
-                ) from None
-
-
 def read_conll2012(path: str | os.PathLike[str]) -> dict[DocumentId, ConllDocument]:
     """The documents of a CoNLL-2012 file, by ``(name, part)``, in file order (see :func:`parse_conll2012`)."""
     p = Path(path)
-    return parse_conll2012(_lines(p), str(p))
+    return parse_conll2012(split_lines(read_text(p)), str(p))
 
 
 def _divergence(key: ConllDocument, response: ConllDocument) -> int | None:

@@ -27,6 +27,7 @@ import re
 import unicodedata
 
 from metametric_jax.errors import InputFormatError
+from metametric_jax.tasks.readers.text import read_text
 
 __all__ = ["DepToken", "MultiwordToken", "DepSentence", "parse_conllu", "read_conllu", "surface", "documents"]
 
@@ -304,13 +305,4 @@ def read_conllu(path: str | os.PathLike[str]) -> list[DepSentence]:
         OSError: the file cannot be read.
     """
     name = os.fspath(path)
-    with open(name, "rb") as handle:
-        data = handle.read()
-    try:
-        text = data.decode("utf-8")
-    except UnicodeDecodeError as err:
-        line = data.count(b"\n", 0, err.start) + 1
-        raise InputFormatError(
-            name, line, f"expected UTF-8 text; found the byte 0x{data[err.start]:02x}, which is not valid UTF-8"
-        ) from None
-    return parse_conllu(text, name)
+    return parse_conllu(read_text(name), name)

@@ -22,6 +22,7 @@ import os
 from typing import Any
 
 from metametric_jax.errors import InputFormatError
+from metametric_jax.tasks.readers.text import read_text
 
 __all__ = ["parse_jsonl", "read_jsonl", "require", "describe"]
 
@@ -89,14 +90,7 @@ def read_jsonl(path: str | os.PathLike[str], *, kind: type = dict) -> list[tuple
         InputFormatError: the file is not UTF-8, or a line is not valid JSON of the expected kind.
     """
     name = os.fspath(path)
-    with open(name, "rb") as handle:
-        data = handle.read()
-    try:
-        text = data.decode("utf-8")
-    except UnicodeDecodeError as err:
-        line = data[: err.start].count(b"\n") + 1
-        raise InputFormatError(name, line, f"expected UTF-8 text, found the byte {data[err.start]:#04x}") from None
-    return parse_jsonl(text, name, kind=kind)
+    return parse_jsonl(read_text(name), name, kind=kind)
 
 
 def require(obj: dict[str, Any], key: str, kind: type | tuple[type, ...], path: str, line: int, where: str) -> Any:

@@ -20,6 +20,7 @@ from typing import Any
 import penman
 
 from metametric_jax.errors import InputFormatError
+from metametric_jax.tasks.readers.text import read_text, split_lines
 
 __all__ = ["PenmanBlock", "read_penman", "parse_tree", "strip_alignments"]
 
@@ -80,26 +81,22 @@ def read_penman(path: str | Path) -> list[PenmanBlock]:
     start: int | None = None
     ident: str | None = None
     lines: list[str] = []
-    try:
-        with open(path, encoding="utf-8-sig") as handle:
-            for number, raw in enumerate(handle, start=1):
-                text = raw.rstrip("\r\n")
-                if not text.strip():
-                    if start is not None:
-                        blocks.append((start, ident, lines))
-                        ident = None
-                    start, lines = None, []
-                    continue
-                if text.lstrip().startswith("#"):
-                    found = _ID.search(text)
-                    if found and start is None:
-                        ident = found.group(1)
-                    continue
-                if start is None:
-                    start = number
-                lines.append(text)
-    except UnicodeDecodeError as err:
-        raise InputFormatError(path, None, f"expected UTF-8 text, found byte {err.object[err.start]:#04x}") from None
+    whole = read_text(path).replace("\r\n", "\n").replace("\r", "\n")  # universal newlines, as text mode reads
+    for number, text in enumerate(split_lines(whole), start=1):
+        if not text.strip():
+            if start is not None:
+                blocks.append((start, ident, lines))
+                ident = None
+            start, lines = None, []
+            continue
+        if text.lstrip().startswith("#"):
+            found = _ID.search(text)
+            if found and start is None:
+                ident = found.group(1)
+            continue
+        if start is None:
+            start = number
+        lines.append(text)
     if start is not None:
         blocks.append((start, ident, lines))
     return [PenmanBlock(start, ident, parse_tree("\n".join(body), path, start)) for start, ident, body in blocks]

@@ -36,11 +36,11 @@ from typing import Any
 import numpy as np
 
 from metametric_jax.errors import InputFormatError
+from metametric_jax.tasks.readers.text import BOM, check_utf8, decode_text
 
 __all__ = ["Tree", "Treebank", "scan_trees", "read_treebank", "parse_trees", "read_trees", "parse_params"]
 
 _OPEN, _CLOSE = 40, 41
-_BOM = b"\xef\xbb\xbf"
 _TOKEN = re.compile(r"[()]|[ \t\n\v\f\r]+|[^ \t\n\v\f\r()]+")
 
 
@@ -114,9 +114,9 @@ class Treebank:
     last: np.ndarray
 
     def text(self, start: np.ndarray, end: np.ndarray) -> list[str]:
-        """The strings at the byte ranges ``start``-``end`` (UTF-8, undecodable bytes replaced)."""
+        """The strings at the byte ranges ``start``-``end`` (UTF-8, checked when the text was scanned)."""
         raw = self.data.tobytes()
-        return [raw[a:b].decode("utf-8", "replace") for a, b in zip(start.tolist(), end.tolist())]
+        return [raw[a:b].decode("utf-8") for a, b in zip(start.tolist(), end.tolist())]
 
 
 def _line_of(newlines: np.ndarray, offsets: np.ndarray | int) -> np.ndarray:
@@ -133,10 +133,11 @@ def scan_trees(data: bytes, path: str = "<string>", *, one_per_line: bool | None
             lines, None (default) to decide from the text.
 
     Raises:
-        InputFormatError: on malformed brackets, naming ``path`` and the line.
+        InputFormatError: on malformed brackets or bytes that are not UTF-8, naming ``path`` and the line.
     """
-    if data.startswith(_BOM):
-        data = data[len(_BOM) :]
+    if data.startswith(BOM):
+        data = data[len(BOM) :]
+    check_utf8(data, path)
     b = np.frombuffer(data, dtype=np.uint8)
     newlines = np.flatnonzero(b == 10)
 
@@ -286,14 +287,14 @@ def _explain(
     bad = leaf & ((count != 2) | ~attached)
     if bad.any():
         k = int(np.argmax(bad))
-        seg = data[pos[k] : pos[k + 1] + 1].decode("utf-8", "replace")
+        seg = data[pos[k] : pos[k + 1] + 1].decode("utf-8")
         found = "no word" if count[k] < 2 and attached[k] else "no tag" if not attached[k] else "more than one word"
         raise fail(int(pos[k]), f"expected a part-of-speech node (TAG word); found {seg!r} ({found})")
     raise AssertionError("unreachable: a token count was wrong but no check failed")
 
 
 def _show(data: bytes, start: int, end: int) -> str:
-    text = data[int(start) : int(end)].decode("utf-8", "replace")
+    text = data[int(start) : int(end)].decode("utf-8")
     return repr(text if len(text) <= 40 else text[:37] + "...")
 
 
@@ -347,10 +348,7 @@ def parse_trees(text: str, source: str = "<string>") -> list[Tree]:
 
 def read_trees(source: str | os.PathLike[str]) -> list[Tree]:
     """:class:`Tree` objects of a bracketed file."""
-    data = _read_bytes(source)
-    if data.startswith(_BOM):
-        data = data[len(_BOM) :]
-    return parse_trees(data.decode("utf-8", "replace"), os.fspath(source))
+    return parse_trees(decode_text(_read_bytes(source), source), os.fspath(source))
 
 
 def parse_params(text: str, source: str = "<string>") -> dict[str, list[str]]:

@@ -32,6 +32,7 @@ import os
 from collections.abc import Iterator
 
 from metametric_jax.errors import InputFormatError
+from metametric_jax.tasks.readers.text import read_text
 
 __all__ = ["Run", "parse_qrels", "parse_run", "read_qrels", "read_run"]
 
@@ -56,16 +57,6 @@ def _lines(text: str) -> Iterator[tuple[int, list[str]]]:
         fields = raw.split()
         if fields and not raw.startswith("#"):
             yield number, fields
-
-
-def _read(path: str | os.PathLike[str]) -> str:
-    with open(path, "rb") as handle:
-        data = handle.read()
-    try:
-        return data.decode("utf-8")
-    except UnicodeDecodeError as err:
-        line = data[: err.start].count(b"\n") + 1
-        raise InputFormatError(str(path), line, f"expected UTF-8 text, found the byte {data[err.start]:#04x}") from None
 
 
 def parse_qrels(text: str, path: str = "<string>") -> dict[str, dict[str, int]]:
@@ -128,9 +119,9 @@ def parse_run(text: str, path: str = "<string>") -> Run:
 
 def read_qrels(path: str | os.PathLike[str]) -> dict[str, dict[str, int]]:
     """Relevance judgements from a qrels file (see :func:`parse_qrels`)."""
-    return parse_qrels(_read(path), str(path))
+    return parse_qrels(read_text(path), str(path))
 
 
 def read_run(path: str | os.PathLike[str]) -> Run:
     """A run from a TREC run file (see :func:`parse_run`)."""
-    return parse_run(_read(path), str(path))
+    return parse_run(read_text(path), str(path))
