@@ -670,18 +670,6 @@ def _max_t(tests: Sequence[PairedTest], statistic: str) -> np.ndarray:
 
 
 # ---------------------------------------------------------------------------------------------------------- report
-def _strict(value: Any) -> Any:
-    if isinstance(value, Mapping):
-        return {str(k): _strict(v) for k, v in value.items()}
-    if isinstance(value, (list, tuple)):
-        return [_strict(v) for v in value]
-    if isinstance(value, (float, np.floating)):
-        return float(value) if math.isfinite(value) else None
-    if isinstance(value, np.integer):
-        return int(value)
-    return value
-
-
 def report(
     analyses: Sequence[tuple[Analysis, BucketedState]],
     *,
@@ -729,7 +717,7 @@ def report(
             entry: dict[str, Any] = {
                 "count": _number(count),
                 "units": int(state.holding[k]),
-                "figures": [_strict(analysis.readout(state.totals[s, k])) for s in range(state.n_systems)],
+                "figures": [intervals.strict(analysis.readout(state.totals[s, k])) for s in range(state.n_systems)],
             }
             results = [_test_entry(*by_key[(analysis.name, bucket, s)]) for s in range(1, state.n_systems)]
             if len(results) == 1:
@@ -778,7 +766,7 @@ def _number(value: Any) -> Any:
 
 
 def _test_entry(test: PairedTest, adjusted: float | None) -> dict[str, Any]:
-    return _strict(
+    return intervals.strict(
         {
             "delta": test.delta,
             "p_value": test.p_value,

@@ -34,6 +34,8 @@ import re
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+from metametric_jax.intervals import strict
+
 __all__ = [
     "CSP",
     "dumps",
@@ -55,17 +57,7 @@ _SPECIAL = ("errors", "confusion")
 
 def dumps(report: Mapping[str, Any]) -> str:
     """The report as strict JSON text (``null`` for non-finite numbers)."""
-    return json.dumps(_strict(report), indent=2, allow_nan=False) + "\n"
-
-
-def _strict(tree: Any) -> Any:
-    if isinstance(tree, Mapping):
-        return {k: _strict(v) for k, v in tree.items()}
-    if isinstance(tree, (list, tuple)):
-        return [_strict(v) for v in tree]
-    if isinstance(tree, float) and not math.isfinite(tree):
-        return None
-    return tree
+    return json.dumps(strict(report), indent=2, allow_nan=False) + "\n"
 
 
 def system_names(report: Mapping[str, Any]) -> list[str]:

@@ -36,7 +36,6 @@ from __future__ import annotations
 import argparse
 import contextlib
 import json
-import math
 import os
 import sys
 from collections.abc import Callable, Sequence
@@ -165,19 +164,10 @@ def _decode_problem(paths: Sequence[str]) -> str:
     return "expected UTF-8 text"
 
 
-def _strict(tree: Any) -> Any:
-    """JSON-ready: non-finite floats become ``null`` (strict JSON has no NaN or Infinity)."""
-    if isinstance(tree, dict):
-        return {k: _strict(v) for k, v in tree.items()}
-    if isinstance(tree, (list, tuple)):
-        return [_strict(v) for v in tree]
-    if isinstance(tree, float) and not math.isfinite(tree):
-        return None
-    return tree
-
-
 def _print_json(tree: Any) -> None:
-    print(json.dumps(_strict(tree), indent=2, allow_nan=False))
+    from metametric_jax.intervals import strict
+
+    print(json.dumps(strict(tree), indent=2, allow_nan=False))
 
 
 def _render(command: Command, scores: dict[str, Any], args: argparse.Namespace, title: str, scale: float) -> None:

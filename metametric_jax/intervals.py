@@ -49,6 +49,7 @@ __all__ = [
     "randomization",
     "flatten",
     "unflatten",
+    "strict",
 ]
 
 POISSON_STREAM = 0x5BD1E995
@@ -194,6 +195,19 @@ def unflatten(flat: Mapping[str, Any]) -> dict[str, Any]:
             node = node.setdefault(p, {})
         node[leaf] = value
     return out
+
+
+def strict(tree: Any) -> Any:
+    """A tree ready for strict JSON: non-finite floats become ``None`` (``null``), NumPy scalars Python numbers."""
+    if isinstance(tree, Mapping):
+        return {str(k): strict(v) for k, v in tree.items()}
+    if isinstance(tree, (list, tuple)):
+        return [strict(v) for v in tree]
+    if isinstance(tree, (float, np.floating)):
+        return float(tree) if math.isfinite(tree) else None
+    if isinstance(tree, np.integer):
+        return int(tree)
+    return tree
 
 
 def _finite(x: float | None) -> float | None:
