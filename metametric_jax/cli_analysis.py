@@ -14,23 +14,34 @@ fewer than ``--min-units`` units is not tested and is flagged (:mod:`metametric_
 from __future__ import annotations
 
 import argparse
+from collections.abc import Callable
 from typing import Any
 
 from metametric_jax.commands import Command
 
-__all__ = ["FORMATS", "add_analyze_options", "analyze", "render"]
+__all__ = ["FORMATS", "add_analyze_options", "integer", "analyze", "render"]
 
 FORMATS = ("table", "json", "html", "latex")
 
 
-def _count(value: str, least: int) -> int:
-    try:
-        n = int(value)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"expected an integer; found {value!r}") from None
-    if n < least:
-        raise argparse.ArgumentTypeError(f"expected an integer >= {least}; found {value!r}")
-    return n
+def integer(least: int, expected: str | None = None) -> Callable[[str], int]:
+    """An option's type: an integer of at least ``least``; ``expected`` names it in messages (default: "an integer").
+
+    >>> integer(2)("1")
+    Traceback (most recent call last):
+    argparse.ArgumentTypeError: expected an integer >= 2; found '1'
+    """
+
+    def parse(value: str) -> int:
+        try:
+            n = int(value)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"expected {expected or 'an integer'}; found {value!r}") from None
+        if n < least:
+            raise argparse.ArgumentTypeError(f"expected {expected or f'an integer >= {least}'}; found {value!r}")
+        return n
+
+    return parse
 
 
 def add_analyze_options(parser: argparse.ArgumentParser) -> None:
@@ -44,7 +55,7 @@ def add_analyze_options(parser: argparse.ArgumentParser) -> None:
     )
     parser.add_argument(
         "--samples",
-        type=lambda v: _count(v, 2),
+        type=integer(2),
         default=1000,
         metavar="N",
         help="paired bootstrap replicates over the task's units (default 1000; p-values are at least 1/(N+1))",
@@ -65,7 +76,7 @@ def add_analyze_options(parser: argparse.ArgumentParser) -> None:
     )
     parser.add_argument(
         "--min-units",
-        type=lambda v: _count(v, 1),
+        type=integer(1),
         default=10,
         metavar="K",
         help="test a bucket only if its items are in at least K units (default 10); smaller buckets are flagged",

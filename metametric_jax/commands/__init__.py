@@ -5,7 +5,8 @@ module here, not editing :mod:`metametric_jax.cli`. A command module imports onl
 (``metametric-jax --help`` reads every module); the scorer is imported inside ``run``.
 
 A task gets ``metametric-jax analyze TASK`` from an :class:`Analyze` hook: its command's ``analyze`` field, or an
-``ANALYZE = Analyze(task=..., ...)`` in a module of this package (attached to the command of that name).
+``ANALYZE = Analyze(task=..., ...)`` in a module of this package (attached to the command of that name), built from
+the task's parts by :func:`metametric_jax.commands._analysis.analysis_hook`.
 """
 
 from __future__ import annotations

@@ -2,7 +2,7 @@
 
 The task's file options are ``score coref``'s (``--repeated-mentions``, ``--max-repeated-mentions``,
 ``--check-words``; ``--metric`` picks the tested figure, the CoNLL F1 by default); the analyses are those of
-:mod:`metametric_jax.tasks.coref_analysis`. The run imports NumPy and the host scorer only (no JAX).
+:mod:`metametric_jax.tasks.coref_analysis`.
 """
 
 from __future__ import annotations
@@ -10,59 +10,30 @@ from __future__ import annotations
 import argparse
 from typing import Any
 
-from metametric_jax.commands import Analyze
+from metametric_jax.commands._analysis import add_bins, analysis_hook
+
+_FILES = "analyze coref reads --references (the key) and --system files; KEY RESPONSE and --response are not accepted"
 
 
-def _bins(value: str) -> int:
-    try:
-        n = int(value)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"expected a positive integer; found {value!r}") from None
-    if n < 1:
-        raise argparse.ArgumentTypeError(f"expected a positive integer; found {value!r}")
-    return n
+def _derived(args: argparse.Namespace) -> dict[str, Any]:
+    limit = args.max_repeated_mentions
+    return {
+        "max_repeated_mentions": None if limit < 0 else limit,
+        "metric": "conll" if args.metric == "all" else args.metric,
+    }
 
 
-def _add_arguments(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument(
-        "--bins",
-        type=_bins,
-        default=4,
-        metavar="K",
-        help="the number of equal-frequency buckets of documents by length and by number of key entities (default 4)",
-    )
-
-
-def _run(args: argparse.Namespace, systems: list[str]) -> dict[str, Any]:
-    from metametric_jax.tasks import coref_analysis
-
-    if args.files or args.response is not None:
-        raise ValueError(
-            "analyze coref reads --references (the key) and --system files; KEY RESPONSE and --response are not "
-            "accepted"
-        )
-    if args.per_document:
-        raise ValueError("analyze coref reports per bucket of documents; --per-document is not accepted")
-    return coref_analysis.analyze_files(
-        args.key,
-        systems,
-        repeated_mentions=args.repeated_mentions,
-        max_repeated_mentions=None if args.max_repeated_mentions < 0 else args.max_repeated_mentions,
-        check_words=args.check_words,
-        metric="conll" if args.metric == "all" else args.metric,
-        bins=args.bins,
-        samples=args.samples,
-        seed=args.seed,
-        correction=args.correction,
-        statistic=args.statistic,
-        min_units=args.min_units,
-    )
-
-
-ANALYZE = Analyze(
-    task="coref",
-    run=_run,
-    add_arguments=_add_arguments,
+ANALYZE = analysis_hook(
+    "coref",
+    reference="key",
+    options=("repeated_mentions", "check_words", "bins"),
+    derived=_derived,
+    refused={
+        "files": _FILES,
+        "response": _FILES,
+        "per_document": "analyze coref reports per bucket of documents; --per-document is not accepted",
+    },
+    add_arguments=lambda parser: add_bins(parser, "documents by length and by number of key entities"),
     description="Analyses (documents resampled): overall (score coref's F1 of every metric and the CoNLL average), "
     "length (tokens) and entities (key entities), in equal-frequency buckets of documents; each bucket's CoNLL F1 "
     "tested (--metric picks another), each system against the first. Also Kummerfeld and Klein's (2013) error "

@@ -1,38 +1,19 @@
 """``metametric-jax analyze ie``: entity, relation, trigger and argument figures per entity, relation and event type.
 
 The task's file options are ``score ie``'s (``--mode``, ``--undirected``); the analyses are those of
-:mod:`metametric_jax.tasks.ie_analysis`. NumPy only (no JAX).
+:mod:`metametric_jax.tasks.ie_analysis`.
 """
 
 from __future__ import annotations
 
-import argparse
-from typing import Any
+from metametric_jax.commands._analysis import analysis_hook
 
-from metametric_jax.commands import Analyze
-
-
-def _run(args: argparse.Namespace, systems: list[str]) -> dict[str, Any]:
-    from metametric_jax.tasks import ie_analysis
-
-    if getattr(args, "pred", None) is not None:
-        raise ValueError("analyze ie reads --references and --system files; --pred is not accepted")
-    return ie_analysis.analyze_files(
-        args.gold,
-        systems,
-        mode=args.mode,
-        directed=not args.undirected,
-        samples=args.samples,
-        seed=args.seed,
-        correction=args.correction,
-        statistic=args.statistic,
-        min_units=args.min_units,
-    )
-
-
-ANALYZE = Analyze(
-    task="ie",
-    run=_run,
+ANALYZE = analysis_hook(
+    "ie",
+    reference="gold",
+    options=("mode",),
+    derived=lambda args: {"directed": not args.undirected},
+    refused={"pred": "analyze ie reads --references and --system files; --pred is not accepted"},
     description="Analyses: overall (score ie's figures, exactly), entity_type, relation_type, event_type (triggers "
     "and arguments) and role, each where such items appear; each bucket's F1 tested (overall: the relation F1, else "
     "the argument F1, else the entity F1), each system against the first.",

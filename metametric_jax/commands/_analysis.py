@@ -1,0 +1,80 @@
+"""The ``metametric-jax analyze TASK`` hooks, built from a few parts of each task (:func:`analysis_hook`).
+
+Every hook runs the same way: it refuses the ``score`` options an analysis has no use for, then passes the reference
+file (the command's first input), the ``--system`` files, the task's file options and the tests' settings
+(:data:`SETTINGS`) to ``analyze_files`` of the task's analysis module, ``metametric_jax.tasks.<task>_analysis``,
+imported when the command runs (NumPy and the host scorer only, no JAX). A hook module declares the parts:
+``ANALYZE = analysis_hook("ner", reference="gold", options=(...), refused={...}, description=...)``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+from collections.abc import Callable, Mapping, Sequence
+from typing import Any
+
+from metametric_jax.cli_analysis import integer
+from metametric_jax.commands import Analyze
+
+__all__ = ["SETTINGS", "analysis_hook", "positive", "add_bins"]
+
+#: the options of ``analyze`` every task's ``analyze_files`` takes under the same names: the tests' settings
+SETTINGS = ("samples", "seed", "correction", "statistic", "min_units")
+
+#: the type of an option taking a positive integer (``--bins``, ``--top``)
+positive = integer(1, "a positive integer")
+
+
+def add_bins(parser: argparse.ArgumentParser, of: str) -> None:
+    """``--bins K``: the number of equal-frequency buckets ``of`` what (4 by default)."""
+    parser.add_argument(
+        "--bins",
+        type=positive,
+        default=4,
+        metavar="K",
+        help=f"the number of equal-frequency buckets of {of} (default 4)",
+    )
+
+
+def _given(value: Any) -> bool:
+    """Whether an option holds a value other than its default when absent (None, False or no files)."""
+    return value is not None and value is not False and value != []
+
+
+def analysis_hook(
+    task: str,
+    *,
+    reference: str,
+    description: str,
+    options: Sequence[str] = (),
+    derived: Callable[[argparse.Namespace], Mapping[str, Any]] | None = None,
+    refused: Mapping[str, str] | None = None,
+    add_arguments: Callable[[argparse.ArgumentParser], None] | None = None,
+) -> Analyze:
+    """The :class:`~metametric_jax.commands.Analyze` hook of a task.
+
+    Args:
+        task: the task's command name; its analyses are ``metametric_jax.tasks.<task>_analysis.analyze_files``.
+        reference: the argparse dest of the command's reference file (its first input).
+        description: what the task's analyses are, for ``analyze TASK --help``.
+        options: dests of the command's options passed to ``analyze_files`` under the same names.
+        derived: more keyword arguments of ``analyze_files``, computed from the parsed options.
+        refused: ``{dest: message}``: options of ``score`` an analysis refuses (``ValueError(message)`` when given),
+            checked in order.
+        add_arguments: adds the options only ``analyze`` takes.
+    """
+    refusals = dict(refused or {})
+
+    def run(args: argparse.Namespace, systems: list[str]) -> dict[str, Any]:
+        module = importlib.import_module(f"metametric_jax.tasks.{task}_analysis")
+        for dest, message in refusals.items():
+            if _given(getattr(args, dest, None)):
+                raise ValueError(message)
+        passed = {name: getattr(args, name) for name in (*options, *SETTINGS)}
+        if derived is not None:
+            passed.update(derived(args))
+        result: dict[str, Any] = module.analyze_files(getattr(args, reference), systems, **passed)
+        return result
+
+    return Analyze(task=task, run=run, add_arguments=add_arguments, description=description)
