@@ -43,6 +43,7 @@ import numpy as np
 from flax import serialization, struct
 
 from metametric_jax import _compensated as comp
+from metametric_jax._portable import MetricType
 from metametric_jax.inputs import check_batch, validate_stats, validate_weights
 from metametric_jax.normalizer import Normalizer, normalize_pair, normalized_rows, safe_divide
 
@@ -79,6 +80,9 @@ class MetricConfig:
         batch_stats: host function ``(predictions, references) -> float64 array (n, 3)`` of per-example
             :math:`\phi(P,R), \phi(P,P), \phi(R,R)`.
         source: the similarity (or function) the metric was built from, for ``explain`` and messages.
+        tallies: names of per-example counts the statistics function gives after (xy, xx, yy) (columns ``3:``), such
+            as the pairs a solver did not prove optimal; the state sums them (``tally``) and ``compute`` reports
+            them, so they survive merges across batches and processes.
     """
 
     name: str
@@ -88,6 +92,7 @@ class MetricConfig:
     empty_score: float
     batch_stats: Callable[[Sequence[Any], Sequence[Any]], np.ndarray] | None
     source: Any = None
+    tallies: tuple[str, ...] = ()
 
     @property
     def macro_names(self) -> tuple[str, ...]:
@@ -107,6 +112,7 @@ class MetricConfig:
         text = "|".join(
             [self.name, ",".join(self.macro_names), self.normalizer.name, repr(self.zero_division)]
             + [repr(self.empty_score), type(source).__name__, str(described)]
+            + ([",".join(self.tallies)] if self.tallies else [])
         )
         value = zlib.crc32(text.encode("utf-8")) & 0x7FFFFFFF
         _KNOWN.setdefault(value, self.name)
@@ -117,23 +123,30 @@ class MetricConfig:
 
 
 def _rows(cfg: MetricConfig, stats: Any) -> Any:
-    """Per-example rows ``(n, 3 + K + 1)``: (xy, xx, yy), the K normalized scores, 1 (NumPy or jnp)."""
-    norm = normalized_rows(stats, cfg.reported, cfg.zero_division, cfg.empty_score)
+    """Per-example rows ``(n, 3 + K + 1 + T)``: (xy, xx, yy), the K normalized scores, 1, the T tallies (NumPy or jnp).
+
+    Statistics without tally columns (``(n, 3)``) count 0 for each tally.
+    """
     xp = np if isinstance(stats, np.ndarray) else jnp
-    return xp.concatenate([stats, norm, xp.ones_like(stats[:, :1])], axis=1)
+    base = stats[:, :3]
+    norm = normalized_rows(base, cfg.reported, cfg.zero_division, cfg.empty_score)
+    t = len(cfg.tallies)
+    tallies = stats[:, 3 : 3 + t] if stats.shape[1] >= 3 + t else xp.zeros((stats.shape[0], t), stats.dtype)
+    return xp.concatenate([base, norm, xp.ones_like(stats[:, :1]), tallies], axis=1)
 
 
 def _named(cfg: MetricConfig, pairs: Any) -> dict[str, Any]:
-    """Split a ``(..., 3 + K + 1, 2)`` pair array into the state's named leaves."""
+    """Split a ``(..., 3 + K + 1 + T, 2)`` pair array into the state's named leaves."""
     k = len(cfg.reported)
     return {
         "micro": {key: pairs[..., j, :] for j, key in enumerate(MICRO)},
         "macro": {key: pairs[..., 3 + j, :] for j, key in enumerate(cfg.macro_names)},
         "count": pairs[..., 3 + k, :],
+        "tally": {key: pairs[..., 4 + k + j, :] for j, key in enumerate(cfg.tallies)},
     }
 
 
-class Metric(struct.PyTreeNode):
+class Metric(struct.PyTreeNode, metaclass=MetricType):
     r"""Base class of accumulators built from a similarity or a statistics function (see module docstring).
 
     Attributes:
@@ -142,16 +155,22 @@ class Metric(struct.PyTreeNode):
         macro: ``{figure: sum}``: the weighted sum of per-example normalized scores, one per reported normalizer
             (``overlap`` for ``none``).
         count: the weighted number of examples.
+        tally: ``{name: sum}``: the weighted sums of the metric's tallies (``config.tallies``; empty for most
+            metrics), such as Smatch's ``not_optimal`` (pairs whose solver budget ran out).
         signature: int32 identifying the metric's configuration; a state restored into a metric of another
             configuration is refused.
         config: static configuration (not a pytree leaf): name, normalizers, ``zero_division``, ``empty_score``.
 
     Every sum is a compensated float32 pair, shape ``(..., 2)`` (see :mod:`metametric_jax._compensated`).
+
+    Classes and states pickle: a class by reference (:mod:`metametric_jax._portable`), a state as its class and its
+    sums (NumPy), so a state made in another process merges with this process's states.
     """
 
     micro: dict[str, jax.Array]
     macro: dict[str, jax.Array]
     count: jax.Array
+    tally: dict[str, jax.Array]
     signature: jax.Array
     config: MetricConfig = struct.field(pytree_node=False)
 
@@ -190,11 +209,11 @@ class Metric(struct.PyTreeNode):
     def empty(cls: type[M]) -> M:
         """The identity of ``merge``: all sums zero (float32, so it never causes a retrace)."""
         cfg = cls.metric_config
-        return cls.from_sums(_named(cfg, np.zeros((3 + len(cfg.reported) + 1, 2), np.float32)))
+        return cls.from_sums(_named(cfg, np.zeros((4 + len(cfg.reported) + len(cfg.tallies), 2), np.float32)))
 
     @classmethod
     def example_rows(cls, stats: Any) -> np.ndarray:
-        """Each example's contribution to every sum, float64 ``(n, 3 + K + 1)``: (xy, xx, yy), K scores, 1.
+        """Each example's contribution to every sum, float64 ``(n, 3 + K + 1 + T)``: (xy, xx, yy), K scores, 1, tallies.
 
         A state's sums are the (weighted) sum of these rows over the examples; :meth:`from_totals` builds a state from
         such a sum. The bootstrap (:mod:`metametric_jax.significance`) sums the same rows under many weightings.
@@ -202,11 +221,17 @@ class Metric(struct.PyTreeNode):
         cfg = cls.metric_config
         if isinstance(stats, jax.Array):  # on the device (float32; not validated)
             return _rows(cfg, stats.astype(jnp.float32))
-        return _rows(cfg, validate_stats(stats, cfg.name, self_bounded=cfg.self_bounded))
+        return _rows(cfg, cls.checked_stats(stats))
+
+    @classmethod
+    def checked_stats(cls, stats: Any) -> np.ndarray:
+        """Statistics validated as float64 ``(n, 3 + T)`` (tally columns added as 0 to ``(n, 3)`` statistics)."""
+        cfg = cls.metric_config
+        return validate_stats(stats, cfg.name, self_bounded=cfg.self_bounded, tallies=len(cfg.tallies))
 
     @classmethod
     def sums_from_totals(cls, totals: Any) -> dict[str, Any]:
-        """Named sums (compensated pairs) from summed :meth:`example_rows` ``(..., 3 + K + 1)``.
+        """Named sums (compensated pairs) from summed :meth:`example_rows` ``(..., 3 + K + 1 + T)``.
 
         Float64 NumPy totals are split exactly; JAX arrays (float32) become pairs with a zero low part.
         """
@@ -218,14 +243,14 @@ class Metric(struct.PyTreeNode):
 
     @classmethod
     def from_totals(cls: type[M], totals: Any) -> M:
-        """A state from summed :meth:`example_rows` ``(..., 3 + K + 1)`` (leading axes stay stacked)."""
+        """A state from summed :meth:`example_rows` ``(..., 3 + K + 1 + T)`` (leading axes stay stacked)."""
         return cls.from_sums(cls.sums_from_totals(totals))
 
     @classmethod
     def host_packed(cls, stats: Any, weights: Any = None) -> np.ndarray:
-        """The state's sums packed as float32 ``(3 + K + 1, 2)`` (see :meth:`pack`), from per-example statistics."""
+        """The state's sums packed as float32 ``(3 + K + 1 + T, 2)`` (see :meth:`pack`), from per-example statistics."""
         cfg = cls.metric_config
-        stats = validate_stats(stats, cfg.name, self_bounded=cfg.self_bounded)
+        stats = cls.checked_stats(stats)
         rows = _rows(cfg, stats)
         w = validate_weights(weights, stats.shape[0], cfg.name)
         totals = rows.sum(axis=0) if w is None else (rows * w[:, None]).sum(axis=0)
@@ -254,6 +279,9 @@ class Metric(struct.PyTreeNode):
     def from_stats(cls: type[M], stats: Any, weights: Any = None) -> M:
         """The state of a batch given its per-example statistics, an ``(n, 3)`` array of (xy, xx, yy).
 
+        A metric with tallies also takes ``(n, 3 + T)`` statistics, the tallies in the last columns (as its
+        :meth:`batch_stats` returns them); ``(n, 3)`` statistics count no tally.
+
         NumPy (or lists) are summed on the host and sent to the device once; JAX arrays (or tracers) are summed
         on the device by the same rule. ``weights`` (shape ``(n,)``, non-negative) scale each example's contribution
         to every sum, the example count included; weight 0 drops an example (padding).
@@ -271,7 +299,12 @@ class Metric(struct.PyTreeNode):
         """The structure of :meth:`host_sums` as ``jax.ShapeDtypeStruct`` leaves (the callback's result shape)."""
         cfg = cls.metric_config
         pair = jax.ShapeDtypeStruct((2,), jnp.float32)
-        return {"micro": {k: pair for k in MICRO}, "macro": {k: pair for k in cfg.macro_names}, "count": pair}
+        return {
+            "micro": {k: pair for k in MICRO},
+            "macro": {k: pair for k in cfg.macro_names},
+            "count": pair,
+            "tally": {k: pair for k in cfg.tallies},
+        }
 
     @classmethod
     def from_sums(cls: type[M], sums: Mapping[str, Any]) -> M:
@@ -286,9 +319,10 @@ class Metric(struct.PyTreeNode):
 
     @classmethod
     def pack(cls, sums: Mapping[str, Any]) -> np.ndarray:
-        """Named NumPy sums as one float32 array ``(..., 3 + K + 1, 2)`` (rows: micro, macro, count)."""
+        """Named NumPy sums as one float32 array ``(..., 3 + K + 1 + T, 2)`` (rows: micro, macro, count, tally)."""
         cfg = cls.metric_config
         rows = [sums["micro"][k] for k in MICRO] + [sums["macro"][k] for k in cfg.macro_names] + [sums["count"]]
+        rows += [sums.get("tally", {}).get(k, np.zeros_like(sums["count"])) for k in cfg.tallies]
         return np.stack([np.asarray(r, np.float32) for r in rows], axis=-2)
 
     @classmethod
@@ -309,18 +343,21 @@ class Metric(struct.PyTreeNode):
             micro={k: jnp.asarray(sums["micro"][k]) for k in MICRO},
             macro={k: jnp.asarray(sums["macro"][k]) for k in cfg.macro_names},
             count=count,
+            tally={k: jnp.asarray(sums["tally"][k]) if "tally" in sums else jnp.zeros_like(count) for k in cfg.tallies},
             signature=jnp.full(count.shape[:-1], cfg.signature, jnp.int32),
             config=cfg,
         )
 
     @classmethod
     def batch_stats(cls, predictions: Sequence[Any], references: Sequence[Any]) -> np.ndarray:
-        """Per-example statistics ``(n, 3)`` of a batch of Python structures (host side)."""
+        """Per-example statistics ``(n, 3 + T)`` of a batch of Python structures (host side): (xy, xx, yy), tallies."""
         cfg = cls.metric_config
         check_batch(predictions, references, cfg.name)
         if cfg.batch_stats is None:
             raise TypeError(f"{cfg.name} has no statistics function; build its states with from_stats().")
-        return np.asarray(cfg.batch_stats(predictions, references), dtype=np.float64).reshape(-1, 3)
+        stats = np.asarray(cfg.batch_stats(predictions, references), dtype=np.float64)
+        width = 3 + len(cfg.tallies) if stats.ndim == 2 and stats.shape[1] > 3 else 3
+        return stats.reshape(-1, width)
 
     @classmethod
     def host_batch_sums(cls, predictions: Sequence[Any], references: Sequence[Any], weights: Any = None) -> Any:
@@ -373,7 +410,7 @@ class Metric(struct.PyTreeNode):
     @classmethod
     def stats(cls, prediction: Any, reference: Any) -> tuple[float, float, float]:
         """(φ(P,R), φ(P,P), φ(R,R)) of one pair."""
-        xy, xx, yy = cls.batch_stats([prediction], [reference])[0]
+        xy, xx, yy = cls.batch_stats([prediction], [reference])[0][:3]
         return float(xy), float(xx), float(yy)
 
     @classmethod
@@ -392,7 +429,22 @@ class Metric(struct.PyTreeNode):
 
     # ------------------------------------------------------------------ the laws (pure jnp)
     def _sums(self) -> dict[str, Any]:
-        return {"micro": self.micro, "macro": self.macro, "count": self.count}
+        return {"micro": self.micro, "macro": self.macro, "count": self.count, "tally": self.tally}
+
+    # ------------------------------------------------------------------ pickling
+    def __getstate__(self) -> dict[str, Any]:
+        """The sums and signature as NumPy (the class, pickled by reference, brings the configuration)."""
+        if any(isinstance(x, jax.core.Tracer) for x in jax.tree.leaves(self._sums())):
+            raise TypeError(f"{self.config.name}: a traced state (inside jit) cannot be pickled.")
+        out = {k: jax.tree.map(np.asarray, v) for k, v in self._sums().items()}
+        out["signature"] = np.asarray(self.signature)
+        return out
+
+    def __setstate__(self, state: Mapping[str, Any]) -> None:
+        cfg = type(self).metric_config
+        for key in ("micro", "macro", "count", "tally", "signature"):
+            object.__setattr__(self, key, jax.tree.map(jnp.asarray, state[key]))
+        object.__setattr__(self, "config", cfg)
 
     def _check_compatible(self, other: Any) -> None:
         if not isinstance(other, Metric):
@@ -502,7 +554,8 @@ class Metric(struct.PyTreeNode):
 
         Returns:
             ``{"xy", "xx", "yy", "count": float, "macro": {figure: float}}``: the overlap, predicted and reference
-            self-overlaps, the weighted example count and the sums of per-example normalized scores.
+            self-overlaps, the weighted example count and the sums of per-example normalized scores; with
+            ``"tally": {name: float}`` for a metric with tallies.
         """
         self.check_reduced("totals")
 
@@ -513,6 +566,8 @@ class Metric(struct.PyTreeNode):
         out: dict[str, Any] = {k: f64(self.micro[k]) for k in MICRO}
         out["count"] = f64(self.count)
         out["macro"] = {k: f64(v) for k, v in self.macro.items()}
+        if self.config.tallies:
+            out["tally"] = {k: f64(v) for k, v in self.tally.items()}
         return out
 
     def compute(self) -> dict[str, jax.Array]:
@@ -520,7 +575,7 @@ class Metric(struct.PyTreeNode):
 
         Returns:
             ``{"overlap", "precision", "recall", "f1", "jaccard", [declared f-beta or custom], and the same names
-            prefixed "macro_"}`` as 0-d float arrays.
+            prefixed "macro_"}`` as 0-d float arrays; and each tally's sum by its name (``not_optimal`` for Smatch).
         """
         self.check_reduced("compute")
         if not isinstance(self.count, jax.core.Tracer):
@@ -538,6 +593,8 @@ class Metric(struct.PyTreeNode):
                 out[n.name] = jnp.asarray(n(xy, xx, yy, cfg.zero_division))
         for key in cfg.macro_names:
             out[f"macro_{key}"] = safe_divide(comp.value(self.macro[key]), count, cfg.zero_division)
+        for key in cfg.tallies:
+            out[key] = comp.value(self.tally[key])
         return out
 
 
@@ -564,6 +621,7 @@ def _to_state_dict(state: Metric) -> dict[str, Any]:
         "micro": dict(state.micro),
         "macro": dict(state.macro),
         "count": state.count,
+        **({"tally": dict(state.tally)} if state.config.tallies else {}),
     }
 
 
@@ -584,5 +642,9 @@ def _from_state_dict(target: Metric, state: Mapping[str, Any]) -> Metric:
         micro={k: jnp.asarray(state["micro"][k]) for k in MICRO},
         macro={k: jnp.asarray(state["macro"][k]) for k in cfg.macro_names},
         count=jnp.asarray(state["count"]),
+        tally={
+            k: jnp.asarray(state["tally"][k]) if "tally" in state else jnp.zeros_like(jnp.asarray(state["count"]))
+            for k in cfg.tallies
+        },
         signature=jnp.asarray(sig, jnp.int32),
     )

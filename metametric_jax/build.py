@@ -22,6 +22,7 @@ from typing import Any, TypeVar
 
 import numpy as np
 
+from metametric_jax._portable import PairwiseStats, name_as, register
 from metametric_jax.accumulate import Metric, MetricConfig
 from metametric_jax.composite import check_when_built
 from metametric_jax.constraint import Constraint, parse_constraint
@@ -83,7 +84,8 @@ def make_metric(
         batch_stats=sim.batch_stats,
         source=sim,
     )
-    return Metric.subclass(cfg, doc)
+    kwargs = {"name": name, "zero_division": zero_division, "empty_score": empty_score, "report": report, "doc": doc}
+    return register(Metric.subclass(cfg, doc), make_metric, (similarity, normalizer), kwargs, raw=True)
 
 
 def stats_metric(
@@ -97,11 +99,17 @@ def stats_metric(
     report: Sequence[str | Normalizer] = (),
     doc: str | None = None,
     class_name: str | None = None,
+    tallies: Sequence[str] = (),
 ) -> type[Metric]:
     """An accumulator class from a per-pair statistics function ``stats(p, r) -> (xy, xx, yy)``.
 
     Either ``stats`` (called per pair) or ``batch_stats`` (called per batch, returning an ``(n, 3)`` array) must be
-    given; with neither, states are built with ``from_stats`` only.
+    given; with neither, states are built with ``from_stats`` only. With ``tallies`` (names of per-example counts,
+    such as the pairs a solver did not prove optimal) the statistics have ``3 + len(tallies)`` columns, the tallies
+    last; states sum them and ``compute()`` reports each by its name.
+
+    The class pickles as this call (by reference, see :mod:`metametric_jax._portable`) when its functions pickle
+    (module-level functions, ``functools.partial`` of them).
 
     Example:
         >>> Overlap = stats_metric(lambda p, r: (len(p & r), len(p), len(r)), "f1", name="overlap")
@@ -110,12 +118,9 @@ def stats_metric(
     """
     norm = parse_normalizer(normalizer)
     extra = tuple(parse_normalizer(r) for r in report)
+    given = batch_stats
     if batch_stats is None and stats is not None:
-        pair = stats
-
-        def batch_stats(predictions: Sequence[Any], references: Sequence[Any]) -> np.ndarray:
-            return np.asarray([pair(p, r) for p, r in zip(predictions, references)], dtype=np.float64).reshape(-1, 3)
-
+        batch_stats = PairwiseStats(stats)
     cfg = MetricConfig(
         name=name,
         normalizer=norm,
@@ -124,8 +129,20 @@ def stats_metric(
         empty_score=float(empty_score),
         batch_stats=batch_stats,
         source=stats,
+        tallies=tuple(tallies),
     )
-    return Metric.subclass(cfg, doc, class_name=class_name)
+    kwargs = {
+        "batch_stats": given,
+        "name": name,
+        "zero_division": zero_division,
+        "empty_score": empty_score,
+        "report": report,
+        "doc": doc,
+        "class_name": class_name,
+        "tallies": tuple(tallies),
+    }
+    cls = Metric.subclass(cfg, doc, class_name=class_name)
+    return register(cls, stats_metric, (stats, normalizer), kwargs, raw=True)
 
 
 def metametric(
@@ -172,7 +189,8 @@ def metametric(
             empty_score=empty_score,
             doc=_derived_doc(c, sim, norm, cons, zero_division, empty_score),
         )
-        setattr(c, "latent_metric" if sim.has_variables else "metric", metric)
+        attribute = "latent_metric" if sim.has_variables else "metric"
+        setattr(c, attribute, name_as(metric, c, attribute))
         check_when_built(sim)
         return c
 

@@ -105,7 +105,11 @@ def render(report: dict[str, Any], form: str) -> str:
     if form == "json":
         return analysis_report.dumps(report)
     if form == "html":
-        return analysis_report.html(report)
+        from metametric_jax.analysis_html import html
+
+        return html(report)
     if form == "latex":
-        return analysis_report.latex(report)
+        from metametric_jax.analysis_latex import latex
+
+        return latex(report)
     return analysis_report.text(report)

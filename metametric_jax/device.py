@@ -53,6 +53,7 @@ from flax import struct
 
 from metametric_jax.composite import Product
 from metametric_jax.constraint import Constraint, parse_constraint
+from metametric_jax.inputs import check_lengths
 from metametric_jax.matching import SetMatching
 from metametric_jax.similarity import Discrete, Normalized
 
@@ -351,11 +352,7 @@ def encode_pairs(
     """
     spec = record_spec(metric)
     field = spec.field if field is None else field
-    if len(predictions) != len(references):
-        raise ValueError(
-            f"encode_pairs: predictions and references must have the same length; found {len(predictions)} and "
-            f"{len(references)}."
-        )
+    check_lengths(predictions, references, "encode_pairs")
     preds = _collections(predictions, field, "encode_pairs (predictions)")
     refs = _collections(references, field, "encode_pairs (references)")
     size = max(max((len(c) for c in preds + refs), default=0), 1) if max_items is None else int(max_items)
@@ -473,11 +470,7 @@ def device_stats(metric_cls: Any, pair: RecordPair) -> jax.Array:
         )
     p, pm = _check_side(pair.pred_records, pair.pred_mask, "predicted", spec, name)
     r, rm = _check_side(pair.ref_records, pair.ref_mask, "reference", spec, name)
-    if p.shape[0] != r.shape[0]:
-        raise ValueError(
-            f"{name} device path: predictions and references must have the same batch size; found predicted "
-            f"records {tuple(p.shape)} and reference records {tuple(r.shape)}."
-        )
+    check_lengths(p, r, f"{name} device path")
     return record_stats(p, pm, r, rm, spec.constraint)
 
 

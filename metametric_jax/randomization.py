@@ -63,7 +63,7 @@ from flax import struct
 from metametric_jax import _compensated as comp
 from metametric_jax import resampling
 from metametric_jax.accumulate import Metric
-from metametric_jax.inputs import check_batch, validate_weights
+from metametric_jax.inputs import check_batch, check_lengths, validate_weights
 from metametric_jax.resampling import Positions, ResamplingConfig, swap_masks
 
 if TYPE_CHECKING:
@@ -405,11 +405,8 @@ def encode_systems(
     from metametric_jax.device import RecordPair, encode_pairs
 
     pa, pb, refs = list(predictions_a), list(predictions_b), list(references)
-    if not len(pa) == len(pb) == len(refs):
-        raise ValueError(
-            f"encode_systems: both systems' predictions and the references must have the same length; found "
-            f"{len(pa)}, {len(pb)} and {len(refs)}."
-        )
+    check_lengths(pa, refs, "encode_systems (system A)")
+    check_lengths(pb, refs, "encode_systems (system B)")
     n = len(refs)
     pair = encode_pairs(pa + pb, refs + refs, metric=metric, max_items=max_items, field=field)
 

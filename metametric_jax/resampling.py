@@ -22,6 +22,7 @@ import numpy as np
 
 from metametric_jax import _compensated as comp
 from metametric_jax import intervals
+from metametric_jax._portable import MetricType, register
 from metametric_jax.accumulate import Metric, merged_signature
 from metametric_jax.inputs import validate_weights
 from metametric_jax.intervals import FINGERPRINT_STREAM, POISSON_STREAM, SWAP_STREAM, mix32
@@ -46,6 +47,7 @@ __all__ = [
     "Positions",
     "example_ids_of",
     "zero_rows",
+    "Precomputed",
 ]
 
 
@@ -326,12 +328,38 @@ def reference_digests(references: Sequence[Any]) -> np.ndarray:
 
 
 # ---------------------------------------------------------------------------------------------------- the metric
+class Precomputed(Sequence[Any]):
+    """A batch's per-example statistics computed elsewhere (worker processes), given in place of its predictions.
+
+    ``from_model_output(Precomputed(stats), references, ...)`` of a bootstrap or randomization class builds the
+    state the predictions would give, from their statistics: ``metric.batch_stats(predictions, references)``, or a
+    suite's ``{member: statistics}`` (:func:`metametric_jax.parallel.from_model_output` uses it).
+    """
+
+    def __init__(self, stats: Any) -> None:
+        self.stats = stats
+        first = next(iter(stats.values())) if isinstance(stats, Mapping) else stats
+        self.n = int(np.shape(first)[0])
+
+    def __len__(self) -> int:
+        return self.n
+
+    def __getitem__(self, index: Any) -> Any:
+        raise TypeError("Precomputed statistics stand in for a batch's predictions; they hold no structures.")
+
+
 def example_rows(metric: Any, predictions: Sequence[Any], references: Sequence[Any]) -> Any:
-    """Per-example rows of ``metric`` (a dict by member for a suite)."""
-    if isinstance(metric, type) and issubclass(metric, Suite):
-        stats = metric.member_stats(predictions, references)
+    """Per-example rows of ``metric`` (a dict by member for a suite); of :class:`Precomputed` statistics, too."""
+    suite = isinstance(metric, type) and issubclass(metric, Suite)
+    if isinstance(predictions, Precomputed):
+        if len(predictions) != len(references):
+            raise ValueError(f"{len(predictions)} precomputed statistics for {len(references)} references.")
+        stats = predictions.stats
+    else:
+        stats = metric.member_stats(predictions, references) if suite else metric.batch_stats(predictions, references)
+    if suite:
         return {k: m.example_rows(stats[k]) for k, m in metric.metric_config.members}
-    return metric.example_rows(metric.batch_stats(predictions, references))
+    return metric.example_rows(stats)
 
 
 def sums_from_totals(metric: Any, totals: Any) -> Any:
@@ -414,8 +442,15 @@ def state_class(base: type, prefix: str, cfg: ResamplingConfig, module: str) -> 
             "metric_config": cfg.metric.metric_config,
             "__module__": module,
         }
-        cls = _CLASSES[key] = type(f"{prefix}{cfg.metric.__name__}", (base,), attrs)
+        cls = _CLASSES[key] = MetricType(f"{prefix}{cfg.metric.__name__}", (base,), attrs)
+        args = (base, prefix, cfg.metric, cfg.samples, cfg.seed, cfg.level, module)
+        register(cls, _state_class, args)  # pickled by reference: the same call gives this class
     return cls
+
+
+def _state_class(base: type, prefix: str, metric: Any, samples: int, seed: int, level: float, module: str) -> Any:
+    """:func:`state_class` of a configuration given field by field (how a resampling class is unpickled)."""
+    return state_class(base, prefix, ResamplingConfig(metric, samples, seed, level), module)
 
 
 def replicate_counts(stacked: Any) -> jax.Array:

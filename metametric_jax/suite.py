@@ -29,6 +29,7 @@ import jax
 import numpy as np
 from flax import struct
 
+from metametric_jax._portable import MetricType, register
 from metametric_jax.accumulate import Metric
 from metametric_jax.inputs import check_batch
 
@@ -50,7 +51,7 @@ class SuiteConfig:
         return f"SuiteConfig({self.name!r}, members={[m for m, _ in self.members]})"
 
 
-class Suite(struct.PyTreeNode):
+class Suite(struct.PyTreeNode, metaclass=MetricType):
     """Several accumulators as one pytree, with derived figures computed at the end.
 
     ``compute()`` returns ``{member: member.compute(), ..., derived_name: value, ...}``; each derived function is
@@ -59,6 +60,8 @@ class Suite(struct.PyTreeNode):
     Attributes:
         states: the members' states, by name.
         config: static configuration.
+
+    Classes and states pickle as a metric's do (the class by reference, each member's sums as NumPy).
     """
 
     states: dict[str, Metric]
@@ -143,6 +146,18 @@ class Suite(struct.PyTreeNode):
         cfg = cls.metric_config
         return cls(states={k: m.unpack(packed[k]) for k, m in cfg.members}, config=cfg)
 
+    def __getstate__(self) -> dict[str, Any]:
+        return {"states": {k: v.__getstate__() for k, v in self.states.items()}}
+
+    def __setstate__(self, state: Mapping[str, Any]) -> None:
+        cfg = type(self).metric_config
+        states = {}
+        for key, member in cfg.members:
+            states[key] = member.__new__(member)
+            states[key].__setstate__(state["states"][key])
+        object.__setattr__(self, "states", states)
+        object.__setattr__(self, "config", cfg)
+
     def merge(self: S, other: S) -> S:
         """Member-wise merge."""
         if not isinstance(other, Suite) or other.config is not self.config:
@@ -200,9 +215,11 @@ def make_suite(
         batch_stats=batch_stats,
     )
     cls_name = "".join(p[:1].upper() + p[1:] for p in name.replace("-", "_").split("_")) + "Suite"
-    return type(
+    cls: Any = MetricType(
         cls_name, (Suite,), {"metric_config": cfg, "__doc__": doc or Suite.__doc__, "__module__": Suite.__module__}
     )
+    kwargs = {"derived": derived, "batch_stats": batch_stats, "doc": doc}
+    return register(cls, make_suite, (name, members), kwargs, raw=True)
 
 
 @jax.jit

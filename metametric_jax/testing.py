@@ -42,6 +42,7 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
+from metametric_jax.inputs import check_lengths
 from metametric_jax.protocol import Accumulator
 
 __all__ = [
@@ -74,11 +75,7 @@ def split_batches(
     Raises:
         ValueError: if the lengths differ or ``batch_size`` is not a positive integer.
     """
-    if len(predictions) != len(references):
-        raise ValueError(
-            f"predictions and references must have the same length; found {len(predictions)} predictions and "
-            f"{len(references)} references."
-        )
+    check_lengths(predictions, references, "split_batches")
     if not isinstance(batch_size, int) or batch_size < 1:
         raise ValueError(f"batch_size must be a positive integer; found {batch_size!r}.")
     w = None if weights is None else np.asarray(weights, dtype=np.float64)

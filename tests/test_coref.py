@@ -467,7 +467,7 @@ def test_structures_validate() -> None:
         CorefDocument.from_clusters([[]])
     with pytest.raises(TypeError, match="Expected a mention"):
         CorefDocument.from_clusters([[(1, 2, 3)]])
-    with pytest.raises(ValueError, match="one response per key"):
+    with pytest.raises(ValueError, match="one entry per document; found 0 predictions and 1 reference"):
         score([], [[[0]]])
     doc = CorefDocument.from_clusters([[(0, 1), 4], [4]], name="d", part=2)
     assert doc.key == ("d", 2)

@@ -317,7 +317,7 @@ def test_shape_errors_at_trace_time() -> None:
     rec, mask = np.zeros((2, 3, 3), np.int32), np.ones((2, 3), bool)
     with pytest.raises(ValueError, match="4 columns"):
         device_state(Sentence.metric, np.zeros((2, 3, 4), np.int32), mask, rec, mask)
-    with pytest.raises(ValueError, match="same batch size"):
+    with pytest.raises(ValueError, match="same length"):
         jax.jit(lambda a, b, c, d: device_state(Sentence.metric, a, b, c, d)).trace(rec, mask, rec[:1], mask[:1])
     with pytest.raises(TypeError, match="integer"):
         device_state(Sentence.metric, rec.astype(np.float32), mask, rec, mask)

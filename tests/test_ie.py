@@ -222,7 +222,7 @@ def test_bad_arguments_raise() -> None:
         score([doc], [doc], directd=False)  # a typo is not ignored
     with pytest.raises(TypeError, match="predictions\\[0\\] must be a Document"):
         score([[]], [doc])
-    with pytest.raises(ValueError, match="1 predicted documents but 2"):
+    with pytest.raises(ValueError, match="one entry per document; found 1 prediction and 2 references"):
         score([doc], [doc, doc])
     with pytest.raises(TypeError, match="Relation.head must be a Span"):
         Relation("r", (0, 1), Span(0, 1, "X"))

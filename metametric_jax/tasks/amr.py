@@ -60,8 +60,10 @@ import numpy as np
 import penman
 
 from metametric_jax._budget import check_limits
+from metametric_jax._portable import class_factory
 from metametric_jax._solvers import DEFAULT_WORK_LIMIT, SolverBudgetWarning, budget_message, solve_latent
 from metametric_jax.errors import InputFormatError
+from metametric_jax.inputs import check_lengths
 from metametric_jax.normalizer import prf
 from metametric_jax.report import Report
 from metametric_jax.tasks import amr_fine
@@ -350,11 +352,11 @@ def _batch_stats(
         )
         flagged += not found.optimal
         timed_out += found.timed_out
-        rows.append(found[:3])
+        rows.append((*found[:3], not found.optimal))
     if flagged:
         message = _budget_warning(flagged, len(rows), work_limit, time_limit, timed_out)
         warnings.warn(message, SolverBudgetWarning, stacklevel=3)
-    return np.asarray(rows, dtype=np.float64).reshape(-1, 3)
+    return np.asarray(rows, dtype=np.float64).reshape(-1, 4)
 
 
 _SMATCH_DOC = r"""Smatch (Cai & Knight, 2013) as an accumulator: the exact optimal mapping, micro and macro averages.
@@ -370,8 +372,10 @@ _SMATCH_DOC = r"""Smatch (Cai & Knight, 2013) as an accumulator: the exact optim
     over the summed counts (micro, as the smatch tool scores a file); ``macro_f1`` averages the per-pair F1.
 
     State attributes: ``micro`` (summed ``xy`` = matched, ``xx`` = predicted, ``yy`` = reference triples),
-    ``macro`` (summed per-pair precision, recall, F1, Jaccard) and ``count`` (pairs). Predictions and references are
-    PENMAN strings, ``penman.Tree`` / ``penman.Graph`` objects or triple lists; alignment markers are removed.
+    ``macro`` (summed per-pair precision, recall, F1, Jaccard), ``count`` (pairs) and ``tally["not_optimal"]``
+    (pairs whose work budget ran out, scored with the best mapping found; ``compute()["not_optimal"]``), which merges
+    like the sums, across batches and processes. Predictions and references are PENMAN strings, ``penman.Tree`` /
+    ``penman.Graph`` objects or triple lists; alignment markers are removed.
 
     Source: Cai & Knight, "Smatch: an Evaluation Metric for Semantic Feature Structures", ACL 2013.
 
@@ -402,7 +406,7 @@ def smatch_metric(*, work_limit: int | None = DEFAULT_WORK_LIMIT, time_limit: fl
     return _smatch_metric(*check_limits(work_limit, time_limit, "smatch_metric"))
 
 
-@functools.cache
+@class_factory
 def _smatch_metric(work_limit: int | None = DEFAULT_WORK_LIMIT, time_limit: float | None = None) -> Any:
     from metametric_jax import stats_metric
 
@@ -413,6 +417,7 @@ def _smatch_metric(work_limit: int | None = DEFAULT_WORK_LIMIT, time_limit: floa
         normalizer="f1",
         name="smatch",
         class_name="SmatchMetric",
+        tallies=("not_optimal",),
         doc=_SMATCH_DOC.replace("as an accumulator:", f"as an accumulator{budget}:", 1),
     )
 
@@ -595,11 +600,7 @@ def score(predictions: Sequence[Any], references: Sequence[Any], **options: Any)
     """
     scorer = _Scorer(options, "score")
     predictions, references = list(predictions), list(references)
-    if len(predictions) != len(references):
-        raise ValueError(
-            f"score: predictions and references must have the same length; found {len(predictions)} and "
-            f"{len(references)}."
-        )
+    check_lengths(predictions, references, "amr", "graph")
     keep = scorer.keep_alignments
     for i, (p, r) in enumerate(zip(predictions, references)):
         pred = smatch_triples(p, label=f"<prediction[{i}]>", keep_alignments=keep)

@@ -55,13 +55,14 @@ Example:
 from __future__ import annotations
 
 import dataclasses
-import functools
 import os
 from collections.abc import Mapping, Sequence
 from typing import Any
 
 import numpy as np
 
+from metametric_jax._portable import class_factory
+from metametric_jax.inputs import check_lengths
 from metametric_jax.normalizer import f_measure
 from metametric_jax.report import Report
 from metametric_jax.tasks.constituency_counts import (
@@ -338,10 +339,7 @@ def score(
         InputFormatError: on malformed brackets; ValueError if the two sequences differ in length.
     """
     p = _params(params, options)
-    if len(predictions) != len(references):
-        raise ValueError(
-            f"predictions and references must have the same length; found {len(predictions)} and {len(references)}"
-        )
+    check_lengths(predictions, references, "constituency", "sentence")
     return summarize(evalb_counts(_bank(predictions, "prediction"), _bank(references, "reference"), p), p)
 
 
@@ -405,7 +403,7 @@ def _batch_stats(params: EvalbParams) -> Any:
     return stats
 
 
-@functools.cache
+@class_factory
 def ConstituencyMetric(params: EvalbParams = COLLINS) -> Any:  # noqa: N802 - a cached factory named as the class
     r"""The accumulator suite of EVALB's figures for ``params`` (cached: one class per setting).
 
@@ -449,7 +447,7 @@ def ConstituencyMetric(params: EvalbParams = COLLINS) -> Any:  # noqa: N802 - a 
     )
 
 
-@functools.cache
+@class_factory
 def SentenceStatsMetric(params: EvalbParams = COLLINS) -> Any:  # noqa: N802 - a cached factory named as the class
     """:func:`ConstituencyMetric` fed with each sentence's statistics (a row of :func:`sentence_stats` per example).
 

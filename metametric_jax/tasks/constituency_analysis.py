@@ -38,6 +38,7 @@ import numpy as np
 
 from metametric_jax import analysis
 from metametric_jax.errors import InputFormatError
+from metametric_jax.inputs import check_lengths
 from metametric_jax.normalizer import f_measure
 from metametric_jax.tasks import buckets as kit
 from metametric_jax.tasks import constituency
@@ -318,8 +319,7 @@ def analyze(
     if not systems:
         raise ValueError("analyze needs at least one system")
     for k, system in enumerate(systems):
-        if len(system) != len(references):
-            raise ValueError(f"system {k + 1} has {len(system)} trees; the references have {len(references)}")
+        check_lengths(system, references, f"constituency analysis, system {k + 1}", "sentence")
     return _report(
         constituency.parse_bank(list(references)),
         [constituency.parse_bank(list(x)) for x in systems],

@@ -56,7 +56,6 @@ metric, so refuses from three of them on; the limit here is the one a single met
 from __future__ import annotations
 
 import dataclasses
-import functools
 import os
 from collections import Counter
 from collections.abc import Callable, Iterable, Mapping, Sequence
@@ -64,7 +63,9 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
+from metametric_jax._portable import class_factory
 from metametric_jax.errors import InputFormatError
+from metametric_jax.inputs import check_lengths
 from metametric_jax.normalizer import safe_divide
 from metametric_jax.report import Report
 from metametric_jax.tasks.coref_counts import (
@@ -321,7 +322,7 @@ def _reference_total(xy: Any, xx: Any, yy: Any, zero_division: float) -> Any:
     return yy
 
 
-@functools.cache
+@class_factory
 def _build_metric() -> type[Suite]:
     from metametric_jax import Normalizer, make_suite, stats_metric
 
@@ -392,11 +393,7 @@ def score(
 
     The scorer's refusal of a response with more than 10 repeated key mentions applies to files (:func:`score_files`).
     """
-    if len(predictions) != len(references):
-        raise ValueError(
-            f"score needs one response per key document; found {len(predictions)} predictions and "
-            f"{len(references)} references."
-        )
+    check_lengths(predictions, references, "coref", "document")
     keys, responses = _prepare(references, repeated_mentions), _prepare(predictions, repeated_mentions)
     return figures(sum_counts([document_counts(r, k) for r, k in zip(responses, keys)]))
 

@@ -54,6 +54,7 @@ from typing import Any
 import numpy as np
 
 from metametric_jax import analysis
+from metametric_jax.inputs import check_lengths
 from metametric_jax.intervals import exact_totals
 from metametric_jax.tasks.coref import CorefDocument, Entity, Mention, document_counts
 from metametric_jax.tasks.coref_counts import METRICS, count_rows, readout
@@ -257,8 +258,7 @@ def error_analysis(
     >>> out["divided_entity"]["count"], round(out["divided_entity"]["gain"]["muc"], 4)
     (1, 0.2)
     """
-    if len(responses) != len(keys):
-        raise ValueError(f"error_analysis needs one response per key document; found {len(responses)} and {len(keys)}")
+    check_lengths(responses, keys, "error_analysis", "document")
     per_stage: list[list[dict[str, tuple[float, float, float, float]]]] = [[] for _ in range(len(CATEGORIES) + 1)]
     totals = dict.fromkeys(CATEGORIES, 0)
     for response, key in zip(responses, keys):
@@ -405,8 +405,7 @@ def analyze(
     keys = [CorefDocument.of(k) for k in references]
     responses = []
     for s, system in enumerate(systems):
-        if len(system) != len(keys):
-            raise ValueError(f"system {s + 1} has {len(system)} documents; the references have {len(keys)}")
+        check_lengths(system, keys, f"coref analysis, system {s + 1}", "document")
         responses.append([CorefDocument.of(d) for d in system])
     if lengths is not None and len(lengths) != len(keys):
         raise ValueError(f"lengths must give one length per document ({len(keys)}); found {len(lengths)}")

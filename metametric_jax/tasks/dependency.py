@@ -81,14 +81,15 @@ Example:
 
 from __future__ import annotations
 
-import functools
 import os
 from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
+from metametric_jax._portable import class_factory
 from metametric_jax.errors import InputFormatError
+from metametric_jax.inputs import check_lengths
 from metametric_jax.normalizer import prf
 from metametric_jax.report import Report
 from metametric_jax.tasks.dependency_counts import (
@@ -166,10 +167,7 @@ def attachment_stats(predictions: Sequence[Any], references: Sequence[Any], **op
         InputFormatError: a sentence that is not a tree, texts that differ, or a sentence example whose alignment
             could run into the next sentence (score whole documents then).
     """
-    if len(predictions) != len(references):
-        raise ValueError(
-            f"predictions and references must have the same length; found {len(predictions)} and {len(references)}."
-        )
+    check_lengths(predictions, references, "dependency")
     rows = np.zeros((len(predictions), len(METRICS), 4), dtype=np.int64)
     for k, (p, r) in enumerate(zip(predictions, references)):
         rows[k] = example_counts(p, r, example=k + 1, **options)
@@ -179,7 +177,7 @@ def attachment_stats(predictions: Sequence[Any], references: Sequence[Any], **op
 _MEMBER_DOC = "{figure}: {what} (per example: {stats}); ``precision``, ``recall``, ``f1`` as the CoNLL 2018 script."
 
 
-@functools.cache
+@class_factory
 def _suite(check_trees: bool, exclude_punct: bool, strip_subtypes: bool) -> type[Suite]:
     from metametric_jax import make_suite, stats_metric  # JAX only for the accumulator: files score without it
 
@@ -248,7 +246,7 @@ def DependencyMetric(  # noqa: N802 - a cached factory named as the task's metri
     return _suite(bool(check_trees), bool(exclude_punct), bool(strip_subtypes))
 
 
-@functools.cache
+@class_factory
 def _counts_suite(check_trees: bool, exclude_punct: bool, strip_subtypes: bool) -> type[Suite]:
     from metametric_jax import make_suite
 

@@ -87,7 +87,9 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
+from metametric_jax._portable import class_factory
 from metametric_jax.errors import InputFormatError
+from metametric_jax.inputs import check_lengths
 from metametric_jax.intervals import exact_totals
 from metametric_jax.normalizer import prf
 from metametric_jax.report import Report
@@ -279,7 +281,7 @@ def _matched(predicted: list[Any], reference: list[Any]) -> int:
     return sum(min(n, counts.get(k, 0)) for k, n in Counter(predicted).items())
 
 
-@functools.cache
+@class_factory
 def _suite(mode: str, directed: bool) -> type[Suite]:
     from metametric_jax import make_suite, stats_metric  # the accumulators (and JAX) only when asked for
 
@@ -359,8 +361,7 @@ def document_stats(
         TypeError: an item is not a :class:`Document`.
     """
     functions = _batch_stats(_check_mode(mode), bool(directed))
-    if len(predictions) != len(references):
-        raise ValueError(f"{len(predictions)} predicted documents but {len(references)} reference documents.")
+    check_lengths(predictions, references, "ie", "document")
     return {f: np.asarray(fn(predictions, references), np.float64).reshape(-1, 3) for f, fn in functions.items()}
 
 

@@ -35,6 +35,7 @@ import numpy as np
 
 from metametric_jax import analysis
 from metametric_jax.errors import InputFormatError
+from metametric_jax.inputs import check_lengths
 from metametric_jax.tasks import buckets as kit
 from metametric_jax.tasks import ie
 from metametric_jax.tasks.ie import (
@@ -305,8 +306,7 @@ def analyze(
     if not systems:
         raise ValueError("analyze needs at least one system")
     for k, system in enumerate(systems):
-        if len(system) != len(references):
-            raise ValueError(f"system {k + 1} has {len(system)} documents; the references have {len(references)}")
+        check_lengths(system, references, f"ie analysis, system {k + 1}", "document")
     return _report(
         list(references),
         [list(x) for x in systems],

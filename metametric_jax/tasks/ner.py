@@ -53,6 +53,8 @@ from typing import Any
 
 import numpy as np
 
+from metametric_jax._portable import class_factory
+from metametric_jax.inputs import check_lengths
 from metametric_jax.normalizer import prf
 from metametric_jax.report import Report
 from metametric_jax.tasks.readers import conll as reader
@@ -233,11 +235,7 @@ def _tally(
 ) -> _Tally:
     """Count in chunks of :data:`CHUNK` sentences (one path for every caller; ``progress(done, total)`` displays)."""
     n = len(references)
-    if len(predictions) != n:
-        raise ValueError(
-            f"predictions and references must have the same number of sentences; found {len(predictions)} "
-            f"predictions and {n} references."
-        )
+    check_lengths(predictions, references, "ner", "sentence")
     tally = _Tally(scheme, keep_sentences)
     for lo in range(0, max(n, 1), CHUNK):
         hi = min(n, lo + CHUNK)
@@ -581,16 +579,17 @@ def _counters() -> tuple[Any, Any]:
     )
 
 
-@functools.cache
+def _span_stats(predictions: Sequence[Any], references: Sequence[Any], scheme: str) -> np.ndarray:
+    return count_spans(predictions, references, scheme).micro()
+
+
+@class_factory
 def _span_metric(scheme: str) -> type[Any]:
     from metametric_jax import stats_metric
 
-    def batch(predictions: Sequence[Any], references: Sequence[Any]) -> np.ndarray:
-        return count_spans(predictions, references, scheme).micro()
-
     return stats_metric(
         name=f"span_f1_{scheme.lower()}",
-        batch_stats=batch,
+        batch_stats=functools.partial(_span_stats, scheme=scheme),
         report=_counters(),
         doc=_DOC_SPAN.format(scheme=scheme),
     )
@@ -611,7 +610,18 @@ def _member(label: str) -> str:
     return "per_type/" + label
 
 
-@functools.cache
+def _ner_stats(
+    predictions: Sequence[Any], references: Sequence[Any], labels: tuple[str, ...], scheme: str
+) -> dict[str, np.ndarray]:
+    """Every :func:`NerMetric` member's statistics of a batch, in one pass."""
+    c = count_spans(predictions, references, scheme)
+    out = {"micro": c.micro(), "tokens": np.stack([c.correct_tags, c.tokens, c.tokens], 1).astype(np.float64)}
+    for label in labels:
+        out[_member(label)] = c.of(label)
+    return out
+
+
+@class_factory
 def _ner_metric(labels: tuple[str, ...], scheme: str) -> type[Any]:
     import jax.numpy as jnp
 
@@ -619,13 +629,7 @@ def _ner_metric(labels: tuple[str, ...], scheme: str) -> type[Any]:
     from metametric_jax.normalizer import safe_divide
 
     counters = _counters()
-
-    def batch_stats(predictions: Sequence[Any], references: Sequence[Any]) -> dict[str, np.ndarray]:
-        c = count_spans(predictions, references, scheme)
-        out = {"micro": c.micro(), "tokens": np.stack([c.correct_tags, c.tokens, c.tokens], 1).astype(np.float64)}
-        for label in labels:
-            out[_member(label)] = c.of(label)
-        return out
+    batch_stats = functools.partial(_ner_stats, labels=labels, scheme=scheme)
 
     members = {
         "micro": span_metric(scheme),

@@ -53,6 +53,7 @@ from typing import Any, NamedTuple
 import numpy as np
 
 from metametric_jax import analysis
+from metametric_jax.inputs import check_lengths
 from metametric_jax.normalizer import f_measure, prf
 from metametric_jax.tasks.tagging import SpanTable, decode_tags, normalize_scheme
 
@@ -512,8 +513,7 @@ def _inputs(
     labels: dict[str, int] = {}
     n = len(references)
     for k, system in enumerate(systems):
-        if len(system) != n:
-            raise ValueError(f"system {k + 1} has {len(system)} sentences; the references have {n}")
+        check_lengths(system, references, f"ner analysis, system {k + 1}", "sentence")
         for j, (a, b) in enumerate(zip(system, references)):
             if len(a) != len(b):
                 raise ValueError(

@@ -54,7 +54,6 @@ Example:
 from __future__ import annotations
 
 import dataclasses
-import functools
 import math
 import os
 from collections.abc import Callable, Mapping, Sequence
@@ -62,6 +61,8 @@ from typing import Any, NamedTuple
 
 import numpy as np
 
+from metametric_jax._portable import class_factory
+from metametric_jax.inputs import check_lengths
 from metametric_jax.intervals import exact_totals
 from metametric_jax.ranking import AtK, AveragePrecision, judgements, rank, ranked_list
 from metametric_jax.report import Report
@@ -138,8 +139,7 @@ def evaluate(
     100 queries and at the end.
     """
     _check_options(level, max_retrieved)
-    if len(predictions) != len(references):
-        raise ValueError(f"ranking: {len(predictions)} predictions and {len(references)} references.")
+    check_lengths(predictions, references, "ranking", "query")
     keys = plan_keys(plan)
     table = np.zeros((len(predictions), len(keys)), np.float64)
     if progress is not None:
@@ -225,8 +225,7 @@ def _align(predictions: Any, references: Any, complete: bool) -> tuple[list[Any]
             "ranking: give predictions and references both as mappings query -> ... or both as sequences (one "
             "entry per query, in the same order)."
         )
-    if len(predictions) != len(references):
-        raise ValueError(f"ranking: {len(predictions)} predictions and {len(references)} references.")
+    check_lengths(predictions, references, "ranking", "query")
     return list(range(len(predictions))), list(predictions), list(references), {"unjudged": [], "unranked": []}
 
 
@@ -435,7 +434,7 @@ def _left_out(queries: list[Any], why: str) -> str:
 _MAYBE_NAN = ("Rndcg",)  # the families whose query figure can be NaN (trec_eval's)
 
 
-@functools.cache
+@class_factory
 def _ranking_suite(plan: Plan, level: int, max_retrieved: int | None) -> Any:
     from metametric_jax import make_suite, stats_metric
     from metametric_jax.normalizer import Normalizer, safe_divide
@@ -522,7 +521,7 @@ def RankingMetric(  # noqa: N802 - a cached factory of accumulator classes, name
     return _ranking_suite(parse_measures(measures), level, max_retrieved)
 
 
-@functools.cache
+@class_factory
 def precision_at_k(k: int) -> Any:
     r"""The precision@k accumulator class: :math:`h_k / k` per query (trec_eval's ``P_k``); mean: ``macro_precision``.
 
@@ -540,7 +539,7 @@ def precision_at_k(k: int) -> Any:
     )
 
 
-@functools.cache
+@class_factory
 def recall_at_k(k: int) -> Any:
     r"""The recall@k accumulator class: :math:`h_k / R` per query (trec_eval's ``recall_k``); mean: ``macro_recall``.
 
@@ -579,7 +578,7 @@ metametric's documentation:
 """
 
 
-@functools.cache
+@class_factory
 def _average_precision_metric() -> Any:
     from metametric_jax import make_metric
     from metametric_jax.normalizer import Normalizer, safe_divide

@@ -52,6 +52,7 @@ from typing import Any
 import numpy as np
 
 from metametric_jax.errors import InputFormatError
+from metametric_jax.inputs import check_lengths
 from metametric_jax.intervals import exact_totals
 from metametric_jax.normalizer import f_measure
 from metametric_jax.report import Report
@@ -353,11 +354,7 @@ def rouge_stats(
         TypeError: on an input that is neither a text nor a token sequence.
     """
     kinds = parse_types(types)
-    if len(predictions) != len(references):
-        raise ValueError(
-            f"ROUGE: predictions and references must have the same length; found {len(predictions)} predictions "
-            f"and {len(references)} references."
-        )
+    check_lengths(predictions, references, "ROUGE")
     out = {k: np.zeros((len(predictions), 3), dtype=np.float64) for k in kinds}
     for i, (p_raw, r_raw) in enumerate(zip(predictions, references)):
         p = _Text(p_raw, use_stemmer)

@@ -28,6 +28,7 @@ import numpy as np
 
 from metametric_jax import analysis
 from metametric_jax.errors import InputFormatError
+from metametric_jax.inputs import check_lengths
 from metametric_jax.tasks import buckets as kit
 from metametric_jax.tasks import rouge
 
@@ -166,8 +167,7 @@ def analyze(
         raise ValueError("analyze needs at least one system")
     refs = [list(r) for r in references] if multi_reference else [[r] for r in references]
     for k, system in enumerate(systems):
-        if len(system) != len(refs):
-            raise ValueError(f"system {k + 1} has {len(system)} examples; the references have {len(refs)}")
+        check_lengths(system, refs, f"rouge analysis, system {k + 1}")
     for k, r in enumerate(refs):
         if not r:
             raise ValueError(f"example {k} has no reference")

@@ -13,6 +13,7 @@ from typing import Any, NamedTuple
 
 import numpy as np
 
+from metametric_jax.inputs import check_lengths
 from metametric_jax.tasks.tagging import Span, SpanTable, decode_tags, normalize_scheme
 
 __all__ = ["SpanCounts", "read_span_sets", "is_tag_batch", "count_spans"]
@@ -148,11 +149,7 @@ def count_spans(
     """
     scheme = normalize_scheme(scheme)
     n = len(references)
-    if len(predictions) != n:
-        raise ValueError(
-            f"predictions and references must have the same number of sentences; found {len(predictions)} "
-            f"predictions and {n} references."
-        )
+    check_lengths(predictions, references, "count_spans", "sentence")
     labels = {} if labels is None else labels
     sides = [("predictions", predictions), ("references", references)]
     kinds = [is_tag_batch(batch, side) for side, batch in sides]
