@@ -106,6 +106,15 @@ def test_every_kind_of_class_pickles_by_reference():
     for cls, *_ in _cases():
         assert pickle.loads(pickle.dumps(cls)) is cls, cls
         assert cloudpickle.loads(cloudpickle.dumps(cls)) is cls, cls
+    from metametric_jax.tasks.constituency import ConstituencyMetric
+    from metametric_jax.tasks.dependency import DependencyMetric
+    from metametric_jax.tasks.ie import IEMetric
+    from metametric_jax.tasks.ranking import RankingMetric
+    from metametric_jax.tasks.text import RougeMetric, rouge_metric
+
+    for cls in (ConstituencyMetric(), DependencyMetric(), IEMetric(), RankingMetric(), RougeMetric(), rouge_metric()):
+        assert pickle.loads(pickle.dumps(cls)) is cls, cls
+        assert cloudpickle.loads(cloudpickle.dumps(cls)) is cls, cls
     member = NerMetric(["LOC"]).metric_config.members[1][1]
     assert pickle.loads(pickle.dumps(member)) is member
     assert randomization(Spans, 50, 1) is randomization(Spans, 50, 1)
@@ -119,7 +128,7 @@ def test_states_pickle_and_merge_with_states_made_in_a_spawned_process():
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", SolverBudgetWarning)
         sent = [(cls, cls.from_model_output(p, r, **extra), p, r, extra) for cls, p, r, extra in cases]
-    for cls, state, *_ in sent:
+    for _cls, state, *_ in sent:
         _same(pickle.loads(pickle.dumps(state)), state)
     with multiprocessing.get_context("spawn").Pool(1) as pool:
         back = pickle.loads(pool.apply(_child, (pickle.dumps(sent),)))

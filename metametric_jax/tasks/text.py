@@ -47,13 +47,13 @@ of ``compute()`` are micro: corpus totals) and the sums of per-example figures (
 
 from __future__ import annotations
 
-import functools
 from collections.abc import Iterable, Sequence
 from typing import Any
 
 import numpy as np
 
 from metametric_jax import Discrete, Metric, SetMatching, Suite, make_metric, make_suite, stats_metric
+from metametric_jax._portable import class_factory
 from metametric_jax.tasks.rouge import (
     DEFAULT_TYPES,
     figures,
@@ -147,7 +147,7 @@ Source: Chin-Yew Lin, "ROUGE: A Package for Automatic Evaluation of Summaries", 
 """
 
 
-@functools.cache
+@class_factory
 def _metric(kind: str, use_stemmer: bool, multi_reference: bool) -> type[Metric]:
     def batch_stats(predictions: Sequence[Any], references: Sequence[Any]) -> np.ndarray:
         return rouge_stats(predictions, references, (kind,), use_stemmer=use_stemmer, multi_reference=multi_reference)[
@@ -203,7 +203,7 @@ RougeL: type[Metric] = rouge_metric("rougeL")
 RougeLsum: type[Metric] = rouge_metric("rougeLsum")
 
 
-@functools.cache
+@class_factory
 def _suite(kinds: tuple[str, ...], use_stemmer: bool, multi_reference: bool) -> type[Suite]:
     def batch_stats(predictions: Sequence[Any], references: Sequence[Any]) -> dict[str, np.ndarray]:
         return rouge_stats(predictions, references, kinds, use_stemmer=use_stemmer, multi_reference=multi_reference)
