@@ -42,6 +42,11 @@ wall-clock cap (``time_limit``, off by default) makes the pairs it stops depend 
 The ``smatch`` package searches the mapping by hill climbing with random restarts, which may stop at a local optimum:
 our match is never below its match, and equal where its search finds the optimum.
 
+:data:`SmatchMetric` accumulates the matched, predicted and reference triples of graph pairs: :func:`state_report` reads
+a state in float64 through :func:`readout`, the one read-out of :func:`score`, :func:`score_files` and the command line
+(the same figures bit for bit, the counts being exact), and ``compute()`` is its jittable float32 twin for training
+loops. The state carries no fine-grained counts, so their figures come from :func:`score` only.
+
 >>> score(["(w / want-01 :ARG0 (b / boy))"], ["(w / want-01 :ARG0 (g / girl))"])["f1"]
 0.75
 """
@@ -81,6 +86,7 @@ __all__ = [
     "read_files",
     "item_rows",
     "readout",
+    "state_report",
     "DEFAULT_WORK_LIMIT",
 ]
 
@@ -477,6 +483,22 @@ def readout(totals: np.ndarray | Sequence[float], fine_grained: bool = False) ->
     for k, name in enumerate(names, start=1):
         out[name] = prf(*values[3 * k : 3 * k + 3])
     return out
+
+
+def state_report(state: Any) -> dict[str, Any]:
+    """The Smatch figures of a (reduced) :data:`SmatchMetric` state (any budget) in float64, as :func:`score`'s.
+
+    :func:`readout` of the state's exact totals (matched, predicted, reference triples): ``{"precision", "recall",
+    "f1"}``, :func:`score`'s figures bit for bit; ``compute()`` is the jittable float32 twin.
+
+    Raises:
+        TypeError: if ``state`` is not a state of a Smatch accumulator.
+    """
+    config = getattr(state, "config", None)
+    if getattr(config, "name", None) != "smatch" or not callable(getattr(state, "totals", None)):
+        raise TypeError(f"state_report expects a SmatchMetric state; found {type(state).__name__}.")
+    t = state.totals()
+    return readout([t["xy"], t["xx"], t["yy"]])
 
 
 class _Scorer:

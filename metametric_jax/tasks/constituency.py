@@ -42,6 +42,13 @@ predicted and reference brackets are all matched. Tagging accuracy: correct tags
 
 The headline figure is labeled bracket F1 over all sentences, ``score(...)["f1"]``.
 
+Every figure is one read-out, :func:`readout`, of summed sentence rows (:func:`sentence_rows`), in :func:`score`,
+:func:`score_files` and the command line. :func:`state_report` reads a state of the accumulators
+:func:`ConstituencyMetric` and :func:`SentenceStatsMetric` in float64 through it: the state's counts are exact, so its
+figures are :func:`score`'s bit for bit on the same sentences; ``compute()`` is its jittable float32 twin for training
+loops (``brackets``, ``tagging``, ... members; read ``precision`` where the member is a ratio of sentences). The state
+counts error and skipped sentences together (sentences not valid): their counts come from :func:`score` only.
+
 Example:
     >>> gold = "(TOP (S (NP (DT The) (NN cat)) (VP (VBD sat) (PRT (RP down))) (. .)))"
     >>> pred = "(TOP (S (NP (DT The) (NN cat)) (VP (VBD sat)) (ADVP (RB down)) (. .)))"
@@ -90,6 +97,7 @@ __all__ = [
     "score_files",
     "sentence_stats",
     "SentenceStatsMetric",
+    "state_report",
     "parse_bank",
 ]
 
@@ -472,6 +480,48 @@ def SentenceStatsMetric(params: EvalbParams = COLLINS) -> Any:  # noqa: N802 - a
     return make_suite(
         "evalb_sentences", dict(base.members), batch_stats=batch, doc="EVALB's figures from sentence statistics."
     )
+
+
+#: The (row field, member, statistic) of each column of :data:`ROW_FIELDS` that a state carries; ``error_sentences``
+#: and ``skipped_sentences`` it does not (it counts them together, as sentences not valid), and no figure reads them.
+_STATE_FIELDS = (
+    ("matched_brackets", "brackets", "xy"),
+    ("gold_brackets", "brackets", "yy"),
+    ("test_brackets", "brackets", "xx"),
+    ("words", "tagging", "xx"),
+    ("correct_tags", "tagging", "xy"),
+    ("valid_sentences", "valid", "xy"),
+    ("complete_match", "complete_match", "xy"),
+    ("crossing_brackets", "crossing", "xy"),
+    ("no_crossing", "no_crossing", "xy"),
+    ("two_or_less_crossing", "two_or_less_crossing", "xy"),
+    ("sentences", "valid", "xx"),
+)
+
+
+def state_report(state: Any) -> dict[str, dict[str, float]]:
+    """EVALB's figures of a (reduced) :func:`ConstituencyMetric` or :func:`SentenceStatsMetric` state, in float64.
+
+    :func:`readout` of the state's exact totals laid out as :func:`sentence_rows` (``error_sentences`` and
+    ``skipped_sentences``, which no figure reads, as 0): the read-out of :func:`score`, so its figures bit for bit on
+    the same sentences. ``compute()`` is the jittable float32 twin.
+
+    Returns:
+        ``{"all": {...}, "len40": {...}}`` as :func:`readout`.
+
+    Raises:
+        TypeError: if ``state`` is not a state of an EVALB accumulator.
+    """
+    members = getattr(state, "states", None)
+    name = getattr(getattr(state, "config", None), "name", None)
+    if not isinstance(members, Mapping) or name not in ("evalb", "evalb_sentences"):
+        raise TypeError(f"state_report expects a ConstituencyMetric state; found {type(state).__name__}.")
+    totals = np.zeros(2 * len(ROW_FIELDS))
+    for k, suffix in enumerate(("", "_len40")):
+        member = {m: members[m + suffix].totals() for m in dict.fromkeys(m for _, m, _ in _STATE_FIELDS)}
+        for field, m, stat in _STATE_FIELDS:
+            totals[k * len(ROW_FIELDS) + ROW_FIELDS.index(field)] = member[m][stat]
+    return readout(totals)
 
 
 def parse_bank(trees: Sequence[Any]) -> Treebank:

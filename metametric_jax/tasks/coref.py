@@ -30,6 +30,12 @@ twinless mentions included:
 
 Corpus figures are micro averages, like the scorer's: numerators and denominators are summed over documents.
 
+:data:`CorefMetric` accumulates those sums. :func:`state_report` reads a state in float64 through
+:func:`~metametric_jax.tasks.coref_counts.readout`, the one read-out that :func:`score` and the command line use;
+``compute()`` is its jittable float32 twin for training loops. The state keeps each sum as a compensated float32 pair
+(about 48 bits): the integer counts (MUC, CEAF-m, BLANC, mentions) give :func:`score`'s figures bit for bit, the
+fractional numerators of B³, CEAF-e and LEA (so CoNLL) agree to about 1e-14, not to the last bit.
+
 Repeated mentions (``repeated_mentions="scorer"``, the default) are counted as scorer v8.01 counts them: a span
 repeated in the response that is a key mention is kept once, at its first occurrence (entities in order, then mentions
 in order), and entities left empty are dropped; a repeated response span that is not a key mention, and a span repeated
@@ -75,7 +81,9 @@ from metametric_jax.tasks.coref_counts import (
     contingency,
     document_counts,
     figures,
+    readout,
     sum_counts,
+    unpack_totals,
 )
 
 if TYPE_CHECKING:
@@ -93,6 +101,7 @@ __all__ = [
     "coref_batch_stats",
     "CorefMetric",
     "state_scores",
+    "state_report",
     "figures",
     "score",
     "score_files",
@@ -286,8 +295,9 @@ Attributes:
         denominator), for ``name`` in ``muc, bcub, ceafm, ceafe, lea, mentions, blanc_coref, blanc_noncoref``.
 
 ``compute()`` returns each member's figures and the derived ``{metric: {recall, precision, f1}}`` and
-``conll: {f1}`` (float32, on the device); :func:`~metametric_jax.tasks.coref.state_scores` reads the exact totals in
-float64 with numerators and denominators.
+``conll: {f1}`` (float32, on the device), the jittable twin of :func:`~metametric_jax.tasks.coref.state_report`, which
+reads the state's totals in float64 through the read-out of ``score`` (:func:`~metametric_jax.tasks.coref.state_scores`
+adds the numerators and denominators).
 
 >>> from metametric_jax.tasks.coref import CorefMetric, state_scores
 >>> state = CorefMetric.from_model_output([[[0, 1], [2, 3]]], [[[0, 1, 2]]])  # predictions, then references
@@ -351,15 +361,35 @@ def __getattr__(name: str) -> Any:
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
-def state_scores(state: Suite) -> dict[str, dict[str, Any]]:
-    """The figures of a (reduced) :data:`CorefMetric` state from its exact totals, in float64 (see :func:`figures`)."""
+def _state_totals(state: Suite, what: str) -> np.ndarray:
+    """A (reduced) :data:`CorefMetric` state's totals in float64, laid out as ``coref_counts.count_rows``."""
     if not isinstance(state, _build_metric()):
-        raise TypeError(f"state_scores expects a CorefMetric state; found {type(state).__name__}.")
-    totals = {}
+        raise TypeError(f"{what} expects a CorefMetric state; found {type(state).__name__}.")
+    values = []
     for name in COUNT_NAMES:
         r, p = state.states[f"{name}_recall"].totals(), state.states[f"{name}_precision"].totals()
-        totals[name] = (r["xy"], r["yy"], p["xy"], p["xx"])
-    return figures(totals)
+        values += [r["xy"], r["yy"], p["xy"], p["xx"]]
+    return np.array(values, np.float64)
+
+
+def state_report(state: Suite) -> dict[str, dict[str, Any]]:
+    """The figures of a (reduced) :data:`CorefMetric` state in float64: the read-out of :func:`score`.
+
+    :func:`~metametric_jax.tasks.coref_counts.readout` of the state's totals, so the keys and formulas are those of
+    ``score coref`` (recall, precision, F1 of each metric, BLANC's link kinds, CoNLL). ``compute()`` is the jittable
+    float32 twin. Integer totals (MUC, CEAF-m, BLANC, mentions) are exact, so their figures equal :func:`score`'s bit
+    for bit; B³, CEAF-e and LEA sum fractions, which the state keeps to about 48 bits (compensated float32 pairs), so
+    theirs and CoNLL agree to about 1e-14.
+
+    Raises:
+        TypeError: if ``state`` is not a :data:`CorefMetric` state.
+    """
+    return readout(_state_totals(state, "state_report"))
+
+
+def state_scores(state: Suite) -> dict[str, dict[str, Any]]:
+    """:func:`state_report` with each metric's numerators and denominators (:func:`figures` of the state's totals)."""
+    return figures(unpack_totals(_state_totals(state, "state_scores")))
 
 
 # --------------------------------------------------------------------------------------------------------------- score

@@ -45,8 +45,11 @@ word-level figure (statistics :math:`(C, A, A)`). Each example is a document (a 
 :class:`~metametric_jax.tasks.readers.conllu.DepSentence` on each side, aligned on its own as the script aligns a
 file, so ``[sentence]`` scores a sentence as a file of its own) or a sentence (a bare ``DepSentence``: one sentence
 of a larger corpus). :func:`score` and :func:`score_files` align whole corpora at once, as the script does, and
-compute the figures from the integer totals on the host (no JAX); :func:`figures` reads the same figures from an
-accumulator state.
+compute the figures from the integer totals on the host (no JAX), through one read-out, :func:`readout`.
+:func:`state_report` reads a state of :func:`DependencyMetric` or :func:`SentenceCountsMetric` in float64 through
+the same read-out: its counts are exact, so its figures are :func:`score`'s bit for bit on the same examples
+(:func:`SentenceCountsMetric`, or sentence examples, which are refused where they could differ). ``compute()`` is its
+jittable float32 twin for training loops.
 
 **Sentence by sentence.** The script walks the whole file, so sentence examples give its figures of the corpus they
 come from, or an :class:`~metametric_jax.errors.InputFormatError`, never another number. Two things refuse a
@@ -125,6 +128,7 @@ __all__ = [
     "attachment_stats",
     "DependencyMetric",
     "figures",
+    "state_report",
     "score",
     "score_files",
     "sentence_rows",
@@ -287,19 +291,35 @@ def SentenceCountsMetric(  # noqa: N802 - a cached factory named as an accumulat
     return _counts_suite(bool(check_trees), bool(exclude_punct), bool(strip_subtypes))
 
 
-def figures(state: Suite) -> dict[str, dict[str, float | None]]:
-    """The figures of a (reduced) :func:`DependencyMetric` state, from its exact float64 totals.
+def state_report(state: Suite) -> dict[str, dict[str, float | None]]:
+    """The figures of a (reduced) :func:`DependencyMetric` or :func:`SentenceCountsMetric` state, in float64.
+
+    :func:`readout` of the state's exact totals (each figure's correct, predicted, reference and aligned counts): the
+    read-out of :func:`score`, so the same figures bit for bit on the same counts. ``compute()["scores"]`` is the
+    jittable float32 twin.
 
     Returns:
         ``{figure: {"precision", "recall", "f1", "aligned_accuracy"}}`` as Python floats (``aligned_accuracy`` is
         ``None`` for ``tokens``, ``sentences`` and ``words``).
+
+    Raises:
+        TypeError: if ``state`` is not a state of a dependency accumulator.
     """
-    out = {}
+    members = getattr(state, "states", None)
+    name = getattr(getattr(state, "config", None), "name", "")
+    if not isinstance(members, Mapping) or not str(name).startswith("dependency_") or not set(METRICS) <= set(members):
+        raise TypeError(f"state_report expects a DependencyMetric state; found {type(state).__name__}.")
+    values = []
     for m in METRICS:
-        t = state.states[m].totals()
-        aligned = state.states[f"{m}_aligned"].totals()["xx"] if m in ALIGNED_METRICS else None
-        out[m] = _figure(t["xy"], t["xx"], t["yy"], aligned)
-    return out
+        t = members[m].totals()
+        aligned = members[f"{m}_aligned"].totals()["xx"] if m in ALIGNED_METRICS else 0.0
+        values += [t["xy"], t["xx"], t["yy"], aligned]
+    return readout(np.array(values, np.float64))
+
+
+def figures(state: Suite) -> dict[str, dict[str, float | None]]:
+    """The figures of a (reduced) :func:`DependencyMetric` state: :func:`state_report`."""
+    return state_report(state)
 
 
 def score(predictions: Sequence[DepSentence], references: Sequence[DepSentence], **options: Any) -> dict[str, Any]:

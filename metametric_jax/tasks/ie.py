@@ -46,6 +46,12 @@ with no item of a figure on either side adds nothing to that figure's micro tota
 figures (the package's empty-structure rule). Headline figures (:func:`score`): ``relations`` F1 for relation
 extraction, ``arguments`` F1 for event extraction.
 
+:func:`score`, :func:`score_files` and the command line compute the figures as one read-out, :func:`readout`, of
+summed document rows (:func:`document_rows`). :func:`state_report` reads an :func:`IEMetric` state in float64 through
+the same read-out: the state's counts are exact, so its figures are :func:`score`'s bit for bit on the same documents;
+``compute()`` is its jittable float32 twin for training loops (its ``macro_`` figures, means over documents, are the
+accumulator's own: :func:`score` has none).
+
 **JSON Lines schema** (:func:`read_documents`, :func:`score_files`): one JSON object per line, one line per document;
 blank lines are skipped, a UTF-8 byte-order mark and CRLF line endings are accepted::
 
@@ -82,7 +88,7 @@ import dataclasses
 import functools
 import os
 from collections import Counter
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
@@ -101,6 +107,7 @@ if TYPE_CHECKING:
 
 __all__ = ["Argument", "Event", "Relation", "Document", "MODES", "FIGURES", "IEMetric", "document_stats", "figures"]
 __all__ += ["document_rows", "readout", "score", "read_documents", "pair_documents", "count_files", "score_files"]
+__all__ += ["state_report"]
 
 #: The evaluation modes: ``strict`` (offsets and types) and ``boundaries`` (offsets only, see the module docstring).
 MODES: tuple[str, ...] = ("strict", "boundaries")
@@ -408,6 +415,22 @@ def figures(stats: dict[str, np.ndarray]) -> dict[str, dict[str, Any]]:
         matched, predicted, reference = totals[3 * k : 3 * k + 3]
         out[f] = {**out[f], "matched": int(matched), "predicted": int(predicted), "reference": int(reference)}
     return out
+
+
+def state_report(state: Any) -> dict[str, dict[str, float]]:
+    """The corpus figures of a (reduced) :func:`IEMetric` state in float64: :func:`readout` of its exact totals.
+
+    Per figure ``precision``, ``recall``, ``f1``, :func:`score`'s bit for bit on the same documents; ``compute()`` is
+    the jittable float32 twin.
+
+    Raises:
+        TypeError: if ``state`` is not a state of an :func:`IEMetric` class.
+    """
+    members = getattr(state, "states", None)
+    name = str(getattr(getattr(state, "config", None), "name", ""))
+    if not isinstance(members, Mapping) or not name.startswith("ie_") or not set(FIGURES) <= set(members):
+        raise TypeError(f"state_report expects an IEMetric state; found {type(state).__name__}.")
+    return readout([t[k] for f in FIGURES for t in [members[f].totals()] for k in ("xy", "xx", "yy")])
 
 
 def score(

@@ -30,7 +30,9 @@ Three surfaces, one set of counts:
   also call on weighted sums.
 * :func:`NerMetric` (per type, micro, macro, weighted, accuracy) and :func:`span_metric` (micro only) are
   accumulators: ``from_model_output`` on Python tags or spans, with ``decode=`` inside ``jax.jit``, ``merge``,
-  ``reduce``, ``compute``; :func:`state_report` reads a state in float64 with the keys of :func:`score`.
+  ``reduce``, ``compute``. :func:`state_report` reads a :func:`NerMetric` state in float64 through :func:`readout`,
+  the read-out :func:`score` uses: the state's counts are exact, so its figures are :func:`score`'s bit for bit on the
+  same sentences (with ``labels=`` the class's types); ``compute()`` is its jittable float32 twin for training loops.
 * On the device, :func:`metametric_jax.tasks.tagging.device_span_stats` counts from tag-id arrays in
   ``jax.numpy``; ``span_metric(scheme).from_stats(stats)`` turns them into a state inside ``jax.jit``.
 
@@ -716,7 +718,10 @@ def NerMetric(labels: Sequence[str] = (), scheme: str = "IOB2") -> type[Any]:  #
 
 
 def state_report(state: Any) -> dict[str, Any]:
-    """The figures of a :func:`NerMetric` state, computed in float64 from its exact totals (keys as :func:`score`).
+    """The figures of a :func:`NerMetric` state in float64: :func:`readout` of its exact totals, with the counts.
+
+    The keys of :func:`score`, and its figures bit for bit on the same sentences (``labels=`` the class's types);
+    ``compute()`` is the jittable float32 twin.
 
     Raises:
         TypeError: if ``state`` is not a state of a :func:`NerMetric` class.

@@ -39,7 +39,12 @@ tests also call on weighted sums.
 
 Headline: ``score(...)["map"]`` (always reported). Accumulators for JAX loops: :func:`RankingMetric` (every measure
 in one pass, a suite whose ``compute()["all"]`` holds trec_eval's figures), :data:`AveragePrecisionMetric` (its
-``macro_average_precision`` is MAP), :func:`precision_at_k`, :func:`recall_at_k`.
+``macro_average_precision`` is MAP), :func:`precision_at_k`, :func:`recall_at_k`. :func:`state_report` reads a
+:func:`RankingMetric` state in float64 through :func:`readout`, the read-out of :func:`score`; ``compute()["all"]`` is
+its jittable float32 twin for training loops. The state does not carry enough to give :func:`score`'s figures to the
+last bit: it keeps each sum of the queries' figures as a compensated float32 pair (about 48 bits; the counts ``num_*``
+are exact) and not trec_eval's rounding of the running sum (:func:`query_rows`), so the means agree to about 1e-14,
+which can show at trec_eval's 4th decimal only on a tie.
 
 Sources: trec_eval (https://github.com/usnistgov/trec_eval); Buckley and Voorhees, "Retrieval System Evaluation",
 in *TREC: Experiment and Evaluation in Information Retrieval*, MIT Press, 2005; Järvelin and Kekäläinen, "Cumulated
@@ -94,6 +99,7 @@ __all__ = [
     "AveragePrecisionMetric",  # noqa: F822 - built on first use, see __getattr__
     "precision_at_k",
     "recall_at_k",
+    "state_report",
 ]
 
 
@@ -519,6 +525,31 @@ def RankingMetric(  # noqa: N802 - a cached factory of accumulator classes, name
     """
     _check_options(level, max_retrieved)
     return _ranking_suite(parse_measures(measures), level, max_retrieved)
+
+
+def state_report(state: Any) -> dict[str, Any]:
+    """trec_eval's figures of a (reduced) :func:`RankingMetric` state in float64: :func:`readout`, as :func:`score`.
+
+    :func:`readout` (counts included) of the state's totals: each measure's sum of the queries' figures (``xy - yy``
+    of its member; NaN where a query's ``Rndcg`` is NaN, as trec_eval's mean) and the number of queries. The keys are
+    :func:`score`'s; ``compute()["all"]`` is the jittable float32 twin. Not bit for bit :func:`score`'s: the state
+    keeps each sum to about 48 bits and not trec_eval's rounding of it, so the means agree to about 1e-14; the counts
+    ``num_*`` are exact.
+
+    Raises:
+        TypeError: if ``state`` is not a state of a :func:`RankingMetric` class.
+    """
+    members = getattr(state, "states", None)
+    if not isinstance(members, Mapping) or getattr(getattr(state, "config", None), "name", None) != "ranking":
+        raise TypeError(f"state_report expects a RankingMetric state; found {type(state).__name__}.")
+    keys = [k for k in members if not k.endswith("_undefined")]
+    sums, count = [], 0.0
+    for key in keys:
+        t = members[key].totals()
+        undefined = members.get(f"{key}_undefined")
+        sums.append(math.nan if undefined is not None and undefined.totals()["xy"] > 0 else t["xy"] - t["yy"])
+        count = t["count"]
+    return readout(np.array([*sums, *[0.0] * len(keys), count], np.float64), keys, counts=True)
 
 
 @class_factory

@@ -35,7 +35,9 @@ The task's surface:
 
 A metric state keeps per type the micro totals :math:`\sum h, \sum |P|, \sum |R|` (``precision``, ``recall``, ``f1``
 of ``compute()`` are micro: corpus totals) and the sums of per-example figures (``macro_precision``, ``macro_recall``,
-``macro_f1``: the means over examples that rouge-score reports).
+``macro_f1``: the means over examples that rouge-score reports). :func:`state_report` reads a state in float64
+through the read-out of :func:`score` (to about 1e-14: the state keeps its sums as compensated float32 pairs), and
+``compute()`` is its jittable float32 twin for training loops.
 
 >>> s = score(["The cat sat on the mat."], ["the cat was on the mat"])
 >>> round(s["rouge1"]["f1"], 4), round(s["rouge2"]["f1"], 4)
@@ -66,6 +68,7 @@ from metametric_jax.tasks.rouge import (
     score,
     score_files,
     sentences,
+    state_report,
     summary_lcs_hits,
     tokenize,
 )
@@ -94,6 +97,7 @@ __all__ = [
     "rouge_stats",
     "figures",
     "read_texts",
+    "state_report",
 ]
 
 _FORMULAS = {
