@@ -1,0 +1,599 @@
+r"""Every core of a machine: host matching in worker processes, one merged state, the same figures.
+
+A metric's state is a sum over examples, so matching (the expensive part: Smatch's integer programs, coreference's
+per-document counts, alignments) splits into chunks of examples that worker processes match independently. Workers
+return per-example statistics as NumPy; the parent builds the state from them, in the order of the examples, so the
+result equals one process's:
+
+* :func:`from_model_output` ``(M, predictions, references, *, jobs)`` — the state of a metric, suite, bootstrap or
+  randomization class ``M``, identical to ``M.from_model_output(predictions, references)`` (every sum bit for bit:
+  the parent sums the same per-example rows in the same order);
+* :func:`map_items` / :func:`map_rows` — any per-example function over chunks (what ``metametric-jax score TASK
+  --jobs N`` runs), results in the order of the items.
+
+Workers start by ``forkserver`` (``spawn`` where it is missing), never by ``fork``: a process that has started JAX
+must not fork. They do not import JAX when the statistics function pickles by reference from a module that does not
+(the task metrics' functions, ``dsl`` similarities, ``stats_metric`` with a module-level function); a class whose
+function does not pickle is sent instead and rebuilt in the worker (which then imports JAX, without using it).
+``jobs=0`` means every core this process may use (:func:`available_cores`).
+
+Warnings a worker raises are raised again in the parent, once per distinct message; an error in a worker is raised in
+the parent with its type, naming the example (``example 117``) and with positions in its message counted in the whole
+batch; the worker's traceback is its cause. ``progress(done, total)`` is called in the parent as chunks finish.
+
+Example:
+    >>> from metametric_jax.tasks.amr import SmatchMetric
+    >>> from metametric_jax import parallel
+    >>> preds, refs = ["(b / boy)", "(g / girl)"], ["(b / boy :mod (t / tall))", "(g / girl)"]
+    >>> state = parallel.from_model_output(SmatchMetric, preds, refs, jobs=1)
+    >>> round(float(state.compute()["f1"]), 4)
+    0.8
+"""
+
+from __future__ import annotations
+
+import concurrent.futures
+import dataclasses
+import functools
+import math
+import multiprocessing
+import os
+import pickle
+import re
+import sys
+import traceback
+import warnings
+from collections.abc import Callable, Mapping, Sequence
+from concurrent.futures.process import BrokenProcessPool
+from typing import Any
+
+import numpy as np
+
+__all__ = ["available_cores", "resolve_jobs", "map_items", "map_rows", "from_model_output", "RunInfo", "last_run"]
+
+#: chunks per worker when no chunk size is given (several, so that uneven examples balance out)
+CHUNKS_PER_WORKER = 8
+
+#: warnings of these categories are not raised again in the parent (libraries' notices, not the metric's)
+_QUIET = (DeprecationWarning, PendingDeprecationWarning, ImportWarning, ResourceWarning)
+
+
+def available_cores() -> int:
+    """The number of CPU cores this process may run on (its affinity mask, not the machine's count)."""
+    count = getattr(os, "process_cpu_count", None)  # Python 3.13
+    if count is not None:
+        n = count()
+    else:
+        try:
+            n = len(os.sched_getaffinity(0))
+        except AttributeError:  # not on Linux
+            n = os.cpu_count()
+    return max(1, int(n or 1))
+
+
+def resolve_jobs(jobs: int) -> int:
+    """The number of worker processes for ``jobs``: itself, or :func:`available_cores` for 0.
+
+    Raises:
+        ValueError: if ``jobs`` is not a non-negative integer.
+    """
+    if isinstance(jobs, bool) or not isinstance(jobs, (int, np.integer)) or jobs < 0:
+        raise ValueError(f"jobs must be a non-negative integer (0: every core); found {jobs!r}.")
+    return available_cores() if jobs == 0 else int(jobs)
+
+
+@dataclasses.dataclass
+class RunInfo:
+    """What the last parallel call of this process did (for diagnostics and benchmarks).
+
+    Attributes:
+        jobs: the worker processes used (1: none, the work ran in this process).
+        chunks: the number of chunks.
+        start_method: ``"forkserver"`` or ``"spawn"`` (``None`` without workers).
+        jax_in_workers: whether JAX was imported in any worker when it finished a chunk.
+    """
+
+    jobs: int = 1
+    chunks: int = 0
+    start_method: str | None = None
+    jax_in_workers: bool = False
+
+
+_LAST = RunInfo()
+
+
+def last_run() -> RunInfo:
+    """The :class:`RunInfo` of the last :func:`map_items`, :func:`map_rows` or :func:`from_model_output` call."""
+    return dataclasses.replace(_LAST)
+
+
+# ------------------------------------------------------------------------------------------------------- workers
+@dataclasses.dataclass
+class _Failure:
+    index: int | None  # the failing example (None: only the chunk as a whole fails)
+    start: int  # the chunk's first example
+    error: Any  # an exception, or (class, args, attributes) of one that does not pickle back
+    trace: str
+
+
+@dataclasses.dataclass
+class _Done:
+    start: int
+    result: Any
+    warnings: list[tuple[type[Warning], str]]
+    jax: bool
+    failure: _Failure | None = None
+
+
+_TASK: Any = None  # the function a worker applies to its chunks, installed once per worker
+
+
+def _install(payload: bytes) -> None:
+    global _TASK
+    _TASK = pickle.loads(payload)
+
+
+def _portable_error(err: BaseException) -> Any:
+    """The exception itself if it pickles back, else its class, arguments and attributes (rebuilt by the parent)."""
+    try:
+        pickle.loads(pickle.dumps(err))
+        return err
+    except Exception:
+        pass
+    try:
+        record = (type(err), err.args, dict(vars(err)))
+        pickle.loads(pickle.dumps(record))
+        return record
+    except Exception:
+        return RuntimeError(f"{type(err).__name__}: {err}")
+
+
+def _rebuilt(error: Any) -> BaseException:
+    if isinstance(error, BaseException):
+        return error
+    cls, args, attributes = error
+    err = cls.__new__(cls)
+    err.args = args
+    vars(err).update(attributes)
+    return err
+
+
+def _caught(records: list[warnings.WarningMessage]) -> list[tuple[type[Warning], str]]:
+    out = []
+    for w in records:
+        category = w.category
+        if issubclass(category, _QUIET):
+            continue
+        try:
+            pickle.dumps(category)
+        except Exception:
+            category = UserWarning
+        out.append((category, str(w.message)))
+    return out
+
+
+def _apply(task: Any, start: int, columns: tuple[list[Any], ...]) -> _Done:
+    """``task(*columns)`` with its warnings recorded; on an error, the first example that fails alone."""
+    with warnings.catch_warnings(record=True) as records:
+        warnings.simplefilter("always")
+        try:
+            result = task(*columns)
+        except Exception as err:
+            trace = traceback.format_exc()
+            index = None
+            for i in range(len(columns[0]) if columns else 0):
+                try:
+                    task(*(c[i : i + 1] for c in columns))
+                except Exception:
+                    index = start + i
+                    break
+            failure = _Failure(index, start, _portable_error(err), trace)
+            return _Done(start, None, [], "jax" in sys.modules, failure)
+    return _Done(start, result, _caught(records), "jax" in sys.modules)
+
+
+def _work(start: int, columns: tuple[list[Any], ...]) -> _Done:
+    return _apply(_TASK, start, columns)
+
+
+# ------------------------------------------------------------------------------------------------------- the parent
+class _RemoteTracebackError(Exception):
+    def __init__(self, trace: str) -> None:
+        self.trace = trace
+
+    def __str__(self) -> str:
+        return f'\n"""\n{self.trace}"""'
+
+
+def _shift(message: str, offset: int) -> str:
+    """Positions in a chunk's message (``[3]``, ``example 3``) counted in the whole batch instead."""
+    if not offset:
+        return message
+
+    def renumber(m: re.Match[str]) -> str:
+        return f"{m.group(1)}{int(m.group(2)) + offset}"
+
+    return re.sub(r"(\[|\bexample )(\d+)(?=\]|\b)", renumber, message)
+
+
+def _raise(failure: _Failure) -> None:
+    from metametric_jax.errors import InputFormatError
+
+    err = _rebuilt(failure.error)
+    if failure.index is not None:
+        suffix = f" (example {failure.index}, matched in a worker process)"
+    else:
+        suffix = f" (examples from {failure.start}, matched together in a worker process)"
+    new: BaseException | None = None
+    if isinstance(err, InputFormatError):  # its file and line say where; a label such as <prediction[3]> is shifted
+        new = InputFormatError(_shift(err.path, failure.start), err.line, _shift(err.message, failure.start))
+    else:
+        message = _shift(str(err), failure.start) + suffix
+        try:
+            new = type(err)(message)
+            if str(new) != message:
+                new = None
+        except Exception:
+            new = None
+    if new is None:  # an exception not built from its message: itself, with a note
+        new = err
+        new.add_note(f"positions in the message count from example {failure.start}{suffix}")
+    if new is not err:
+        raise new from _RemoteTracebackError(failure.trace)
+    raise new
+
+
+def _bounds(n: int, jobs: int, chunk_size: int | None) -> list[tuple[int, int]]:
+    if chunk_size is None:
+        chunk_size = max(1, math.ceil(n / (jobs * CHUNKS_PER_WORKER))) if jobs > 1 else max(n, 1)
+    elif isinstance(chunk_size, bool) or not isinstance(chunk_size, (int, np.integer)) or chunk_size < 1:
+        raise ValueError(f"chunk_size must be a positive integer; found {chunk_size!r}.")
+    return [(lo, min(n, lo + int(chunk_size))) for lo in range(0, n, int(chunk_size))]
+
+
+def _context() -> Any:
+    method = "forkserver" if "forkserver" in multiprocessing.get_all_start_methods() else "spawn"
+    return multiprocessing.get_context(method)
+
+
+def _concat(parts: list[Any]) -> Any:
+    first = parts[0]
+    if isinstance(first, np.ndarray):
+        return np.concatenate(parts, axis=0)
+    if isinstance(first, Mapping):
+        return {k: _concat([p[k] for p in parts]) for k in first}
+    return [x for p in parts for x in p]
+
+
+def _length(result: Any) -> int:
+    if isinstance(result, Mapping):
+        return min((_length(v) for v in result.values()), default=0)
+    return len(result)
+
+
+def _run(
+    task: Any,
+    columns: Sequence[Sequence[Any]],
+    jobs: int,
+    chunk_size: int | None,
+    progress: Callable[[int, int], Any] | None,
+    preload: Sequence[str],
+) -> list[Any]:
+    """The chunk results of ``task`` over ``columns``, in order (warnings raised again, errors raised)."""
+    global _LAST
+    n = len(columns[0]) if columns else 0
+    if any(len(c) != n for c in columns):
+        raise ValueError(f"every sequence needs one item per example; found lengths {[len(c) for c in columns]}.")
+    workers = resolve_jobs(jobs)
+    bounds = _bounds(n, workers, chunk_size)
+    workers = min(workers, len(bounds))
+    done: dict[int, _Done] = {}
+    if workers <= 1:  # in this process: errors and warnings as the function raises them
+        _LAST = RunInfo(1, len(bounds), None, False)
+        results = []
+        for lo, hi in bounds:
+            result = task(*(c[lo:hi] for c in columns))
+            _check(_Done(lo, result, [], False), hi - lo)
+            results.append(result)
+            if progress is not None:
+                progress(hi, n)
+        return results
+    payload = pickle.dumps(task)
+    ctx = _context()
+    if ctx.get_start_method() == "forkserver":
+        ctx.set_forkserver_preload(["metametric_jax.parallel", *preload])
+    _LAST = RunInfo(workers, len(bounds), ctx.get_start_method(), False)
+    failed: int | None = None
+    finished = 0
+    with concurrent.futures.ProcessPoolExecutor(
+        workers, mp_context=ctx, initializer=_install, initargs=(payload,)
+    ) as pool:
+        futures = {
+            pool.submit(_work, lo, tuple(list(c[lo:hi]) for c in columns)): k for k, (lo, hi) in enumerate(bounds)
+        }
+        try:
+            for future in concurrent.futures.as_completed(futures):
+                k = futures[future]
+                if future.cancelled():
+                    continue
+                try:
+                    item = future.result()
+                except BrokenProcessPool as err:
+                    raise RuntimeError(
+                        "a worker process stopped (it could not start, unpickle the task or import its module, or it "
+                        f"was killed): {err}"
+                    ) from err
+                done[k] = item
+                _LAST.jax_in_workers |= item.jax
+                if item.failure is not None:
+                    if failed is None or k < failed:
+                        failed = k
+                        for other, j in futures.items():
+                            if j > k:
+                                other.cancel()
+                    continue
+                finished += bounds[k][1] - bounds[k][0]
+                if progress is not None and failed is None:
+                    progress(finished, n)
+        except BaseException:
+            for future in futures:
+                future.cancel()
+            raise
+    if failed is not None:
+        first = min(k for k, item in done.items() if item.failure is not None)
+        failure = done[first].failure
+        assert failure is not None
+        _raise(failure)
+    seen: set[tuple[type[Warning], str]] = set()
+    for k, (lo, hi) in enumerate(bounds):
+        _check(done[k], hi - lo)
+        _rewarn(done[k].warnings, seen)
+    return [done[k].result for k in range(len(bounds))]
+
+
+def _check(item: _Done, expected: int) -> None:
+    got = _length(item.result)
+    if got != expected:
+        raise ValueError(f"a chunk of {expected} examples gave {got} results; the function must give one per example.")
+
+
+def _rewarn(caught: list[tuple[type[Warning], str]], seen: set[tuple[type[Warning], str]]) -> None:
+    for category, message in caught:
+        if (category, message) not in seen:
+            seen.add((category, message))
+            warnings.warn(message, category, stacklevel=4)
+
+
+def map_items(
+    fn: Callable[..., Sequence[Any]],
+    *columns: Sequence[Any],
+    jobs: int = 1,
+    chunk_size: int | None = None,
+    progress: Callable[[int, int], Any] | None = None,
+    preload: Sequence[str] = (),
+) -> list[Any]:
+    """``fn`` over consecutive chunks of the items, in ``jobs`` worker processes: one result per item, in order.
+
+    Args:
+        fn: ``fn(*chunk_columns) -> sequence`` of one result per item of the chunk; picklable (a module-level
+            function or a ``functools.partial`` of one) when ``jobs`` is not 1.
+        *columns: sequences of one item per example (predictions, references...), chunked alike.
+        jobs: worker processes (0: every core; 1: this process, no workers).
+        chunk_size: items per chunk (default: about :data:`CHUNKS_PER_WORKER` chunks per worker).
+        progress: called as ``progress(done, total)`` in this process as chunks finish.
+        preload: modules the worker server imports once (``forkserver``), such as the module of ``fn``.
+
+    Raises:
+        ValueError: on a bad ``jobs`` or ``chunk_size``, columns of different lengths, or a chunk result of another
+            length; an error ``fn`` raises, raised again here naming the example (see the module docstring).
+    """
+    n = len(columns[0]) if columns else 0
+    if n == 0:
+        return []
+    return [x for part in _run(fn, columns, jobs, chunk_size, progress, preload) for x in part]
+
+
+def map_rows(
+    fn: Callable[..., Any],
+    *columns: Sequence[Any],
+    jobs: int = 1,
+    chunk_size: int | None = None,
+    progress: Callable[[int, int], Any] | None = None,
+    preload: Sequence[str] = (),
+) -> Any:
+    """As :func:`map_items` for a ``fn`` giving an array of one row per item (or a dict of them): concatenated.
+
+    Without items ``fn`` is called once, on empty columns, in this process (for the shape of its rows).
+    """
+    n = len(columns[0]) if columns else 0
+    if n == 0:
+        return fn(*([] for _ in columns))
+    return _concat(_run(fn, columns, jobs, chunk_size, progress, preload))
+
+
+# ------------------------------------------------------------------------------------------------------- metrics
+class _Statistics:
+    """A metric's (or suite's) per-example statistics of a batch, from its statistics functions (no JAX needed).
+
+    ``fn`` is the metric's (or a suite's one-pass) statistics function; ``members`` a suite's members' functions
+    when it has none; ``width`` a metric's number of statistics columns (3 and its tallies).
+    """
+
+    def __init__(self, fn: Any, members: dict[str, tuple[Any, int]] | None, width: int, suite: bool) -> None:
+        self.fn = fn
+        self.members = members
+        self.width = width
+        self.suite = suite
+
+    @staticmethod
+    def _array(out: Any, width: int) -> np.ndarray:
+        arr = np.asarray(out, dtype=np.float64)
+        return arr.reshape(-1, width if arr.ndim == 2 and arr.shape[1] > 3 else 3)
+
+    def __call__(self, predictions: Sequence[Any], references: Sequence[Any]) -> Any:
+        if self.members is not None:
+            return {k: self._array(fn(predictions, references), w) for k, (fn, w) in self.members.items()}
+        out = self.fn(predictions, references)
+        if self.suite:
+            return {k: np.asarray(v, dtype=np.float64) for k, v in out.items()}
+        return self._array(out, self.width)
+
+
+class _ClassStatistics:
+    """The same statistics from the class itself (rebuilt in the worker, which then imports JAX)."""
+
+    def __init__(self, metric: Any) -> None:
+        self.metric = metric
+
+    def __call__(self, predictions: Sequence[Any], references: Sequence[Any]) -> Any:
+        if hasattr(self.metric, "member_stats"):
+            return {k: np.asarray(v, np.float64) for k, v in self.metric.member_stats(predictions, references).items()}
+        return self.metric.batch_stats(predictions, references)
+
+
+def _statistics(metric: Any) -> Any:
+    """A picklable statistics function for ``metric`` (a metric or suite class): its own functions if they pickle."""
+    from metametric_jax.suite import Suite
+
+    cfg = metric.metric_config
+    suite = issubclass(metric, Suite)
+    if suite and cfg.batch_stats is None:
+        members = {k: (m.metric_config.batch_stats, 3 + len(m.metric_config.tallies)) for k, m in cfg.members}
+        task = _Statistics(None, members, 3, True)
+        usable = all(fn is not None for fn, _ in members.values())
+    else:
+        task = _Statistics(cfg.batch_stats, None, 3 + len(getattr(cfg, "tallies", ())), suite)
+        usable = cfg.batch_stats is not None
+    if not usable:
+        raise TypeError(f"{cfg.name} has no statistics function; build its states with from_stats().")
+    try:
+        pickle.dumps(task)
+        return task
+    except Exception:
+        fallback = _ClassStatistics(metric)
+        try:
+            pickle.dumps(fallback)
+        except Exception as err:
+            raise TypeError(
+                f"{cfg.name}: neither its statistics function nor its class can be sent to worker processes ({err}); "
+                "build it from module-level functions, or use jobs=1."
+            ) from err
+        return fallback
+
+
+def from_model_output(
+    metric: Any,
+    predictions: Any,
+    references: Sequence[Any],
+    weights: Any = None,
+    *,
+    jobs: int,
+    chunk_size: int | None = None,
+    example_ids: Any = None,
+    progress: Callable[[int, int], Any] | None = None,
+) -> Any:
+    """The state of ``metric`` for a batch, matched in ``jobs`` worker processes: equal to one process's.
+
+    Workers compute each example's statistics (``metric.batch_stats``; a suite's members'; for a bootstrap or
+    randomization class, its metric's); this process builds the state from them in the order of the examples, as
+    ``metric.from_model_output`` does from its own statistics: every sum is the same, bit for bit.
+
+    Args:
+        metric: a metric or suite class, or a :func:`~metametric_jax.significance.bootstrap` or
+            :func:`~metametric_jax.significance.randomization` class.
+        predictions: one predicted structure per example; for a randomization class the pair ``(predictions_a,
+            predictions_b)``.
+        references: the reference structures, same length.
+        weights: optional non-negative per-example weights (as ``from_model_output`` takes them).
+        jobs: worker processes (0: every core; 1: this process only).
+        chunk_size: examples per chunk (default: about :data:`CHUNKS_PER_WORKER` chunks per worker).
+        example_ids: for bootstrap and randomization classes, one integer per example (default: the class's running
+            positions, as ``from_model_output``).
+        progress: called as ``progress(done, total)`` as chunks of examples finish.
+
+    Raises:
+        TypeError: if ``metric`` is not one of those classes, or ``example_ids`` are given to a plain metric.
+        ValueError: on different lengths, bad ``jobs`` or ``chunk_size``; an error raised while matching, raised
+            again naming the example.
+    """
+    from metametric_jax import resampling
+    from metametric_jax.accumulate import Metric
+    from metametric_jax.suite import Suite
+
+    if not isinstance(metric, type):
+        raise TypeError(f"parallel.from_model_output expects a metric class; found {type(metric).__name__}.")
+    cls: Any = metric
+    if hasattr(metric, "resampling"):
+        base = metric.resampling.metric
+        two = "swapped_a" in getattr(metric, "__dataclass_fields__", {})
+        if two:
+            predictions_a, predictions_b = predictions
+            n = len(references)
+            if len(predictions_a) != n or len(predictions_b) != n:
+                raise ValueError(
+                    f"{metric.resampling.name}: both systems need one prediction per reference; found "
+                    f"{len(predictions_a)} and {len(predictions_b)} for {n} references."
+                )
+            both = _stats(
+                base, [*predictions_a, *predictions_b], [*references, *references], jobs, chunk_size, progress
+            )
+            a, b = _split(both, n)
+            return cls.from_model_output(
+                resampling.Precomputed(a), resampling.Precomputed(b), references, weights, example_ids=example_ids
+            )
+        _same_length(predictions, references, metric.resampling.name)
+        stats = _stats(base, predictions, references, jobs, chunk_size, progress)
+        return cls.from_model_output(resampling.Precomputed(stats), references, weights, example_ids=example_ids)
+    if not issubclass(metric, (Metric, Suite)):
+        raise TypeError(f"parallel.from_model_output expects a metric, suite or resampling class; found {metric!r}.")
+    if example_ids is not None:
+        raise TypeError("example_ids are for bootstrap and randomization classes; a metric's state does not keep them.")
+    _same_length(predictions, references, metric.metric_config.name)
+    stats = _stats(metric, predictions, references, jobs, chunk_size, progress)
+    if issubclass(metric, Suite):
+        return metric.from_member_stats(stats, weights)
+    return metric.from_stats(stats, weights)
+
+
+def _same_length(predictions: Any, references: Any, name: str) -> None:
+    from metametric_jax.inputs import check_batch
+
+    check_batch(predictions, references, name)
+
+
+def _stats(
+    metric: Any,
+    predictions: Sequence[Any],
+    references: Sequence[Any],
+    jobs: int,
+    chunk_size: int | None,
+    progress: Callable[[int, int], Any] | None,
+) -> Any:
+    task = _statistics(metric)
+    preload = [_module_of(task.fn)] if isinstance(task, _Statistics) else []
+    preload = [m for m in preload if m.startswith("metametric_jax.")]
+    return map_rows(
+        task,
+        list(predictions),
+        list(references),
+        jobs=jobs,
+        chunk_size=chunk_size,
+        progress=progress,
+        preload=preload,
+    )
+
+
+def _module_of(fn: Any) -> str:
+    """The module defining a function (through partials and bound methods), or ``""``."""
+    while isinstance(fn, functools.partial):
+        fn = fn.func
+    owner = getattr(fn, "__self__", None)
+    if owner is not None and not isinstance(owner, type):
+        fn = type(owner)
+    return str(getattr(fn, "__module__", "") or "")
+
+
+def _split(stats: Any, n: int) -> tuple[Any, Any]:
+    if isinstance(stats, Mapping):
+        return {k: v[:n] for k, v in stats.items()}, {k: v[n:] for k, v in stats.items()}
+    return stats[:n], stats[n:]
