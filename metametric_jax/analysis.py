@@ -54,6 +54,7 @@ from metametric_jax.corrections import CORRECTIONS, STATISTICS, correct, normali
 
 __all__ = [
     "MIN_UNITS",
+    "BINS",
     "CORRECTIONS",
     "STATISTICS",
     "BucketedState",
@@ -69,6 +70,8 @@ __all__ = [
 
 #: a bucket with items in fewer units than this is not tested (flagged ``too_small``)
 MIN_UNITS = 10
+#: the default number of equal-frequency buckets (quartiles)
+BINS = 4
 
 
 # ---------------------------------------------------------------------------------------------------- bucketings
@@ -105,7 +108,7 @@ def bucket_rows(
     return rows, units, names, systems
 
 
-def equal_frequency_buckets(values: Sequence[float], bins: int = 4) -> tuple[list[str], list[str]]:
+def equal_frequency_buckets(values: Sequence[float], bins: int = BINS) -> tuple[list[str], list[str]]:
     """Each value's bucket of about ``len(values) / bins`` values, by size (ExplainaBoard's equal-frequency buckets).
 
     The cut points are the values at positions ``floor(j n / bins)`` of the sorted values (``j = 1..bins-1``); a value

@@ -40,7 +40,8 @@ import numpy as np
 
 from metametric_jax import analysis
 from metametric_jax._budget import DEFAULT_WORK_LIMIT
-from metametric_jax.normalizer import prf
+from metametric_jax.analysis_report import letters
+from metametric_jax.tasks import buckets as kit
 
 __all__ = [
     "VERSION",
@@ -51,7 +52,7 @@ __all__ = [
 ]
 
 #: the version of the report's JSON
-VERSION = 1
+VERSION = kit.VERSION
 #: the buckets of the ``fine`` analysis: Smatch, then the fine-grained figures (``score amr``'s JSON keys)
 FIGURES = (
     "smatch",
@@ -69,6 +70,8 @@ TOP = 10
 
 Triple = tuple[str, str, str]
 _SPECIAL_ROLES = ("instance", "top")
+#: the counts of a role
+_ROLE_COUNTS = ("reference", "predicted", "matched", "missing", "extra")
 
 
 def _keys(triples: Sequence[Triple], rename: Mapping[str, str] | None) -> list[tuple[str, Any, Any] | None]:
@@ -115,7 +118,7 @@ def role_counts(
     out: dict[str, dict[str, int]] = {}
 
     def entry(role: str) -> dict[str, int]:
-        return out.setdefault(role, {"reference": 0, "predicted": 0, "matched": 0, "missing": 0, "extra": 0})
+        return out.setdefault(role, dict.fromkeys(_ROLE_COUNTS, 0))
 
     for role, _, _ in reference:
         entry(role.lower())["reference"] += 1
@@ -134,37 +137,22 @@ def _counts_of(item: Mapping[str, Any], figure: str) -> list[float]:
     return [float(source[k]) for k in ("matched", "predicted", "reference")]
 
 
-def _bucket_readout(totals: Any) -> dict[str, float]:
-    return prf(totals[0], totals[1], totals[2])
-
-
-def _reference_count(totals: Any) -> float:
-    return float(totals[2])
-
-
 def _analyses(
-    items: Sequence[Sequence[Mapping[str, Any]]], sizes: Sequence[int], *, bins: int, samples: int, seed: int
-) -> list[tuple[analysis.Analysis, analysis.BucketedState]]:
-    n = len(sizes)
-    units = np.arange(n, dtype=np.int64)
-
-    def state(rows: list[list[float]], at: list[int], buckets: list[str], systems: list[int]) -> analysis.BucketedState:
-        return analysis.BucketedState.from_rows(
-            np.asarray(rows, np.float64).reshape(-1, 3),
-            np.asarray(at, np.int64),
-            buckets,
-            systems=np.asarray(systems, np.int64),
-            n_systems=len(items),
-            unit_ids=units,
-            samples=samples,
-            seed=seed,
-        )
-
-    rows: list[list[float]] = []
-    at: list[int] = []
-    names: list[str] = []
-    systems: list[int] = []
+    found: kit.Analyses, items: Sequence[Sequence[Mapping[str, Any]]], sizes: Sequence[int], bins: int
+) -> None:
+    fine = found.add(
+        "fine",
+        3,
+        kit.match_readout,
+        count=kit.match_count,
+        order=FIGURES,
+        title="Smatch and fine-grained figures",
+        description="Smatch and the fine-grained figures of Damonte et al. (2017): score amr --fine-grained's",
+    )
     for s, per in enumerate(items):
+        rows: list[list[float]] = []
+        at: list[int] = []
+        names: list[str] = []
         for i, item in enumerate(per):
             for figure in FIGURES:
                 counts = _counts_of(item, figure)
@@ -172,48 +160,23 @@ def _analyses(
                     rows.append(counts)
                     at.append(i)
                     names.append(figure)
-                    systems.append(s)
-    fine = analysis.Analysis(
-        "fine",
-        _bucket_readout,
-        "f1",
-        count=_reference_count,
-        order=FIGURES,
-        title="Smatch and fine-grained figures",
-        description="Smatch and the fine-grained figures of Damonte et al. (2017): score amr --fine-grained's",
-    )
-    out = [(fine, state(rows, at, names, systems))]
+        fine.add(rows, at, names, s)
     buckets, order = analysis.equal_frequency_buckets(sizes, bins)
-    size_rows = [_counts_of(item, "smatch") for per in items for item in per]
-    size = analysis.Analysis(
+    size = found.add(
         "size",
-        _bucket_readout,
-        "f1",
+        3,
+        kit.match_readout,
         order=order,
         title="Reference graph size (variables)",
         description="the reference graph's number of variables, in equal-frequency buckets of the pairs",
     )
-    out.append(
-        (
-            size,
-            state(
-                size_rows,
-                units.tolist() * len(items),
-                buckets * len(items),
-                [s for s in range(len(items)) for _ in units],
-            ),
-        )
-    )
-    return out
-
-
-def _letters(n: int) -> list[str]:
-    return [chr(ord("A") + k) if k < 26 else f"S{k + 1}" for k in range(n)]
+    for s, per in enumerate(items):
+        size.add([_counts_of(item, "smatch") for item in per], found.units, buckets, s)
 
 
 def _lowest(items: Sequence[Sequence[Mapping[str, Any]]], top: int) -> dict[str, Any]:
     rows = []
-    for name, per in zip(_letters(len(items)), items):
+    for name, per in zip(letters(len(items)), items):
         ranked = sorted(
             (i for i, item in enumerate(per) if item["f1"] < 1.0),
             key=lambda i: (per[i]["f1"], -(per[i]["predicted"] + per[i]["reference"] - 2 * per[i]["matched"]), i),
@@ -233,10 +196,9 @@ def _lowest(items: Sequence[Sequence[Mapping[str, Any]]], top: int) -> dict[str,
 
 
 def _deltas(items: Sequence[Sequence[Mapping[str, Any]]], top: int, losses: bool) -> dict[str, Any]:
-    letters = _letters(len(items))
     rows = []
     base = items[0]
-    for name, per in zip(letters[1:], items[1:]):
+    for name, per in zip(letters(len(items))[1:], items[1:]):
         deltas = [(per[i]["f1"] - base[i]["f1"], i) for i in range(len(per))]
         chosen = sorted((d, i) for d, i in deltas if (d < 0 if losses else d > 0))
         if not losses:
@@ -253,15 +215,14 @@ def _deltas(items: Sequence[Sequence[Mapping[str, Any]]], top: int, losses: bool
 
 
 def _roles(per_system: Sequence[Mapping[str, Mapping[str, int]]]) -> dict[str, Any]:
-    letters = _letters(len(per_system))
     roles: list[str] = []
     for counts in per_system:
         roles += [r for r in counts if r not in roles]
-    zero = {"reference": 0, "predicted": 0, "matched": 0, "missing": 0, "extra": 0}
+    zero = dict.fromkeys(_ROLE_COUNTS, 0)
     errors = {r: sum(c.get(r, zero)["missing"] + c.get(r, zero)["extra"] for c in per_system) for r in roles}
     roles.sort(key=lambda r: (-errors[r], r))
     columns = ["Role", "Reference"]
-    for name in letters:
+    for name in letters(len(per_system)):
         columns += [f"Missing {name}", f"Extra {name}", f"Predicted {name}"]
     rows = []
     for r in roles:
@@ -299,7 +260,7 @@ def analyze_files(
     time_limit: float | None = None,
     fine_grained: Any = True,
     top: int = TOP,
-    bins: int = 4,
+    bins: int = analysis.BINS,
     samples: int = 1000,
     seed: int = 0,
     correction: str = "holm",
@@ -329,8 +290,7 @@ def analyze_files(
     """
     from metametric_jax.tasks import amr
 
-    if not systems:
-        raise ValueError("analyze needs at least one system")
+    kit.need_systems(systems)
     if int(top) < 1:
         raise ValueError(f"top must be a positive integer; found {top}")
     items, roles, warnings = [], [], []
@@ -354,29 +314,20 @@ def analyze_files(
         items.append(report.items)
         roles.append(_sum_roles(pairs))
         warnings += [f"{path}: {w}" for w in report.warnings]
-    pairs_states = _analyses(items, sizes, bins=bins, samples=samples, seed=seed)
-    core = analysis.report(pairs_states, correction=correction, statistic=statistic, min_units=min_units)
-    analyses = core["analyses"]
-    analyses["lowest"] = _lowest(items, top)
+    settings = kit.Settings(samples, seed, correction, statistic, min_units)
+    analyses = kit.Analyses(len(items), np.arange(len(sizes)), settings)
+    _analyses(analyses, items, sizes, bins)
+    extra = {"lowest": _lowest(items, top)}
     if len(items) > 1:
-        analyses["losses"] = _deltas(items, top, True)
-        analyses["gains"] = _deltas(items, top, False)
-    analyses["roles"] = _roles(roles)
-    return {
-        "version": VERSION,
-        "task": "amr",
-        "systems": [os.fspath(p) for p in systems],
-        "baseline": os.fspath(systems[0]),
-        "references": os.fspath(references),
-        "unit": "graph pairs",
-        "n": len(sizes),
-        "samples": samples,
-        "seed": seed,
-        "scale": 100,
-        "correction": core["correction"],
-        "titles": {a.name: a.title or a.name for a, _ in pairs_states},
-        "counted": {"fine": "reference triples (or items)", "size": "graph pairs"},
-        "analyses": analyses,
-        "notes": core["notes"],
-        "warnings": list(dict.fromkeys(warnings)),
-    }
+        extra["losses"] = _deltas(items, top, True)
+        extra["gains"] = _deltas(items, top, False)
+    extra["roles"] = _roles(roles)
+    return analyses.report(
+        "amr",
+        systems=[os.fspath(p) for p in systems],
+        references=os.fspath(references),
+        unit="graph pairs",
+        extra=extra,
+        warnings=warnings,
+        counted={"fine": "reference triples (or items)", "size": "graph pairs"},
+    )

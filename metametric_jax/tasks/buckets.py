@@ -1,9 +1,13 @@
 r"""The pieces the tasks' analyses share (``metametric-jax analyze TASK``): item tables, a split read-out, the report.
 
 :mod:`metametric_jax.analysis` is the engine (bucketed totals, the bootstrap over the task's units, paired tests,
-corrections); a task's analysis module turns its inputs into item rows and calls :func:`report`, which wraps the
-engine's ``correction``, ``analyses`` and ``notes`` in the versioned JSON every form of the report is rendered from
-(:mod:`metametric_jax.analysis_report`).
+corrections); a task's analysis module declares its analyses in an :class:`Analyses` (each one's read-out, tested
+figure and bucket order), fills their :class:`Items` system by system, and calls :meth:`Analyses.report`, which wraps
+the engine's ``correction``, ``analyses`` and ``notes`` in the versioned JSON every form of the report is rendered
+from (:func:`report`; :mod:`metametric_jax.analysis_report`). The read-outs of the tasks' rows: :func:`match_readout`
+of ``(matched, predicted, reference)`` and :func:`split_readout` (below); fixed buckets named by the ranges they hold:
+:func:`range_bucket`. The requests every task checks alike are here too: :func:`need_systems`,
+:func:`check_systems`, :func:`refuse_names`, :func:`system_names`, :func:`resampled_units`.
 
 **The split read-out.** Where an item's bucket is an attribute that a predicted item and the reference item it
 matches need not share (the relation label of a word whose head is right, the type of an entity matched on its
@@ -25,12 +29,15 @@ from __future__ import annotations
 
 import argparse
 import dataclasses
-from collections.abc import Sequence
+import functools
+from collections.abc import Callable, Iterable, Mapping, Sequence, Sized
 from typing import Any
 
 import numpy as np
 
 from metametric_jax import analysis
+from metametric_jax.errors import InputFormatError
+from metametric_jax.inputs import check_lengths
 from metametric_jax.normalizer import f_measure, prf
 
 __all__ = [
@@ -41,10 +48,19 @@ __all__ = [
     "REFERENCE",
     "Settings",
     "Items",
+    "Analyses",
+    "match_readout",
+    "match_count",
     "split_readout",
     "split_count",
     "confusion_matrix",
     "report",
+    "need_systems",
+    "check_systems",
+    "system_names",
+    "refuse_names",
+    "resampled_units",
+    "range_bucket",
 ]
 
 #: the version of the report's JSON
@@ -52,6 +68,36 @@ VERSION = 1
 
 #: the columns of a split item row
 CORRECT_PREDICTED, PREDICTED, CORRECT_REFERENCE, REFERENCE = 0, 1, 2, 3
+
+
+def match_readout(totals: Any) -> dict[str, float]:
+    """``{"precision", "recall", "f1"}`` of totals ``(matched, predicted, reference)``: ``prf``'s, as the scorers'."""
+    return prf(totals[0], totals[1], totals[2])
+
+
+def match_count(totals: Any) -> float:
+    """A bucket's size from totals ``(matched, predicted, reference)``: its reference items."""
+    return float(totals[2])
+
+
+def range_bucket(value: float, names: Sequence[str]) -> str:
+    """The bucket of ``value`` among buckets named by their ranges (``"3"``, ``"3-6"``, ``"7+"``), in increasing order.
+
+    The edges are the names': a value goes in the first bucket whose upper end it does not pass (the first bucket
+    takes smaller values too, the last, ``"N+"``, the larger ones).
+
+    >>> [range_bucket(x, ("0", "1-2", "3-9", "10+")) for x in (0, 2, 5, 40)]
+    ['0', '1-2', '3-9', '10+']
+    """
+    for name, top in zip(names, _tops(tuple(names))):
+        if value <= top:
+            return name
+    raise ValueError(f"{value} lies above the last bucket of {', '.join(names)}")
+
+
+@functools.lru_cache(maxsize=64)
+def _tops(names: tuple[str, ...]) -> tuple[float, ...]:
+    return tuple(float("inf") if x.endswith("+") else float(x.rpartition("-")[2]) for x in names)
 
 
 def split_readout(totals: Any) -> dict[str, float]:
@@ -116,6 +162,10 @@ class Items:
         """The bucket names of the items gathered."""
         return set(self._names)
 
+    def __len__(self) -> int:
+        """The number of items gathered."""
+        return len(self._names)
+
     def state(self, n_systems: int, unit_ids: Any, settings: Settings) -> analysis.BucketedState:
         """The bucketed state of the items gathered (every unit of ``unit_ids`` counted, with items or not)."""
         rows = np.concatenate(self._rows) if self._rows else np.zeros((0, self.width))
@@ -130,6 +180,113 @@ class Items:
             unit_ids=np.unique(np.asarray(unit_ids, np.int64)),
             samples=settings.samples,
             seed=settings.seed,
+        )
+
+
+class Analyses:
+    """The bucketed analyses of one report, in order: each one's read-out and the items gathered for it.
+
+    Every analysis of a report is of one evaluation: the same systems, units (``units``: every unit, with items or
+    not) and settings. :meth:`add` declares an analysis and gives the :class:`Items` to fill, system by system;
+    :meth:`report` reads them all out.
+    """
+
+    def __init__(self, n_systems: int, units: Any, settings: Settings) -> None:
+        self.n_systems = int(n_systems)
+        self.units = np.unique(np.asarray(units, np.int64))
+        self.settings = settings
+        self._listed: list[tuple[analysis.Analysis, Items, bool, bool]] = []
+
+    def add(
+        self,
+        name: str,
+        width: int,
+        readout: Callable[[np.ndarray], Any],
+        figure: str = "f1",
+        *,
+        count: Callable[[np.ndarray], float] | None = None,
+        order: Sequence[str] | None = None,
+        sort: bool = False,
+        optional: bool = False,
+        title: str | None = None,
+        description: str = "",
+    ) -> Items:
+        """An analysis (as :class:`~metametric_jax.analysis.Analysis`) and its items, rows of ``width`` columns.
+
+        Args:
+            name: the analysis's name in the JSON.
+            width: the width of its item rows.
+            readout: its read-out of a bucket's totals.
+            figure: the figure tested.
+            count: a bucket's size from its totals (default: its items).
+            order: the buckets' order.
+            sort: the buckets in alphabetical order (of those gathered) instead.
+            optional: left out of the report when no item is gathered.
+            title: its title in the rendered report.
+            description: what its buckets are.
+        """
+        items = Items(width)
+        spec = analysis.Analysis(name, readout, figure, count=count, order=order, title=title, description=description)
+        self._listed.append((spec, items, sort, optional))
+        return items
+
+    def custom(
+        self,
+        buckets: Mapping[str, Any] | None,
+        width: int,
+        readout: Callable[[np.ndarray], Any],
+        figure: str = "f1",
+        *,
+        count: Callable[[np.ndarray], float] | None = None,
+    ) -> dict[str, Items]:
+        """The items of the user's bucketings (``{name: fn}``), each read out as ``readout`` tests ``figure``."""
+        return {
+            name: self.add(name, width, readout, figure, count=count, description=f"user-defined: {name}")
+            for name in buckets or {}
+        }
+
+    def names(self) -> list[str]:
+        """The names of the analyses declared, in order."""
+        return [spec.name for spec, _, _, _ in self._listed]
+
+    def pairs(self) -> list[tuple[analysis.Analysis, analysis.BucketedState]]:
+        """Each analysis with the bucketed state of its items (optional ones without items left out)."""
+        out = []
+        for spec, items, sort, optional in self._listed:
+            if optional and not items:
+                continue
+            if sort:
+                spec = dataclasses.replace(spec, order=sorted(items.names()))
+            out.append((spec, items.state(self.n_systems, self.units, self.settings)))
+        return out
+
+    def report(
+        self,
+        task: str,
+        *,
+        systems: Sequence[str],
+        references: str | None,
+        unit: str,
+        scale: float = 100,
+        extra: Mapping[str, Any] | None = None,
+        warnings: Sequence[str] = (),
+        titles: Mapping[str, str] | None = None,
+        counted: Mapping[str, str] | None = None,
+    ) -> dict[str, Any]:
+        """The versioned JSON of the analyses over their units: :func:`report` of :meth:`pairs`, arguments as there."""
+        return report(
+            task,
+            self.pairs(),
+            self.settings,
+            systems=systems,
+            references=references,
+            unit=unit,
+            n=self.units.size,
+            scale=scale,
+            extra=extra,
+            warnings=warnings,
+            titles=titles,
+            counted=counted,
         )
 
 
@@ -193,8 +350,10 @@ def report(
     unit: str,
     n: int,
     scale: float = 100,
-    extra: dict[str, Any] | None = None,
+    extra: Mapping[str, Any] | None = None,
     warnings: Sequence[str] = (),
+    titles: Mapping[str, str] | None = None,
+    counted: Mapping[str, str] | None = None,
 ) -> dict[str, Any]:
     """The versioned JSON of ``metametric-jax analyze TASK``: the engine's report of ``pairs`` and extra sections.
 
@@ -209,6 +368,8 @@ def report(
         scale: how figures print: ``100`` (percentages) or ``1`` (fractions, as trec_eval).
         extra: sections after the bucketed analyses (a confusion matrix, a table), each shown as it is.
         warnings: what the task's ``score`` warns about the same input.
+        titles: the titles of sections of ``extra`` (the analyses' own come from their specs).
+        counted: what each analysis's ``count`` counts, where not its reference items.
     """
     core = analysis.report(
         pairs, correction=settings.correction, statistic=settings.statistic, min_units=settings.min_units
@@ -218,7 +379,7 @@ def report(
         if name in analyses:
             raise ValueError(f"the report has two analyses named {name!r}")
         analyses[name] = section
-    return {
+    out = {
         "version": VERSION,
         "task": task,
         "systems": list(systems),
@@ -230,8 +391,64 @@ def report(
         "seed": settings.seed,
         "scale": scale,
         "correction": core["correction"],
-        "titles": {a.name: a.title or a.name for a, _ in pairs},
-        "analyses": analyses,
-        "notes": core["notes"],
-        "warnings": list(dict.fromkeys(warnings)),
+        "titles": {**{a.name: a.title or a.name for a, _ in pairs}, **(titles or {})},
     }
+    if counted is not None:
+        out["counted"] = dict(counted)
+    out.update(analyses=analyses, notes=core["notes"], warnings=list(dict.fromkeys(warnings)))
+    return out
+
+
+# ---------------------------------------------------------------------------------------------------- requests
+def need_systems(systems: Sequence[Any]) -> None:
+    """An analysis compares one or more systems (``ValueError`` on none)."""
+    if not systems:
+        raise ValueError("analyze needs at least one system")
+
+
+def check_systems(systems: Iterable[Sized], references: Sized, task: str, unit: str = "example") -> None:
+    """Each system gives one entry per reference ``unit`` (``ValueError`` naming the system otherwise)."""
+    for k, system in enumerate(systems):
+        check_lengths(system, references, f"{task} analysis, system {k + 1}", unit)
+
+
+def system_names(names: Sequence[str] | None, count: int) -> list[str]:
+    """The systems' names in a report: ``names``, or ``system 1``, ``system 2``..."""
+    return list(names) if names is not None else [f"system {k + 1}" for k in range(count)]
+
+
+def refuse_names(buckets: Mapping[str, Any] | None, reserved: Iterable[str]) -> None:
+    """A user's bucketing may not take the name of an analysis of the report (``ValueError``)."""
+    taken = set(reserved)
+    for name in buckets or {}:
+        if name in taken:
+            raise ValueError(f"a custom bucketing may not be named {name!r}: the report has an analysis of that name")
+
+
+def resampled_units(
+    unit: str | None, documents: Sequence[int] | None, count: int, path: str, start: str
+) -> tuple[np.ndarray, str]:
+    """The unit resampled, of each of ``count`` sentences, and its name (plural): its document, or the sentence.
+
+    Args:
+        unit: ``"document"`` (the default where the file has documents) or ``"sentence"``.
+        documents: each sentence's document, or ``None`` where the file has none.
+        count: the number of sentences.
+        path: the reference file, for the message.
+        start: what starts a document in the file (``"-DOCSTART- line"``), for the message.
+
+    Raises:
+        InputFormatError: ``document`` asked of a file without documents.
+        ValueError: another unit.
+    """
+    chosen = unit or ("document" if documents is not None else "sentence")
+    if chosen not in ("document", "sentence"):
+        raise ValueError(f"unit must be 'document' or 'sentence'; found {chosen!r}")
+    if chosen == "document" and documents is None:
+        raise InputFormatError(
+            path,
+            None,
+            f"--unit document: the file has no {start} to start a document; give --unit sentence to resample sentences",
+        )
+    units = np.asarray(documents, np.int64) if chosen == "document" else np.arange(count, dtype=np.int64)
+    return units, f"{chosen}s"

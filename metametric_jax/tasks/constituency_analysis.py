@@ -37,8 +37,8 @@ from typing import Any, NamedTuple
 import numpy as np
 
 from metametric_jax import analysis
+from metametric_jax.analysis_report import letters
 from metametric_jax.errors import InputFormatError
-from metametric_jax.inputs import check_lengths
 from metametric_jax.normalizer import f_measure
 from metametric_jax.tasks import buckets as kit
 from metametric_jax.tasks import constituency
@@ -96,9 +96,7 @@ class Sentence(NamedTuple):
 
 def length_bucket(length: int) -> str:
     """``1-10``, ``11-20``, ``21-30``, ``31-40`` or ``41+`` words."""
-    if length <= 10:
-        return "1-10"
-    return LENGTHS[min((int(length) - 1) // 10, 4)]
+    return kit.range_bucket(length, LENGTHS)
 
 
 def label_readout(totals: Any) -> dict[str, float]:
@@ -107,10 +105,6 @@ def label_readout(totals: Any) -> dict[str, float]:
     r = m / g if g else 0.0
     p = m / t if t else 0.0
     return {"recall": r, "precision": p, "f1": f_measure(p, r)}
-
-
-def _label_count(totals: Any) -> float:
-    return float(totals[2])
 
 
 def _overall_readout(totals: Any) -> dict[str, dict[str, float]]:
@@ -179,10 +173,6 @@ def _sentence_table(all_counts: Sequence[SentenceCounts], letters: Sequence[str]
     }
 
 
-def _letters(n: int) -> list[str]:
-    return [chr(ord("A") + k) if k < 26 else f"S{k + 1}" for k in range(n)]
-
-
 def _report(
     gold: Treebank,
     systems: Sequence[Treebank],
@@ -194,16 +184,39 @@ def _report(
     settings: kit.Settings,
     paths: Sequence[str],
 ) -> dict[str, Any]:
-    reserved = {"overall", "label", "length", "sentences"}
-    for name in buckets or {}:
-        if name in reserved:
-            raise ValueError(f"a custom bucketing may not be named {name!r}: the report has an analysis of that name")
+    kit.refuse_names(buckets, ("overall", "label", "length", "sentences"))
     n = gold.sentences
     units = np.arange(n, dtype=np.int64)
     width = 2 * _FIELDS
-    overall, lengths = kit.Items(width), kit.Items(width)
-    labels = kit.Items(3)
-    custom = {name: kit.Items(width) for name in buckets or {}}
+    found = kit.Analyses(len(systems), units, settings)
+    overall = found.add(
+        "overall",
+        width,
+        _overall_readout,
+        "all/f1",
+        count=_gold_brackets,
+        title="Overall",
+        description="every sentence: score constituency's figures",
+    )
+    labels = found.add(
+        "label",
+        3,
+        label_readout,
+        count=kit.match_count,
+        sort=True,
+        title="Phrase label",
+        description="the bracket's label (function tags cut, EQ_LABEL classes as one)",
+    )
+    lengths = found.add(
+        "length",
+        width,
+        _sentences_readout,
+        count=_gold_brackets,
+        order=LENGTHS,
+        title="Sentence length",
+        description="EVALB's length of the sentence (reference words except traces)",
+    )
+    custom = found.custom(buckets, width, _sentences_readout, count=_gold_brackets)
     all_counts: list[SentenceCounts] = []
     warnings: list[str] = []
     for s, (bank, path) in enumerate(zip(systems, paths)):
@@ -223,58 +236,12 @@ def _report(
         warnings.append(
             "LABELED 0: the summary matches brackets on their spans alone, the label analysis on span and label"
         )
-    k = len(systems)
-    pairs: list[tuple[analysis.Analysis, analysis.BucketedState]] = [
-        (
-            analysis.Analysis(
-                "overall",
-                _overall_readout,
-                "all/f1",
-                count=_gold_brackets,
-                title="Overall",
-                description="every sentence: score constituency's figures",
-            ),
-            overall.state(k, units, settings),
-        ),
-        (
-            analysis.Analysis(
-                "label",
-                label_readout,
-                "f1",
-                count=_label_count,
-                order=sorted(labels.names()),
-                title="Phrase label",
-                description="the bracket's label (function tags cut, EQ_LABEL classes as one)",
-            ),
-            labels.state(k, units, settings),
-        ),
-        (
-            analysis.Analysis(
-                "length",
-                _sentences_readout,
-                "f1",
-                count=_gold_brackets,
-                order=LENGTHS,
-                title="Sentence length",
-                description="EVALB's length of the sentence (reference words except traces)",
-            ),
-            lengths.state(k, units, settings),
-        ),
-    ]
-    for name in buckets or {}:
-        spec = analysis.Analysis(
-            name, _sentences_readout, "f1", count=_gold_brackets, description=f"user-defined: {name}"
-        )
-        pairs.append((spec, custom[name].state(k, units, settings)))
-    return kit.report(
+    return found.report(
         "constituency",
-        pairs,
-        settings,
         systems=names,
         references=references,
         unit="sentences",
-        n=n,
-        extra={"sentences": _sentence_table(all_counts, _letters(k))},
+        extra={"sentences": _sentence_table(all_counts, letters(len(systems)))},
         warnings=warnings,
     )
 
@@ -316,19 +283,17 @@ def analyze(
         InputFormatError: on malformed brackets.
         ValueError: on a bad request or a system with another number of trees.
     """
-    if not systems:
-        raise ValueError("analyze needs at least one system")
-    for k, system in enumerate(systems):
-        check_lengths(system, references, f"constituency analysis, system {k + 1}", "sentence")
+    kit.need_systems(systems)
+    kit.check_systems(systems, references, "constituency", "sentence")
     return _report(
         constituency.parse_bank(list(references)),
         [constituency.parse_bank(list(x)) for x in systems],
-        names=list(names) if names is not None else [f"system {k + 1}" for k in range(len(systems))],
+        names=kit.system_names(names, len(systems)),
         references=None,
         params=_params(params),
         buckets=buckets,
         settings=kit.Settings(samples, seed, correction, statistic, min_units),
-        paths=[f"system {k + 1}" for k in range(len(systems))],
+        paths=kit.system_names(None, len(systems)),
     )
 
 
@@ -360,8 +325,7 @@ def analyze_files(
     Raises:
         InputFormatError: on malformed brackets, files with different numbers of sentences, or no tree at all.
     """
-    if not systems:
-        raise ValueError("analyze needs at least one system")
+    kit.need_systems(systems)
     p = _params(params)
     ref_path = os.fspath(references)
     gold = read_treebank(ref_path)

@@ -56,6 +56,7 @@ import numpy as np
 from metametric_jax import analysis
 from metametric_jax.inputs import check_lengths
 from metametric_jax.intervals import exact_totals
+from metametric_jax.tasks import buckets as kit
 from metametric_jax.tasks.coref import CorefDocument, Entity, Mention, document_counts
 from metametric_jax.tasks.coref_counts import METRICS, count_rows, readout
 
@@ -75,7 +76,7 @@ __all__ = [
 ]
 
 #: the version of the report's JSON
-VERSION = 1
+VERSION = kit.VERSION
 #: Kummerfeld and Klein's error categories, in the order their fixes are applied
 CATEGORIES = (
     "span_error",
@@ -93,7 +94,7 @@ BUCKET_FIGURES = ("muc", "bcub", "ceafe", "lea", "conll")
 #: the figures a test may be run on (``mentions`` is mention detection, not coreference)
 TESTED = ("conll", *(m for m in METRICS if m != "mentions"))
 #: the default number of equal-frequency buckets of the length and entities analyses
-BINS = 4
+BINS = analysis.BINS
 
 Cluster = list[Mention]
 
@@ -279,46 +280,6 @@ def error_analysis(
 
 
 # ---------------------------------------------------------------------------------------------------- analyses
-def _analyses(
-    rows: Sequence[np.ndarray],
-    lengths: Sequence[int] | None,
-    entities: Sequence[int],
-    *,
-    tested: str,
-    bins: int,
-    samples: int,
-    seed: int,
-) -> list[tuple[analysis.Analysis, analysis.BucketedState]]:
-    n = rows[0].shape[0]
-    units = np.arange(n, dtype=np.int64)
-
-    def state(buckets: Sequence[str]) -> analysis.BucketedState:
-        return analysis.BucketedState.from_rows(
-            np.concatenate(rows),
-            np.tile(units, len(rows)),
-            list(buckets) * len(rows),
-            systems=np.repeat(np.arange(len(rows), dtype=np.int64), n),
-            n_systems=len(rows),
-            unit_ids=units,
-            samples=samples,
-            seed=seed,
-        )
-
-    shown = BUCKET_FIGURES if tested in BUCKET_FIGURES else (*BUCKET_FIGURES[:-1], tested, "conll")
-    read = functools.partial(bucket_readout, figures=shown)
-
-    def spec(name: str, title: str, description: str, order: Sequence[str] | None = None) -> analysis.Analysis:
-        return analysis.Analysis(name, read, tested, order=order, title=title, description=description)
-
-    out = [(spec("overall", "Overall", "every document: score coref's figures (F1)"), state(["all"] * n))]
-    if lengths is not None:
-        names, order = analysis.equal_frequency_buckets(lengths, bins)
-        out.append((spec("length", "Document length (tokens)", "the key document's tokens", order), state(names)))
-    names, order = analysis.equal_frequency_buckets(entities, bins)
-    out.append((spec("entities", "Key entities per document", "the key document's entities", order), state(names)))
-    return out
-
-
 def _report(
     responses: Sequence[Sequence[CorefDocument]],
     keys: Sequence[CorefDocument],
@@ -329,38 +290,40 @@ def _report(
     lengths: Sequence[int] | None,
     metric: str,
     bins: int,
-    samples: int,
-    seed: int,
-    correction: str,
-    statistic: str,
-    min_units: int,
+    settings: kit.Settings,
     warnings: Sequence[str] = (),
 ) -> dict[str, Any]:
     if metric not in TESTED:
         raise ValueError(f"the tested figure must be one of {', '.join(TESTED)}; found {metric!r}")
-    entities = [len(k.first_occurrences().entities) for k in keys]
-    pairs = _analyses(rows, lengths, entities, tested=metric, bins=bins, samples=samples, seed=seed)
-    core = analysis.report(pairs, correction=correction, statistic=statistic, min_units=min_units)
-    analyses = core["analyses"]
-    analyses["errors"] = [error_analysis(r, keys) for r in responses]
-    return {
-        "version": VERSION,
-        "task": "coref",
-        "systems": list(systems),
-        "baseline": systems[0],
-        "references": references,
-        "unit": "documents",
-        "n": len(keys),
-        "samples": samples,
-        "seed": seed,
-        "scale": 100,
-        "correction": core["correction"],
-        "titles": {**{a.name: a.title or a.name for a, _ in pairs}, "errors": "Error categories"},
-        "counted": {a.name: "documents" for a, _ in pairs},
-        "analyses": analyses,
-        "notes": core["notes"],
-        "warnings": list(warnings),
-    }
+    n = rows[0].shape[0]
+    units = np.arange(n, dtype=np.int64)
+    found = kit.Analyses(len(rows), units, settings)
+    shown = BUCKET_FIGURES if metric in BUCKET_FIGURES else (*BUCKET_FIGURES[:-1], metric, "conll")
+    read = functools.partial(bucket_readout, figures=shown)
+
+    def add(
+        name: str, title: str, description: str, buckets: Sequence[str], order: Sequence[str] | None = None
+    ) -> None:
+        items = found.add(name, rows[0].shape[1], read, metric, order=order, title=title, description=description)
+        for s, r in enumerate(rows):  # an item is a document: its counts add to its bucket
+            items.add(r, units, buckets, s)
+
+    add("overall", "Overall", "every document: score coref's figures (F1)", ["all"] * n)
+    if lengths is not None:
+        names, order = analysis.equal_frequency_buckets(lengths, bins)
+        add("length", "Document length (tokens)", "the key document's tokens", names, order)
+    names, order = analysis.equal_frequency_buckets([len(k.first_occurrences().entities) for k in keys], bins)
+    add("entities", "Key entities per document", "the key document's entities", names, order)
+    return found.report(
+        "coref",
+        systems=systems,
+        references=references,
+        unit="documents",
+        extra={"errors": [error_analysis(r, keys) for r in responses]},
+        warnings=warnings,
+        titles={"errors": "Error categories"},
+        counted=dict.fromkeys(found.names(), "documents"),
+    )
 
 
 def analyze(
@@ -400,8 +363,7 @@ def analyze(
     >>> a_errors["conflated_entities"]["count"], a_errors["missing_mention"]["count"], b_errors["span_error"]["count"]
     (6, 6, 0)
     """
-    if not systems:
-        raise ValueError("analyze needs at least one system")
+    kit.need_systems(systems)
     keys = [CorefDocument.of(k) for k in references]
     responses = []
     for s, system in enumerate(systems):
@@ -410,21 +372,16 @@ def analyze(
     if lengths is not None and len(lengths) != len(keys):
         raise ValueError(f"lengths must give one length per document ({len(keys)}); found {len(lengths)}")
     rows = [count_rows([document_counts(r, k) for r, k in zip(resp, keys)]) for resp in responses]
-    names = list(names) if names is not None else [f"system {k + 1}" for k in range(len(systems))]
     return _report(
         responses,
         keys,
         rows,
-        systems=names,
+        systems=kit.system_names(names, len(systems)),
         references=None,
         lengths=lengths,
         metric=metric,
         bins=bins,
-        samples=samples,
-        seed=seed,
-        correction=correction,
-        statistic=statistic,
-        min_units=min_units,
+        settings=kit.Settings(samples, seed, correction, statistic, min_units),
     )
 
 
@@ -467,8 +424,7 @@ def analyze_files(
     from metametric_jax.tasks import coref
     from metametric_jax.tasks.readers.conll2012 import read_conll2012
 
-    if not systems:
-        raise ValueError("analyze needs at least one system")
+    kit.need_systems(systems)
     if metric not in TESTED:
         raise ValueError(f"the tested figure must be one of {', '.join(TESTED)}; found {metric!r}")
     keys: list[CorefDocument] = []
@@ -495,10 +451,6 @@ def analyze_files(
         lengths=[tokens[i] for i in ids],
         metric=metric,
         bins=bins,
-        samples=samples,
-        seed=seed,
-        correction=correction,
-        statistic=statistic,
-        min_units=min_units,
+        settings=kit.Settings(samples, seed, correction, statistic, min_units),
         warnings=list(dict.fromkeys(warnings)),
     )

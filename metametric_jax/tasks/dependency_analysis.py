@@ -108,9 +108,7 @@ def direction_bucket(word: int, head: int) -> str:
 
 def depth_bucket(depth: int | None) -> str:
     """``1`` ... ``4``, ``5-6``, ``7+``: arcs from the root to the word; ``cycle`` when it does not reach the root."""
-    if depth is None:
-        return "cycle"
-    return str(depth) if depth <= 4 else "5-6" if depth <= 6 else "7+"
+    return "cycle" if depth is None else kit.range_bucket(depth, DEPTHS[:-1])
 
 
 def word_readout(totals: Any) -> dict[str, dict[str, float]]:
@@ -198,10 +196,7 @@ def _report(
     warnings: Sequence[str] = (),
 ) -> dict[str, Any]:
     check_trees, exclude_punct, strip = parse_options(options)
-    reserved = {"overall", "confusion", *(a[0] for a in _ANALYSES)}
-    for name in buckets or {}:
-        if name in reserved:
-            raise ValueError(f"a custom bucketing may not be named {name!r}: the report has an analysis of that name")
+    kit.refuse_names(buckets, ("overall", "confusion", *(a[0] for a in _ANALYSES)))
     g_side = _Side(list(gold), strip, check_trees, "<references>")
     starts = np.asarray([a for a, _ in g_side.spans], np.int64)
     g_sentence = np.asarray(g_side.sentence_of, np.int64)
@@ -209,8 +204,31 @@ def _report(
     g_custom = g_words.words() if buckets else []
     g_upos = [w.upos for w in g_side.words]
     width = 4 * len(_FIGURES)
-    overall = kit.Items(len(dependency.METRICS) * 4)
-    items = {name: kit.Items(width) for name in [*(a[0] for a in _ANALYSES), *(buckets or {})]}
+    found = kit.Analyses(len(systems), units, settings)
+    overall = found.add(
+        "overall",
+        len(dependency.METRICS) * 4,
+        _overall_readout,
+        "las/f1",
+        count=_overall_count,
+        title="Overall",
+        description="every word: score dependency's UAS and LAS",
+    )
+    items = {
+        name: found.add(
+            name,
+            width,
+            word_readout,
+            "las/f1",
+            count=_word_count,
+            order=fixed,
+            sort=fixed is None,  # relations: in alphabetical order
+            title=title,
+            description=description,
+        )
+        for name, title, description, fixed in _ANALYSES
+    }
+    items.update(found.custom(buckets, width, word_readout, "las/f1", count=_word_count))
     pairs_of, missed_of, spurious_of = [], [], []
     for s, sentences in enumerate(systems):
         counts = dependency.sentence_counts(list(sentences), list(gold), **options)
@@ -258,29 +276,6 @@ def _report(
         missed_of.append([g_side.label[k] for k in np.flatnonzero(g_scored & ~g_aligned).tolist()])
         spurious_of.append([p_side.label[k] for k in np.flatnonzero(p_scored & ~p_aligned).tolist()])
 
-    n = len(systems)
-    pairs_out: list[tuple[analysis.Analysis, analysis.BucketedState]] = [
-        (
-            analysis.Analysis(
-                "overall",
-                _overall_readout,
-                "las/f1",
-                count=_overall_count,
-                title="Overall",
-                description="every word: score dependency's UAS and LAS",
-            ),
-            overall.state(n, units, settings),
-        )
-    ]
-    for name, title, description, fixed in _ANALYSES:
-        order = sorted(items[name].names()) if fixed is None else fixed  # relations: in alphabetical order
-        spec = analysis.Analysis(
-            name, word_readout, "las/f1", count=_word_count, order=order, title=title, description=description
-        )
-        pairs_out.append((spec, items[name].state(n, units, settings)))
-    for name in buckets or {}:
-        spec = analysis.Analysis(name, word_readout, "las/f1", count=_word_count, description=f"user-defined: {name}")
-        pairs_out.append((spec, items[name].state(n, units, settings)))
     confusion = kit.confusion_matrix(
         pairs_of,
         missed_of,
@@ -289,16 +284,8 @@ def _report(
         title="Relation confusion: gold relation (rows) x predicted relation (columns) of aligned words",
         description="aligned words, whatever their heads; (unaligned): words without a counterpart",
     )
-    return kit.report(
-        "dependency",
-        pairs_out,
-        settings,
-        systems=names,
-        references=references,
-        unit=unit,
-        n=np.unique(units).size,
-        extra={"confusion": confusion},
-        warnings=warnings,
+    return found.report(
+        "dependency", systems=names, references=references, unit=unit, extra={"confusion": confusion}, warnings=warnings
     )
 
 
@@ -342,8 +329,7 @@ def analyze(
         InputFormatError: a sentence that is not a tree, or a system spelling another text.
         ValueError: on a bad request.
     """
-    if not systems:
-        raise ValueError("analyze needs at least one system")
+    kit.need_systems(systems)
     gold = list(references)
     unit_of = np.arange(len(gold), dtype=np.int64) if units is None else np.asarray(units, np.int64)
     if unit_of.shape != (len(gold),):
@@ -352,7 +338,7 @@ def analyze(
     return _report(
         gold,
         systems,
-        names=list(names) if names is not None else [f"system {k + 1}" for k in range(len(systems))],
+        names=kit.system_names(names, len(systems)),
         references=None,
         units=unit_of,
         unit=unit,
@@ -399,8 +385,7 @@ def analyze_files(
             ``--unit document`` on a file without ``# newdoc``.
         ValueError: on a bad request.
     """
-    if not systems:
-        raise ValueError("analyze needs at least one system")
+    kit.need_systems(systems)
     ref_path = os.fspath(references)
     gold = read_conllu(ref_path)
     if not gold:
@@ -411,18 +396,7 @@ def analyze_files(
         if not sentences:
             raise InputFormatError(os.fspath(path), None, f"expected the sentences of {ref_path}; found no sentence")
         parsed.append(sentences)
-    groups = documents(gold)
-    chosen = unit or ("document" if groups is not None else "sentence")
-    if chosen not in ("document", "sentence"):
-        raise ValueError(f"unit must be 'document' or 'sentence'; found {chosen!r}")
-    if chosen == "document" and groups is None:
-        raise InputFormatError(
-            ref_path,
-            None,
-            "--unit document: the file has no '# newdoc' comment to start a document; give --unit sentence to "
-            "resample sentences",
-        )
-    units = np.asarray(groups, np.int64) if chosen == "document" else np.arange(len(gold), dtype=np.int64)
+    units, unit_name = kit.resampled_units(unit, documents(gold), len(gold), ref_path, "'# newdoc' comment")
     options = {"check_trees": check_trees, "exclude_punct": exclude_punct, "strip_subtypes": strip_subtypes}
     return _report(
         gold,
@@ -430,7 +404,7 @@ def analyze_files(
         names=[os.fspath(p) for p in systems],
         references=ref_path,
         units=units,
-        unit=f"{chosen}s",
+        unit=unit_name,
         buckets=buckets,
         settings=kit.Settings(samples, seed, correction, statistic, min_units),
         options=options,

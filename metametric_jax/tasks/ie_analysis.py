@@ -35,7 +35,6 @@ import numpy as np
 
 from metametric_jax import analysis
 from metametric_jax.errors import InputFormatError
-from metametric_jax.inputs import check_lengths
 from metametric_jax.tasks import buckets as kit
 from metametric_jax.tasks import ie
 from metametric_jax.tasks.ie import (
@@ -151,10 +150,7 @@ def _report(
     warnings: Sequence[str] = (),
 ) -> dict[str, Any]:
     strict = _check_mode(mode) == "strict"
-    reserved = {"overall", "entity_type", "relation_type", "event_type", "role"}
-    for name in buckets or {}:
-        if name in reserved:
-            raise ValueError(f"a custom bucketing may not be named {name!r}: the report has an analysis of that name")
+    kit.refuse_names(buckets, ("overall", "entity_type", "relation_type", "event_type", "role"))
     keys = {
         "entities": _entity_keys(strict),
         "relations": _relation_keys(strict, directed),
@@ -163,15 +159,33 @@ def _report(
     }
     n = len(references)
     units = np.arange(n, dtype=np.int64)
-    overall = kit.Items(3 * len(KINDS))
+    headline = _headline(references)
+    event_figure = "arguments/f1" if any(e.arguments for d in references for e in d.events) else "triggers/f1"
+    found = kit.Analyses(len(systems), units, settings)
+    overall = found.add(
+        "overall",
+        3 * len(KINDS),
+        ie.readout,
+        f"{headline}/f1",
+        count=lambda t: float(t[3 * KINDS.index(headline) + 2]),
+        title="Overall",
+        description="every item: score ie's figures",
+    )
+    typed = (
+        ("entity_type", 4, kit.split_readout, "f1", kit.split_count, "Entity type", "the entity's type"),
+        ("relation_type", 4, kit.split_readout, "f1", kit.split_count, "Relation type", "the relation's type"),
+        ("event_type", 8, _event_readout, event_figure, _event_count(event_figure), "Event type",
+         "the event's type (triggers and arguments)"),
+        ("role", 4, kit.split_readout, "f1", kit.split_count, "Argument role", "the argument's role"),
+    )  # fmt: skip
+    # each where such items appear (in the reference or a system)
     by = {
-        "entity_type": kit.Items(4),
-        "relation_type": kit.Items(4),
-        "event_type": kit.Items(8),
-        "role": kit.Items(4),
+        name: found.add(
+            name, width, readout, figure, count=count, sort=True, optional=True, title=title, description=description
+        )
+        for name, width, readout, figure, count, title, description in typed
     }
-    custom = {name: kit.Items(4 * len(KINDS)) for name in buckets or {}}
-    seen = {kind: False for kind in KINDS}
+    custom = found.custom(buckets, 4 * len(KINDS), _four_readout, f"{headline}/f1", count=_custom_count(headline))
     gold_items = [items(d, k, "reference") for k, d in enumerate(references)]
     gold_keys = [{kind: keys[kind](d) for kind in KINDS} for d in references]
     for s, predictions in enumerate(systems):
@@ -183,7 +197,6 @@ def _report(
                 g, p = gold_items[k][kind], mine[kind]
                 if not g and not p:
                     continue
-                seen[kind] = True
                 p_ok, r_ok = _matched(keys[kind](doc), gold_keys[k][kind])
                 p_rows, r_rows = _split_rows(p_ok, r_ok)
                 analysis_of = {"entities": "entity_type", "relations": "relation_type"}.get(kind)
@@ -202,63 +215,7 @@ def _report(
                     wide = np.zeros((len(p) + len(g), 4 * len(KINDS)))
                     wide[:, 4 * j : 4 * j + 4] = np.concatenate([p_rows, r_rows])
                     custom[name].add(wide, np.full(len(p) + len(g), k), [str(fn(x)) for x in (*p, *g)], s)
-    headline = _headline(references)
-    event_figure = "arguments/f1" if any(e.arguments for d in references for e in d.events) else "triggers/f1"
-    count_of = {
-        "entity_type": kit.split_count,
-        "relation_type": kit.split_count,
-        "role": kit.split_count,
-        "event_type": _event_count(event_figure),
-    }
-    k_sys = len(systems)
-    pairs: list[tuple[analysis.Analysis, analysis.BucketedState]] = [
-        (
-            analysis.Analysis(
-                "overall",
-                ie.readout,
-                f"{headline}/f1",
-                count=lambda t: float(t[3 * KINDS.index(headline) + 2]),
-                title="Overall",
-                description="every item: score ie's figures",
-            ),
-            overall.state(k_sys, units, settings),
-        )
-    ]
-    specs = (
-        ("entity_type", "entities", "Entity type", "the entity's type", kit.split_readout, "f1"),
-        ("relation_type", "relations", "Relation type", "the relation's type", kit.split_readout, "f1"),
-        ("event_type", "triggers", "Event type", "the event's type (triggers and arguments)", _event_readout,
-         event_figure),
-        ("role", "arguments", "Argument role", "the argument's role", kit.split_readout, "f1"),
-    )  # fmt: skip
-    for name, kind, title, description, readout, figure in specs:
-        if not seen[kind]:
-            continue
-        spec = analysis.Analysis(
-            name,
-            readout,
-            figure,
-            count=count_of[name],
-            order=sorted(by[name].names()),
-            title=title,
-            description=description,
-        )
-        pairs.append((spec, by[name].state(k_sys, units, settings)))
-    for name in buckets or {}:
-        spec = analysis.Analysis(
-            name, _four_readout, f"{headline}/f1", count=_custom_count(headline), description=f"user-defined: {name}"
-        )
-        pairs.append((spec, custom[name].state(k_sys, units, settings)))
-    return kit.report(
-        "ie",
-        pairs,
-        settings,
-        systems=names,
-        references=reference_name,
-        unit="documents",
-        n=n,
-        warnings=warnings,
-    )
+    return found.report("ie", systems=names, references=reference_name, unit="documents", warnings=warnings)
 
 
 def _event_count(figure: str) -> Callable[[Any], float]:
@@ -303,14 +260,12 @@ def analyze(
     Raises:
         ValueError: on a bad request, an unknown mode, or a system with another number of documents.
     """
-    if not systems:
-        raise ValueError("analyze needs at least one system")
-    for k, system in enumerate(systems):
-        check_lengths(system, references, f"ie analysis, system {k + 1}", "document")
+    kit.need_systems(systems)
+    kit.check_systems(systems, references, "ie", "document")
     return _report(
         list(references),
         [list(x) for x in systems],
-        names=list(names) if names is not None else [f"system {k + 1}" for k in range(len(systems))],
+        names=kit.system_names(names, len(systems)),
         reference_name=None,
         mode=mode,
         directed=directed,
@@ -349,8 +304,7 @@ def analyze_files(
     Raises:
         InputFormatError: malformed input, files whose documents differ in number, order or ids, or no document.
     """
-    if not systems:
-        raise ValueError("analyze needs at least one system")
+    kit.need_systems(systems)
     _check_mode(mode)
     ref_path = os.fspath(references)
     gold = ie.read_documents(ref_path)

@@ -23,17 +23,9 @@ Every bucketed analysis reads a bucket's totals ``(matched, predicted, reference
 
 Two more views, counts per system (not tested):
 
-* ``errors`` — the error categories of nervaluate (David Batista and Matthew Upson; after the SemEval-2013 task
-  9.1 evaluation of Segura-Bedmar, Martínez and Herrero-Zazo 2013) under its four schemes, ``strict``, ``exact``,
-  ``partial`` and ``type`` (nervaluate's ``ent_type``): ``correct``, ``incorrect``, ``partial``, ``missed``,
-  ``spurious``, with ``possible`` (correct + incorrect + partial + missed), ``actual`` (correct + incorrect + partial +
-  spurious) and nervaluate's precision, recall and F1 (partial matches count half under ``partial`` and ``type``).
-  The categories follow nervaluate 1.x's matching, sentence by sentence: each predicted entity, in order, takes the
-  first reference entity it matches (strict: same bounds and type; exact and partial: same bounds; type: the same
-  type and an overlap, the closest bounds first) or else the first one it overlaps that no earlier prediction took,
-  as ``incorrect`` (``partial`` under the partial scheme; under the type scheme, an overlap of another type), else it
-  is ``spurious``; reference entities no prediction took are ``missed``. An overlap is at least 1% of the reference
-  entity's tokens, nervaluate's default.
+* ``errors`` — the error categories of nervaluate under its four schemes, ``strict``, ``exact``, ``partial`` and
+  ``type`` (:mod:`metametric_jax.tasks.ner_errors`): ``correct``, ``incorrect``, ``partial``, ``missed``,
+  ``spurious``, with ``possible``, ``actual`` and nervaluate's precision, recall and F1.
 * ``confusion`` — gold × predicted types over the entities whose bounds match exactly, with a ``(missed)`` column
   (reference entities with no predicted entity of the same bounds) and a ``(spurious)`` row (predicted entities with
   no reference entity of the same bounds), per system.
@@ -54,7 +46,9 @@ import numpy as np
 
 from metametric_jax import analysis
 from metametric_jax.inputs import check_lengths
-from metametric_jax.normalizer import f_measure, prf
+from metametric_jax.tasks import buckets as kit
+from metametric_jax.tasks.ner_errors import CATEGORIES, SCHEMES, scheme_counts
+from metametric_jax.tasks.ner_errors import _categorize as _categorize  # the matching of one sentence, for tests
 from metametric_jax.tasks.tagging import SpanTable, decode_tags, normalize_scheme
 
 __all__ = [
@@ -77,12 +71,9 @@ __all__ = [
 ]
 
 #: the version of the report's JSON
-VERSION = 1
+VERSION = kit.VERSION
 LENGTHS = ("1", "2", "3", "4+")
 FREQUENCIES = ("0", "1-2", "3-9", "10+")
-#: nervaluate's schemes (``type`` is its ``ent_type``)
-SCHEMES = ("strict", "exact", "partial", "type")
-CATEGORIES = ("correct", "incorrect", "partial", "missed", "spurious")
 #: the confusion matrix's column of reference entities without a predicted entity of the same bounds
 MISSED = "(missed)"
 #: the confusion matrix's row of predicted entities without a reference entity of the same bounds
@@ -117,21 +108,17 @@ def bucket_readout(totals: Any) -> dict[str, float]:
 
     The read-out ``score ner`` computes each type's figures with (:func:`~metametric_jax.normalizer.prf`).
     """
-    return prf(totals[MATCHED], totals[PREDICTED], totals[REFERENCE])
-
-
-def _reference_count(totals: Any) -> float:
-    return float(totals[REFERENCE])
+    return kit.match_readout(totals)
 
 
 def length_bucket(length: int) -> str:
     """``"1"``, ``"2"``, ``"3"`` or ``"4+"`` tokens."""
-    return LENGTHS[min(int(length), 4) - 1]
+    return kit.range_bucket(length, LENGTHS)
 
 
 def frequency_bucket(count: int) -> str:
     """``"0"``, ``"1-2"``, ``"3-9"`` or ``"10+"`` occurrences in the training file."""
-    return "0" if count == 0 else "1-2" if count <= 2 else "3-9" if count <= 9 else "10+"
+    return kit.range_bucket(count, FREQUENCIES)
 
 
 # ---------------------------------------------------------------------------------------------------- entities
@@ -198,77 +185,9 @@ def _sentences(side: _Side, n: int) -> list[list[tuple[int, int, int]]]:
     return out
 
 
-def _overlaps(pred: tuple[int, int, int], true: tuple[int, int, int]) -> bool:
-    """Whether ``pred`` covers at least 1% of ``true``'s tokens (nervaluate's default minimum overlap)."""
-    overlap = min(pred[1], true[1]) - max(pred[0], true[0])
-    return overlap > 0 and 100 * overlap >= true[1] - true[0]
-
-
-def _categorize(scheme: str, gold: list[tuple[int, int, int]], pred: list[tuple[int, int, int]]) -> list[int]:
-    """``[correct, incorrect, partial, missed, spurious]`` of one sentence under one scheme (see the module)."""
-    counts = [0, 0, 0, 0, 0]
-    taken: set[int] = set()
-    for p in pred:
-        hit: int | None = None
-        other: int | None = None
-        best = -1
-        for j, t in enumerate(gold):
-            if j in taken:
-                continue
-            if scheme == "type":
-                if _overlaps(p, t):
-                    distance = abs(p[0] - t[0]) + abs(p[1] - t[1])
-                    if p[2] == t[2]:
-                        if hit is None or distance < best:
-                            hit, best = j, distance
-                    elif other is None:
-                        other = j
-                continue
-            same = p[0] == t[0] and p[1] == t[1] and (scheme != "strict" or p[2] == t[2])
-            if same:
-                hit = j
-                break
-            if other is None and _overlaps(p, t):
-                other = j
-        if hit is not None:
-            counts[0] += 1
-            taken.add(hit)
-        elif other is not None:
-            counts[2 if scheme == "partial" else 1] += 1
-            taken.add(other)
-        else:
-            counts[4] += 1
-    counts[3] = len(gold) - len(taken)
-    return counts
-
-
-def _error_entry(scheme: str, counts: Sequence[int]) -> dict[str, Any]:
-    correct, incorrect, partial, missed, spurious = (int(c) for c in counts)
-    actual = correct + incorrect + partial + spurious
-    possible = correct + incorrect + partial + missed
-    credit = correct + 0.5 * partial if scheme in ("partial", "type") else correct
-    precision = credit / actual if actual > 0 else 0.0
-    recall = credit / possible if possible > 0 else 0.0
-    out: dict[str, Any] = dict(zip(CATEGORIES, (correct, incorrect, partial, missed, spurious)))
-    out.update(possible=possible, actual=actual, precision=float(precision), recall=float(recall))
-    out["f1"] = f_measure(precision, recall)
-    return out
-
-
 def error_counts(gold: _Side, pred: _Side, n_sentences: int) -> dict[str, dict[str, Any]]:
     """nervaluate's error categories and figures of one system per scheme: ``{scheme: {category: count, ...}}``."""  # noqa: D403
-    gs, ps = _sentences(gold, n_sentences), _sentences(pred, n_sentences)
-    out = {}
-    for scheme in SCHEMES:
-        total = [0, 0, 0, 0, 0]
-        for g, p in zip(gs, ps):
-            if g == p:  # every predicted entity takes its twin, whatever the scheme
-                total[0] += len(g)
-            elif g or p:
-                for j, c in enumerate(_categorize(scheme, g, p)):
-                    total[j] += c
-        out[scheme] = _error_entry(scheme, total)
-    return out
+    return scheme_counts(_sentences(gold, n_sentences), _sentences(pred, n_sentences))
 
 
 def confusion(gold: _Side, preds: Sequence[_Side], labels: Sequence[str]) -> dict[str, Any]:
@@ -336,130 +255,20 @@ class _Counts:
         return cls(c.micro(), {label: c.of(label) for label in c.labels})
 
 
-def _entity_items(
-    inputs: _Inputs, bucket_of: Callable[[int, _Side, str, list[str] | None], list[str]]
-) -> tuple[np.ndarray, np.ndarray, list[str], np.ndarray]:
+def _add_entities(
+    inputs: _Inputs, items: kit.Items, bucket_of: Callable[[_Side, str, list[str] | None], list[str]]
+) -> None:
     """Item rows of every system: the reference entities (once per system) and the system's entities."""
     n_labels = len(inputs.labels)
-    gold_texts = _texts(inputs.gold, inputs.tokens)
-    gold_buckets = bucket_of(0, inputs.gold, "reference", gold_texts)
-    rows, units, names, systems = [], [], [], []
+    gold_buckets = bucket_of(inputs.gold, "reference", _texts(inputs.gold, inputs.tokens))
     for s, pred in enumerate(inputs.preds):
         kg, kp = _keys([inputs.gold, pred], True, n_labels)
-        matched = np.isin(kp, kg).astype(np.float64)
         g = np.zeros((len(inputs.gold), 3))
         g[:, REFERENCE] = 1.0
         p = np.zeros((len(pred), 3))
-        p[:, MATCHED], p[:, PREDICTED] = matched, 1.0
-        rows += [g, p]
-        units += [inputs.units[inputs.gold.sentence], inputs.units[pred.sentence]]
-        names += gold_buckets + bucket_of(s, pred, "predicted", _texts(pred, inputs.tokens))
-        systems.append(np.full(len(inputs.gold) + len(pred), s, np.int64))
-    return np.concatenate(rows), np.concatenate(units), names, np.concatenate(systems)
-
-
-def _type_items(inputs: _Inputs) -> tuple[np.ndarray, np.ndarray, list[str], np.ndarray]:
-    """Item rows of the type analysis: each sentence's (matched, predicted, reference) counts of each type."""
-    rows, units, names, systems = [], [], [], []
-    for s, counts in enumerate(inputs.counts):
-        for label, block in counts.types.items():
-            keep = np.flatnonzero(block.any(axis=1))
-            rows.append(block[keep])
-            units.append(inputs.units[keep])
-            names += [label] * keep.size
-            systems.append(np.full(keep.size, s, np.int64))
-    if not rows:
-        return np.zeros((0, 3)), np.zeros(0, np.int64), [], np.zeros(0, np.int64)
-    return np.concatenate(rows), np.concatenate(units), names, np.concatenate(systems)
-
-
-def _overall_items(inputs: _Inputs) -> tuple[np.ndarray, np.ndarray, list[str], np.ndarray]:
-    """Item rows of the overall analysis: each sentence's micro (matched, predicted, reference) counts."""
-    rows = [c.micro for c in inputs.counts]
-    units = np.concatenate([inputs.units for _ in rows])
-    systems = np.concatenate([np.full(r.shape[0], s, np.int64) for s, r in enumerate(rows)])
-    return np.concatenate(rows), units, ["all"] * units.size, systems
-
-
-def _state(
-    items: tuple[np.ndarray, np.ndarray, list[str], np.ndarray], inputs: _Inputs, samples: int, seed: int
-) -> analysis.BucketedState:
-    rows, units, names, systems = items
-    return analysis.BucketedState.from_rows(
-        rows,
-        units,
-        names,
-        systems=systems,
-        n_systems=len(inputs.preds),
-        unit_ids=np.unique(inputs.units),
-        samples=samples,
-        seed=seed,
-    )
-
-
-def _analyses(
-    inputs: _Inputs,
-    frequencies: Mapping[str, int] | None,
-    buckets: Mapping[str, Callable[[Entity], Any]] | None,
-    samples: int,
-    seed: int,
-) -> list[tuple[analysis.Analysis, analysis.BucketedState]]:
-    def spec(name: str, title: str, description: str, order: Sequence[str] | None = None) -> analysis.Analysis:
-        return analysis.Analysis(
-            name, bucket_readout, "f1", count=_reference_count, order=order, title=title, description=description
-        )
-
-    out = [
-        (
-            spec("overall", "Overall", "every entity: score ner's micro figures"),
-            _state(_overall_items(inputs), inputs, samples, seed),
-        ),
-        (
-            spec("type", "Entity type", "the entity's type: score ner's per-type figures", sorted(inputs.labels)),
-            _state(_type_items(inputs), inputs, samples, seed),
-        ),
-    ]
-
-    def by_length(_: int, side: _Side, __: str, ___: list[str] | None) -> list[str]:
-        return [length_bucket(x) for x in (side.end - side.start).tolist()]
-
-    out.append(
-        (
-            spec("length", "Entity length", "the entity's length in tokens", LENGTHS),
-            _state(_entity_items(inputs, by_length), inputs, samples, seed),
-        )
-    )
-    if frequencies is not None:
-        if inputs.tokens is None:
-            raise ValueError("the frequency analysis needs the tokens: the reference file has no token column")
-
-        def by_frequency(_: int, __: _Side, ___: str, texts: list[str] | None) -> list[str]:
-            return [frequency_bucket(frequencies.get(t, 0)) for t in texts or []]
-
-        described = "how often the entity's surface form is an entity in the training file"
-        out.append(
-            (
-                spec("frequency", "Frequency in training", described, FREQUENCIES),
-                _state(_entity_items(inputs, by_frequency), inputs, samples, seed),
-            )
-        )
-    for name, fn in (buckets or {}).items():
-        if name in {a.name for a, _ in out} or name in ("errors", "confusion"):
-            raise ValueError(f"a custom bucketing may not be named {name!r}: the report has an analysis of that name")
-
-        def custom(_: int, side: _Side, kind: str, texts: list[str] | None, fn: Any = fn) -> list[str]:
-            labels = inputs.labels
-            return [
-                str(fn(Entity(s, a, b, labels[lab], None if texts is None else texts[i], kind)))
-                for i, (s, a, b, lab) in enumerate(
-                    zip(side.sentence.tolist(), side.start.tolist(), side.end.tolist(), side.label.tolist())
-                )
-            ]
-
-        out.append(
-            (spec(name, name, f"user-defined: {name}"), _state(_entity_items(inputs, custom), inputs, samples, seed))
-        )
-    return out
+        p[:, MATCHED], p[:, PREDICTED] = np.isin(kp, kg).astype(np.float64), 1.0
+        items.add(g, inputs.units[inputs.gold.sentence], gold_buckets, s)
+        items.add(p, inputs.units[pred.sentence], bucket_of(pred, "predicted", _texts(pred, inputs.tokens)), s)
 
 
 def _report(
@@ -470,36 +279,57 @@ def _report(
     unit: str,
     frequencies: Mapping[str, int] | None,
     buckets: Mapping[str, Callable[[Entity], Any]] | None,
-    samples: int,
-    seed: int,
-    correction: str,
-    statistic: str,
-    min_units: int,
+    settings: kit.Settings,
     warnings: Sequence[str] = (),
 ) -> dict[str, Any]:
-    pairs = _analyses(inputs, frequencies, buckets, samples, seed)
-    core = analysis.report(pairs, correction=correction, statistic=statistic, min_units=min_units)
-    analyses = core["analyses"]
+    found = kit.Analyses(len(inputs.preds), inputs.units, settings)
+
+    def add(name: str, title: str, description: str, order: Sequence[str] | None = None) -> kit.Items:
+        return found.add(
+            name, 3, bucket_readout, count=kit.match_count, order=order, title=title, description=description
+        )
+
+    overall = add("overall", "Overall", "every entity: score ner's micro figures")
+    for s, counts in enumerate(inputs.counts):
+        overall.add(counts.micro, inputs.units, ["all"] * inputs.units.size, s)
+    by_type = add("type", "Entity type", "the entity's type: score ner's per-type figures", sorted(inputs.labels))
+    for s, counts in enumerate(inputs.counts):
+        for label, block in counts.types.items():
+            keep = np.flatnonzero(block.any(axis=1))
+            by_type.add(block[keep], inputs.units[keep], [label] * keep.size, s)
+    _add_entities(
+        inputs,
+        add("length", "Entity length", "the entity's length in tokens", LENGTHS),
+        lambda side, _, __: [length_bucket(x) for x in (side.end - side.start).tolist()],
+    )
+    if frequencies is not None:
+        if inputs.tokens is None:
+            raise ValueError("the frequency analysis needs the tokens: the reference file has no token column")
+        described = "how often the entity's surface form is an entity in the training file"
+        _add_entities(
+            inputs,
+            add("frequency", "Frequency in training", described, FREQUENCIES),
+            lambda _, __, texts: [frequency_bucket(frequencies.get(t, 0)) for t in texts or []],
+        )
+    kit.refuse_names(buckets, [*found.names(), "errors", "confusion"])
+    for name, fn in (buckets or {}).items():
+
+        def custom(side: _Side, kind: str, texts: list[str] | None, fn: Any = fn) -> list[str]:
+            labels = inputs.labels
+            return [
+                str(fn(Entity(s, a, b, labels[lab], None if texts is None else texts[i], kind)))
+                for i, (s, a, b, lab) in enumerate(
+                    zip(side.sentence.tolist(), side.start.tolist(), side.end.tolist(), side.label.tolist())
+                )
+            ]
+
+        _add_entities(inputs, add(name, name, f"user-defined: {name}"), custom)
     per_system = [error_counts(inputs.gold, pred, inputs.sentences) for pred in inputs.preds]
-    analyses["errors"] = {scheme: [e[scheme] for e in per_system] for scheme in SCHEMES}
-    analyses["confusion"] = confusion(inputs.gold, inputs.preds, inputs.labels)
-    return {
-        "version": VERSION,
-        "task": "ner",
-        "systems": list(systems),
-        "baseline": systems[0],
-        "references": references,
-        "unit": unit,
-        "n": int(np.unique(inputs.units).size),
-        "samples": samples,
-        "seed": seed,
-        "scale": 100,
-        "correction": core["correction"],
-        "titles": {a.name: a.title or a.name for a, _ in pairs},
-        "analyses": analyses,
-        "notes": core["notes"],
-        "warnings": list(warnings),
+    extra = {
+        "errors": {scheme: [e[scheme] for e in per_system] for scheme in SCHEMES},
+        "confusion": confusion(inputs.gold, inputs.preds, inputs.labels),
     }
+    return found.report("ner", systems=systems, references=references, unit=unit, extra=extra, warnings=warnings)
 
 
 def _inputs(
@@ -574,22 +404,16 @@ def analyze(
     12
     """
     scheme = normalize_scheme(scheme)
-    if not systems:
-        raise ValueError("analyze needs at least one system")
+    kit.need_systems(systems)
     inputs = _inputs(references, systems, scheme, units, tokens)
-    names = list(names) if names is not None else [f"system {k + 1}" for k in range(len(systems))]
     return _report(
         inputs,
-        systems=names,
+        systems=kit.system_names(names, len(systems)),
         references=None,
         unit=unit,
         frequencies=frequencies,
         buckets=buckets,
-        samples=samples,
-        seed=seed,
-        correction=correction,
-        statistic=statistic,
-        min_units=min_units,
+        settings=kit.Settings(samples, seed, correction, statistic, min_units),
     )
 
 
@@ -637,8 +461,7 @@ def analyze_files(
     from metametric_jax.tasks import ner
     from metametric_jax.tasks.readers import conll
 
-    if not systems:
-        raise ValueError("analyze needs at least one system")
+    kit.need_systems(systems)
     options: dict[str, Any] = {"scheme": scheme, "delimiter": delimiter, "raw": raw}
     if outside is not None:
         options["outside"] = outside
@@ -647,18 +470,7 @@ def analyze_files(
     gold = first.references
     decoded = "IOB2" if raw else normalize_scheme(scheme)
     documents = first.documents() if hasattr(first, "documents") else gold.documents()
-    chosen = unit or ("document" if documents is not None else "sentence")
-    if chosen == "document" and documents is None:
-        raise InputFormatError(
-            gold.path,
-            None,
-            "--unit document: the file has no -DOCSTART- line to start a document; give --unit sentence to resample "
-            "sentences",
-        )
-    if chosen not in ("document", "sentence"):
-        raise ValueError(f"unit must be 'document' or 'sentence'; found {chosen!r}")
-    n_rows = first.rows.shape[0]
-    units = np.asarray(documents, np.int64) if chosen == "document" else np.arange(n_rows, dtype=np.int64)
+    units, unit_name = kit.resampled_units(unit, documents, first.rows.shape[0], gold.path, "-DOCSTART- line")
     counts = [_Counts.of_file(g) for g in got]
     inputs = _inputs(gold.tags, [g.predictions.tags for g in got], decoded, units, gold.tokens, counts)
     frequencies = None
@@ -672,14 +484,10 @@ def analyze_files(
         inputs,
         systems=[os.fspath(p) for p in systems],
         references=os.fspath(references),
-        unit=f"{chosen}s",
+        unit=unit_name,
         frequencies=frequencies,
         buckets=buckets,
-        samples=samples,
-        seed=seed,
-        correction=correction,
-        statistic=statistic,
-        min_units=min_units,
+        settings=kit.Settings(samples, seed, correction, statistic, min_units),
         warnings=warnings,
     )
 

@@ -33,6 +33,7 @@ from typing import Any, NamedTuple
 import numpy as np
 
 from metametric_jax import analysis
+from metametric_jax.analysis_report import letters
 from metametric_jax.tasks import buckets as kit
 from metametric_jax.tasks import ranking
 from metametric_jax.tasks.trec_measures import MEASURES, family_of
@@ -56,7 +57,7 @@ class Query(NamedTuple):
 
 def relevant_bucket(n: int) -> str:
     """``0``, ``1``, ``2-5``, ``6-20`` or ``21+`` relevant documents."""
-    return "0" if n <= 0 else "1" if n == 1 else "2-5" if n <= 5 else "6-20" if n <= 20 else "21+"
+    return kit.range_bucket(n, RELEVANT)
 
 
 def _kind(key: str) -> str:
@@ -131,11 +132,8 @@ def analyze_files(
         InputFormatError: a malformed file, or a run with no judged query.
         ValueError: unknown measures, or systems evaluated on different queries.
     """
-    if not systems:
-        raise ValueError("analyze needs at least one system")
-    for name in buckets or {}:
-        if name in ("overall", "relevant", "wins"):
-            raise ValueError(f"a custom bucketing may not be named {name!r}: the report has an analysis of that name")
+    kit.need_systems(systems)
+    kit.refuse_names(buckets, ("overall", "relevant", "wins"))
     asked = [measures] if isinstance(measures, str) else list(measures or ["official"])
     got = [
         ranking.file_rows(
@@ -164,8 +162,29 @@ def analyze_files(
     n = len(first.ids)
     units = np.arange(n, dtype=np.int64)
     width = first.rows.shape[1]
-    overall, by_relevant = kit.Items(width), kit.Items(width)
-    custom = {name: kit.Items(width) for name in buckets or {}}
+
+    def readout(totals: Any) -> dict[str, Any]:
+        return ranking.readout(totals, keys)
+
+    def count(totals: Any) -> float:
+        return float(totals[-1])
+
+    k_sys = len(systems)
+    found = kit.Analyses(k_sys, units, kit.Settings(samples, seed, correction, statistic, min_units))
+    overall = found.add(
+        "overall", width, readout, "map", count=count, title="Overall", description="every query: score ranking"
+    )
+    by_relevant = found.add(
+        "relevant",
+        width,
+        readout,
+        "map",
+        count=count,
+        order=RELEVANT,
+        title="Relevant documents",
+        description="the query's number of relevant documents (num_rel)",
+    )
+    custom = found.custom(buckets, width, readout, "map", count=count)
     relevant_names = [relevant_bucket(x) for x in relevant.tolist()]
     queries = [Query(q, r) for q, r in zip(first.ids, relevant.tolist())]
     custom_names = {name: [str(fn(q)) for q in queries] for name, fn in (buckets or {}).items()}
@@ -176,49 +195,13 @@ def analyze_files(
         by_relevant.add(plain, units, relevant_names, s)
         for name, listed in custom_names.items():
             custom[name].add(plain, units, listed, s)
-
-    def readout(totals: Any) -> dict[str, Any]:
-        return ranking.readout(totals, keys)
-
-    def count(totals: Any) -> float:
-        return float(totals[-1])
-
-    k_sys = len(systems)
-    settings = kit.Settings(samples, seed, correction, statistic, min_units)
-    pairs: list[tuple[analysis.Analysis, analysis.BucketedState]] = [
-        (
-            analysis.Analysis(
-                "overall", readout, "map", count=count, title="Overall", description="every query: score ranking"
-            ),
-            overall.state(k_sys, units, settings),
-        ),
-        (
-            analysis.Analysis(
-                "relevant",
-                readout,
-                "map",
-                count=count,
-                order=RELEVANT,
-                title="Relevant documents",
-                description="the query's number of relevant documents (num_rel)",
-            ),
-            by_relevant.state(k_sys, units, settings),
-        ),
-    ]
-    for name in buckets or {}:
-        spec = analysis.Analysis(name, readout, "map", count=count, description=f"user-defined: {name}")
-        pairs.append((spec, custom[name].state(k_sys, units, settings)))
-    letters = [chr(ord("A") + k) if k < 26 else f"S{k + 1}" for k in range(k_sys)]
     figures = [g.rows[:, : len(keys)] for g in got]
-    table = wins(figures, keys, letters) if k_sys > 1 else None
-    return kit.report(
+    table = wins(figures, keys, letters(k_sys)) if k_sys > 1 else None
+    return found.report(
         "ranking",
-        pairs,
-        settings,
         systems=[os.fspath(p) for p in systems],
         references=os.fspath(references),
         unit="queries",
-        n=n,
         scale=1,
         extra={"wins": table} if table is not None else None,
         warnings=[w for g in got for w in g.warnings],

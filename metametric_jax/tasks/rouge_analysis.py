@@ -28,7 +28,6 @@ import numpy as np
 
 from metametric_jax import analysis
 from metametric_jax.errors import InputFormatError
-from metametric_jax.inputs import check_lengths
 from metametric_jax.tasks import buckets as kit
 from metametric_jax.tasks import rouge
 
@@ -53,7 +52,7 @@ class Example(NamedTuple):
 
 def length_bucket(tokens: int) -> str:
     """``0-50``, ``51-100``, ``101-200`` or ``201+`` tokens."""
-    return "0-50" if tokens <= 50 else "51-100" if tokens <= 100 else "101-200" if tokens <= 200 else "201+"
+    return kit.range_bucket(tokens, LENGTHS)
 
 
 def _count(totals: Any) -> float:
@@ -72,16 +71,29 @@ def _report(
     settings: kit.Settings,
     warnings: Sequence[str] = (),
 ) -> dict[str, Any]:
-    for name in buckets or {}:
-        if name in ("overall", "reference_length"):
-            raise ValueError(f"a custom bucketing may not be named {name!r}: the report has an analysis of that name")
+    kit.refuse_names(buckets, ("overall", "reference_length"))
     n = len(references)
     units = np.arange(n, dtype=np.int64)
     lengths = [len(rouge.tokenize(refs[0])) for refs in references]
     examples = [Example(k, tuple(refs), t) for k, (refs, t) in enumerate(zip(references, lengths))]
     width = 3 * len(types) + 1
-    overall, by_length = kit.Items(width), kit.Items(width)
-    custom = {name: kit.Items(width) for name in buckets or {}}
+    readout = functools.partial(rouge.readout, types=types)
+    tested = f"{types[0]}/f1"
+    found = kit.Analyses(len(systems), units, settings)
+    overall = found.add(
+        "overall", width, readout, tested, count=_count, title="Overall", description="every example: score rouge"
+    )
+    by_length = found.add(
+        "reference_length",
+        width,
+        readout,
+        tested,
+        count=_count,
+        order=LENGTHS,
+        title="Reference length",
+        description="tokens of the (first) reference",
+    )
+    custom = found.custom(buckets, width, readout, tested, count=_count)
     length_names = [length_bucket(t) for t in lengths]
     custom_names = {name: [str(fn(x)) for x in examples] for name, fn in (buckets or {}).items()}
     for s, predictions in enumerate(systems):
@@ -91,42 +103,7 @@ def _report(
         by_length.add(rows, units, length_names, s)
         for name, listed in custom_names.items():
             custom[name].add(rows, units, listed, s)
-    readout = functools.partial(rouge.readout, types=types)
-    tested = f"{types[0]}/f1"
-    k = len(systems)
-    pairs: list[tuple[analysis.Analysis, analysis.BucketedState]] = [
-        (
-            analysis.Analysis(
-                "overall", readout, tested, count=_count, title="Overall", description="every example: score rouge"
-            ),
-            overall.state(k, units, settings),
-        ),
-        (
-            analysis.Analysis(
-                "reference_length",
-                readout,
-                tested,
-                count=_count,
-                order=LENGTHS,
-                title="Reference length",
-                description="tokens of the (first) reference",
-            ),
-            by_length.state(k, units, settings),
-        ),
-    ]
-    for name in buckets or {}:
-        spec = analysis.Analysis(name, readout, tested, count=_count, description=f"user-defined: {name}")
-        pairs.append((spec, custom[name].state(k, units, settings)))
-    return kit.report(
-        "rouge",
-        pairs,
-        settings,
-        systems=names,
-        references=reference_name,
-        unit="examples",
-        n=n,
-        warnings=warnings,
-    )
+    return found.report("rouge", systems=names, references=reference_name, unit="examples", warnings=warnings)
 
 
 def analyze(
@@ -163,18 +140,16 @@ def analyze(
     Raises:
         ValueError: on a bad request, an unknown type, or a system with another number of examples.
     """
-    if not systems:
-        raise ValueError("analyze needs at least one system")
+    kit.need_systems(systems)
     refs = [list(r) for r in references] if multi_reference else [[r] for r in references]
-    for k, system in enumerate(systems):
-        check_lengths(system, refs, f"rouge analysis, system {k + 1}")
+    kit.check_systems(systems, refs, "rouge")
     for k, r in enumerate(refs):
         if not r:
             raise ValueError(f"example {k} has no reference")
     return _report(
         refs,
         [list(x) for x in systems],
-        names=list(names) if names is not None else [f"system {k + 1}" for k in range(len(systems))],
+        names=kit.system_names(names, len(systems)),
         reference_name=None,
         types=rouge.parse_types(types),
         use_stemmer=use_stemmer,
@@ -214,8 +189,7 @@ def analyze_files(
     Raises:
         InputFormatError: files with different numbers of examples, a bad ``.jsonl`` line, or no example at all.
     """
-    if not systems:
-        raise ValueError("analyze needs at least one system")
+    kit.need_systems(systems)
     ref_paths = [references] if isinstance(references, (str, os.PathLike)) else list(references)
     kinds = rouge.parse_types(types)
     texts, refs = rouge.read_pairs(systems[0], ref_paths)
