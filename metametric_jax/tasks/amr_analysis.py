@@ -34,7 +34,7 @@ from __future__ import annotations
 import os
 from collections import Counter
 from collections.abc import Mapping, Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
@@ -42,6 +42,9 @@ from metametric_jax import analysis
 from metametric_jax._budget import DEFAULT_WORK_LIMIT
 from metametric_jax.analysis_report import letters
 from metametric_jax.tasks import buckets as kit
+
+if TYPE_CHECKING:
+    from typing import Unpack
 
 __all__ = [
     "VERSION",
@@ -261,11 +264,7 @@ def analyze_files(
     fine_grained: Any = True,
     top: int = TOP,
     bins: int = analysis.BINS,
-    samples: int = 1000,
-    seed: int = 0,
-    correction: str = "holm",
-    statistic: str = "studentized",
-    min_units: int = analysis.MIN_UNITS,
+    **settings: Unpack[kit.Tests],
 ) -> dict[str, Any]:
     """The analysis report of PENMAN files (the JSON of ``metametric-jax analyze amr``).
 
@@ -278,11 +277,7 @@ def analyze_files(
         fine_grained: the fine-grained figures asked of ``score_files`` (``True``: its default reading).
         top: how many pairs the ``lowest``, ``losses`` and ``gains`` tables list per system.
         bins: the number of equal-frequency buckets of ``size``.
-        samples: bootstrap replicates.
-        seed: seed of the replicates' weights.
-        correction: ``holm``, ``bh``, ``maxt`` or ``none`` (:func:`metametric_jax.analysis.correct`).
-        statistic: ``studentized`` or ``raw``: what max-T compares.
-        min_units: a bucket with items in fewer graph pairs is not tested.
+        **settings: the tests' settings (:class:`~metametric_jax.tasks.buckets.Tests`).
 
     Raises:
         InputFormatError: an unparsable graph, or files with different numbers of graphs.
@@ -314,8 +309,7 @@ def analyze_files(
         items.append(report.items)
         roles.append(_sum_roles(pairs))
         warnings += [f"{path}: {w}" for w in report.warnings]
-    settings = kit.Settings(samples, seed, correction, statistic, min_units)
-    analyses = kit.Analyses(len(items), np.arange(len(sizes)), settings)
+    analyses = kit.Analyses(len(items), np.arange(len(sizes)), kit.Settings(**settings))
     _analyses(analyses, items, sizes, bins)
     extra = {"lowest": _lowest(items, top)}
     if len(items) > 1:

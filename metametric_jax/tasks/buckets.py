@@ -31,7 +31,7 @@ import argparse
 import dataclasses
 import functools
 from collections.abc import Callable, Iterable, Mapping, Sequence, Sized
-from typing import Any
+from typing import Any, TypedDict
 
 import numpy as np
 
@@ -47,6 +47,7 @@ __all__ = [
     "CORRECT_REFERENCE",
     "REFERENCE",
     "Settings",
+    "Tests",
     "Items",
     "Analyses",
     "match_readout",
@@ -135,6 +136,24 @@ class Settings:
     def of(cls, args: argparse.Namespace) -> Settings:
         """The settings of ``analyze``'s command line."""
         return cls(args.samples, args.seed, args.correction, args.statistic, args.min_units)
+
+
+class Tests(TypedDict, total=False):
+    """The tests' settings as keywords of the tasks' ``analyze`` and ``analyze_files`` (defaults: :class:`Settings`).
+
+    Attributes:
+        samples: bootstrap replicates (1000).
+        seed: the seed of the replicates' weights (0).
+        correction: ``holm`` (the default), ``bh``, ``maxt`` or ``none`` (:func:`metametric_jax.analysis.correct`).
+        statistic: ``studentized`` (the default) or ``raw``: what max-T compares.
+        min_units: a bucket with items in fewer units is not tested (:data:`metametric_jax.analysis.MIN_UNITS`).
+    """
+
+    samples: int
+    seed: int
+    correction: str
+    statistic: str
+    min_units: int
 
 
 class Items:

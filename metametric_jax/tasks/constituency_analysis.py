@@ -32,11 +32,10 @@ from __future__ import annotations
 import dataclasses
 import os
 from collections.abc import Callable, Mapping, Sequence
-from typing import Any, NamedTuple
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 import numpy as np
 
-from metametric_jax import analysis
 from metametric_jax.analysis_report import letters
 from metametric_jax.errors import InputFormatError
 from metametric_jax.normalizer import f_measure
@@ -44,6 +43,9 @@ from metametric_jax.tasks import buckets as kit
 from metametric_jax.tasks import constituency
 from metametric_jax.tasks.constituency_counts import Brackets, EvalbParams, SentenceCounts, evalb_brackets
 from metametric_jax.tasks.readers.ptb import Tree, Treebank, read_treebank
+
+if TYPE_CHECKING:
+    from typing import Unpack
 
 __all__ = [
     "LENGTHS",
@@ -259,11 +261,7 @@ def analyze(
     names: Sequence[str] | None = None,
     params: EvalbParams | str | os.PathLike[str] | None = None,
     buckets: Mapping[str, Callable[[Sentence], Any]] | None = None,
-    samples: int = 1000,
-    seed: int = 0,
-    correction: str = "holm",
-    statistic: str = "studentized",
-    min_units: int = analysis.MIN_UNITS,
+    **settings: Unpack[kit.Tests],
 ) -> dict[str, Any]:
     """The analysis report of trees in memory (the JSON of ``metametric-jax analyze constituency``).
 
@@ -273,11 +271,7 @@ def analyze(
         names: the systems' names in the report (default ``system 1``, ``system 2``...).
         params: :class:`EvalbParams` or the path of an EVALB parameter file; default ``COLLINS.prm``.
         buckets: custom bucketings of sentences, ``{name: fn(Sentence) -> bucket name}``.
-        samples: bootstrap replicates.
-        seed: seed of the replicates' weights.
-        correction: ``holm``, ``bh``, ``maxt`` or ``none`` (:func:`metametric_jax.analysis.correct`).
-        statistic: ``studentized`` or ``raw``: what max-T compares.
-        min_units: a bucket with items in fewer units is not tested.
+        **settings: the tests' settings (:class:`~metametric_jax.tasks.buckets.Tests`).
 
     Raises:
         InputFormatError: on malformed brackets.
@@ -292,7 +286,7 @@ def analyze(
         references=None,
         params=_params(params),
         buckets=buckets,
-        settings=kit.Settings(samples, seed, correction, statistic, min_units),
+        settings=kit.Settings(**settings),
         paths=kit.system_names(None, len(systems)),
     )
 
@@ -303,11 +297,7 @@ def analyze_files(
     *,
     params: EvalbParams | str | os.PathLike[str] | None = None,
     buckets: Mapping[str, Callable[[Sentence], Any]] | None = None,
-    samples: int = 1000,
-    seed: int = 0,
-    correction: str = "holm",
-    statistic: str = "studentized",
-    min_units: int = analysis.MIN_UNITS,
+    **settings: Unpack[kit.Tests],
 ) -> dict[str, Any]:
     """The analysis report of bracketed files, read as ``score constituency`` reads them (``evalb -p PARAMS``).
 
@@ -316,11 +306,7 @@ def analyze_files(
         systems: the parsers' output files, the first the baseline.
         params: :class:`EvalbParams` or an EVALB parameter file; default ``COLLINS.prm``.
         buckets: custom bucketings, as :func:`analyze`.
-        samples: bootstrap replicates.
-        seed: seed of the replicates' weights.
-        correction: the correction for multiple testing, as :func:`analyze`.
-        statistic: what max-T compares, as :func:`analyze`.
-        min_units: a bucket with items in fewer units is not tested.
+        **settings: the tests' settings (:class:`~metametric_jax.tasks.buckets.Tests`).
 
     Raises:
         InputFormatError: on malformed brackets, files with different numbers of sentences, or no tree at all.
@@ -338,6 +324,6 @@ def analyze_files(
         references=ref_path,
         params=p,
         buckets=buckets,
-        settings=kit.Settings(samples, seed, correction, statistic, min_units),
+        settings=kit.Settings(**settings),
         paths=[os.fspath(x) for x in systems],
     )

@@ -49,7 +49,7 @@ import functools
 import os
 from collections.abc import Iterable, Sequence
 from fractions import Fraction
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
@@ -59,6 +59,9 @@ from metametric_jax.intervals import exact_totals
 from metametric_jax.tasks import buckets as kit
 from metametric_jax.tasks.coref import CorefDocument, Entity, Mention, document_counts
 from metametric_jax.tasks.coref_counts import METRICS, count_rows, readout
+
+if TYPE_CHECKING:
+    from typing import Unpack
 
 __all__ = [
     "VERSION",
@@ -334,11 +337,7 @@ def analyze(
     lengths: Sequence[int] | None = None,
     metric: str = "conll",
     bins: int = BINS,
-    samples: int = 1000,
-    seed: int = 0,
-    correction: str = "holm",
-    statistic: str = "studentized",
-    min_units: int = analysis.MIN_UNITS,
+    **settings: Unpack[kit.Tests],
 ) -> dict[str, Any]:
     """The analysis report of documents in memory (the JSON of ``metametric-jax analyze coref``).
 
@@ -350,11 +349,7 @@ def analyze(
         metric: the tested figure: ``conll`` or a metric's F1 (``muc``, ``bcub``, ``ceafm``, ``ceafe``, ``blanc``,
             ``lea``).
         bins: the number of equal-frequency buckets of ``length`` and ``entities``.
-        samples: bootstrap replicates.
-        seed: seed of the replicates' weights.
-        correction: ``holm``, ``bh``, ``maxt`` or ``none`` (:func:`metametric_jax.analysis.correct`).
-        statistic: ``studentized`` or ``raw``: what max-T compares.
-        min_units: a bucket with documents fewer than this is not tested.
+        **settings: the tests' settings (:class:`~metametric_jax.tasks.buckets.Tests`).
 
     >>> key = [[[0, 1], [3, 4]], [[0, 2]]] * 6
     >>> a, b = [[[0, 1, 3]], [[0, 2]]] * 6, key  # a merges two entities and misses a mention in every other document
@@ -381,7 +376,7 @@ def analyze(
         lengths=lengths,
         metric=metric,
         bins=bins,
-        settings=kit.Settings(samples, seed, correction, statistic, min_units),
+        settings=kit.Settings(**settings),
     )
 
 
@@ -394,11 +389,7 @@ def analyze_files(
     check_words: bool = False,
     metric: str = "conll",
     bins: int = BINS,
-    samples: int = 1000,
-    seed: int = 0,
-    correction: str = "holm",
-    statistic: str = "studentized",
-    min_units: int = analysis.MIN_UNITS,
+    **settings: Unpack[kit.Tests],
 ) -> dict[str, Any]:
     """The analysis report of CoNLL-2012 files: a key file and response files read as ``score coref`` reads them.
 
@@ -411,11 +402,7 @@ def analyze_files(
         check_words: as there.
         metric: the tested figure, as :func:`analyze`.
         bins: the number of equal-frequency buckets of ``length`` and ``entities``.
-        samples: bootstrap replicates.
-        seed: seed of the replicates' weights.
-        correction: the correction for multiple testing, as :func:`analyze`.
-        statistic: what max-T compares, as :func:`analyze`.
-        min_units: a bucket with documents fewer than this is not tested.
+        **settings: the tests' settings (:class:`~metametric_jax.tasks.buckets.Tests`).
 
     Raises:
         InputFormatError: on a malformed file or documents that do not hold the same tokens.
@@ -451,6 +438,6 @@ def analyze_files(
         lengths=[tokens[i] for i in ids],
         metric=metric,
         bins=bins,
-        settings=kit.Settings(samples, seed, correction, statistic, min_units),
+        settings=kit.Settings(**settings),
         warnings=list(dict.fromkeys(warnings)),
     )

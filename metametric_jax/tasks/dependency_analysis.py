@@ -38,16 +38,18 @@ from __future__ import annotations
 
 import os
 from collections.abc import Callable, Mapping, Sequence
-from typing import Any, NamedTuple
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 import numpy as np
 
-from metametric_jax import analysis
 from metametric_jax.errors import InputFormatError
 from metametric_jax.tasks import buckets as kit
 from metametric_jax.tasks import dependency
 from metametric_jax.tasks.dependency_counts import _ROOT, _align, _check_text, _Side, parse_options
 from metametric_jax.tasks.readers.conllu import DepSentence, documents, read_conllu
+
+if TYPE_CHECKING:
+    from typing import Unpack
 
 __all__ = [
     "ARC_LENGTHS",
@@ -300,11 +302,7 @@ def analyze(
     check_trees: bool = True,
     exclude_punct: bool = False,
     strip_subtypes: bool = True,
-    samples: int = 1000,
-    seed: int = 0,
-    correction: str = "holm",
-    statistic: str = "studentized",
-    min_units: int = analysis.MIN_UNITS,
+    **settings: Unpack[kit.Tests],
 ) -> dict[str, Any]:
     """The analysis report of parsed sentences in memory (the JSON of ``metametric-jax analyze dependency``).
 
@@ -319,11 +317,7 @@ def analyze(
         check_trees: refuse sentences that are not trees, as the scorer does.
         exclude_punct: leave out words whose reference UPOS is ``PUNCT``, as the scorer's option.
         strip_subtypes: compare relations without subtypes, as the scorer does by default.
-        samples: bootstrap replicates.
-        seed: seed of the replicates' weights.
-        correction: ``holm``, ``bh``, ``maxt`` or ``none`` (:func:`metametric_jax.analysis.correct`).
-        statistic: ``studentized`` or ``raw``: what max-T compares.
-        min_units: a bucket with items in fewer units is not tested.
+        **settings: the tests' settings (:class:`~metametric_jax.tasks.buckets.Tests`).
 
     Raises:
         InputFormatError: a sentence that is not a tree, or a system spelling another text.
@@ -343,7 +337,7 @@ def analyze(
         units=unit_of,
         unit=unit,
         buckets=buckets,
-        settings=kit.Settings(samples, seed, correction, statistic, min_units),
+        settings=kit.Settings(**settings),
         options=options,
     )
 
@@ -357,11 +351,7 @@ def analyze_files(
     check_trees: bool = True,
     exclude_punct: bool = False,
     strip_subtypes: bool = True,
-    samples: int = 1000,
-    seed: int = 0,
-    correction: str = "holm",
-    statistic: str = "studentized",
-    min_units: int = analysis.MIN_UNITS,
+    **settings: Unpack[kit.Tests],
 ) -> dict[str, Any]:
     """The analysis report of CoNLL-U files: a reference file and system files read as ``score dependency`` reads them.
 
@@ -374,11 +364,7 @@ def analyze_files(
         check_trees: as :func:`analyze`.
         exclude_punct: as :func:`analyze`.
         strip_subtypes: as :func:`analyze`.
-        samples: bootstrap replicates.
-        seed: seed of the replicates' weights.
-        correction: the correction for multiple testing, as :func:`analyze`.
-        statistic: what max-T compares, as :func:`analyze`.
-        min_units: a bucket with items in fewer units is not tested.
+        **settings: the tests' settings (:class:`~metametric_jax.tasks.buckets.Tests`).
 
     Raises:
         InputFormatError: malformed CoNLL-U, a sentence that is not a tree, files that spell different texts, or
@@ -406,6 +392,6 @@ def analyze_files(
         units=units,
         unit=unit_name,
         buckets=buckets,
-        settings=kit.Settings(samples, seed, correction, statistic, min_units),
+        settings=kit.Settings(**settings),
         options=options,
     )

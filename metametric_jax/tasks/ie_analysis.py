@@ -29,11 +29,10 @@ from __future__ import annotations
 import os
 from collections import defaultdict
 from collections.abc import Callable, Mapping, Sequence
-from typing import Any, NamedTuple
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 import numpy as np
 
-from metametric_jax import analysis
 from metametric_jax.errors import InputFormatError
 from metametric_jax.tasks import buckets as kit
 from metametric_jax.tasks import ie
@@ -45,6 +44,9 @@ from metametric_jax.tasks.ie import (
     _relation_keys,
     _trigger_keys,
 )
+
+if TYPE_CHECKING:
+    from typing import Unpack
 
 __all__ = ["KINDS", "Item", "items", "analyze", "analyze_files"]
 
@@ -236,11 +238,7 @@ def analyze(
     mode: str = "strict",
     directed: bool = True,
     buckets: Mapping[str, Callable[[Item], Any]] | None = None,
-    samples: int = 1000,
-    seed: int = 0,
-    correction: str = "holm",
-    statistic: str = "studentized",
-    min_units: int = analysis.MIN_UNITS,
+    **settings: Unpack[kit.Tests],
 ) -> dict[str, Any]:
     """The analysis report of documents in memory (the JSON of ``metametric-jax analyze ie``).
 
@@ -251,11 +249,7 @@ def analyze(
         mode: ``"strict"`` or ``"boundaries"``, as :func:`metametric_jax.tasks.ie.score`.
         directed: whether relation arguments are ordered.
         buckets: custom bucketings, ``{name: fn(Item) -> bucket name}``.
-        samples: bootstrap replicates.
-        seed: seed of the replicates' weights.
-        correction: ``holm``, ``bh``, ``maxt`` or ``none`` (:func:`metametric_jax.analysis.correct`).
-        statistic: ``studentized`` or ``raw``: what max-T compares.
-        min_units: a bucket with items in fewer units is not tested.
+        **settings: the tests' settings (:class:`~metametric_jax.tasks.buckets.Tests`).
 
     Raises:
         ValueError: on a bad request, an unknown mode, or a system with another number of documents.
@@ -270,7 +264,7 @@ def analyze(
         mode=mode,
         directed=directed,
         buckets=buckets,
-        settings=kit.Settings(samples, seed, correction, statistic, min_units),
+        settings=kit.Settings(**settings),
     )
 
 
@@ -281,11 +275,7 @@ def analyze_files(
     mode: str = "strict",
     directed: bool = True,
     buckets: Mapping[str, Callable[[Item], Any]] | None = None,
-    samples: int = 1000,
-    seed: int = 0,
-    correction: str = "holm",
-    statistic: str = "studentized",
-    min_units: int = analysis.MIN_UNITS,
+    **settings: Unpack[kit.Tests],
 ) -> dict[str, Any]:
     """The analysis report of JSON Lines files, read as ``score ie`` reads them.
 
@@ -295,11 +285,7 @@ def analyze_files(
         mode: as :func:`analyze`.
         directed: as :func:`analyze`.
         buckets: custom bucketings, as :func:`analyze`.
-        samples: bootstrap replicates.
-        seed: seed of the replicates' weights.
-        correction: the correction for multiple testing, as :func:`analyze`.
-        statistic: what max-T compares, as :func:`analyze`.
-        min_units: a bucket with items in fewer units is not tested.
+        **settings: the tests' settings (:class:`~metametric_jax.tasks.buckets.Tests`).
 
     Raises:
         InputFormatError: malformed input, files whose documents differ in number, order or ids, or no document.
@@ -324,6 +310,6 @@ def analyze_files(
         mode=mode,
         directed=directed,
         buckets=buckets,
-        settings=kit.Settings(samples, seed, correction, statistic, min_units),
+        settings=kit.Settings(**settings),
         warnings=warnings,
     )

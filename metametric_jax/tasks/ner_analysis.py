@@ -40,16 +40,18 @@ import collections
 import dataclasses
 import os
 from collections.abc import Callable, Mapping, Sequence
-from typing import Any, NamedTuple
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 import numpy as np
 
-from metametric_jax import analysis
 from metametric_jax.inputs import check_lengths
 from metametric_jax.tasks import buckets as kit
 from metametric_jax.tasks.ner_errors import CATEGORIES, SCHEMES, scheme_counts
 from metametric_jax.tasks.ner_errors import _categorize as _categorize  # the matching of one sentence, for tests
 from metametric_jax.tasks.tagging import SpanTable, decode_tags, normalize_scheme
+
+if TYPE_CHECKING:
+    from typing import Unpack
 
 __all__ = [
     "VERSION",
@@ -370,11 +372,7 @@ def analyze(
     unit: str = "sentences",
     frequencies: Mapping[str, int] | None = None,
     buckets: Mapping[str, Callable[[Entity], Any]] | None = None,
-    samples: int = 1000,
-    seed: int = 0,
-    correction: str = "holm",
-    statistic: str = "studentized",
-    min_units: int = analysis.MIN_UNITS,
+    **settings: Unpack[kit.Tests],
 ) -> dict[str, Any]:
     """The analysis report of tag sequences in memory (the JSON of ``metametric-jax analyze ner``).
 
@@ -389,11 +387,7 @@ def analyze(
         frequencies: surface form -> occurrences as an entity in training data (:func:`surface_frequencies`);
             adds the ``frequency`` analysis.
         buckets: custom bucketings, ``{name: fn(Entity) -> bucket name}``.
-        samples: bootstrap replicates.
-        seed: seed of the replicates' weights.
-        correction: ``holm``, ``bh``, ``maxt`` or ``none`` (:func:`metametric_jax.analysis.correct`).
-        statistic: ``studentized`` or ``raw``: what max-T compares.
-        min_units: a bucket with items in fewer units is not tested.
+        **settings: the tests' settings (:class:`~metametric_jax.tasks.buckets.Tests`).
 
     >>> gold = [["B-PER", "I-PER", "O", "B-LOC"]] * 12
     >>> a, b = [["B-PER", "I-PER", "O", "O"]] * 12, [["B-PER", "O", "O", "B-LOC"]] * 12
@@ -413,7 +407,7 @@ def analyze(
         unit=unit,
         frequencies=frequencies,
         buckets=buckets,
-        settings=kit.Settings(samples, seed, correction, statistic, min_units),
+        settings=kit.Settings(**settings),
     )
 
 
@@ -428,11 +422,7 @@ def analyze_files(
     unit: str | None = None,
     frequency_from: str | os.PathLike[str] | None = None,
     buckets: Mapping[str, Callable[[Entity], Any]] | None = None,
-    samples: int = 1000,
-    seed: int = 0,
-    correction: str = "holm",
-    statistic: str = "studentized",
-    min_units: int = analysis.MIN_UNITS,
+    **settings: Unpack[kit.Tests],
 ) -> dict[str, Any]:
     """The analysis report of CoNLL files: a reference file and system files read as ``score ner`` reads them.
 
@@ -447,11 +437,7 @@ def analyze_files(
             ``"sentence"``: the unit resampled, as ``score ner --bootstrap`` and ``compare ner`` resample.
         frequency_from: a training file in the same format (tokens in the first column): adds ``frequency``.
         buckets: custom bucketings, as :func:`analyze`.
-        samples: bootstrap replicates.
-        seed: seed of the replicates' weights.
-        correction: the correction for multiple testing, as :func:`analyze`.
-        statistic: what max-T compares, as :func:`analyze`.
-        min_units: a bucket with items in fewer units is not tested.
+        **settings: the tests' settings (:class:`~metametric_jax.tasks.buckets.Tests`).
 
     Raises:
         InputFormatError: on a malformed file or files that do not hold the same sentences.
@@ -487,7 +473,7 @@ def analyze_files(
         unit=unit_name,
         frequencies=frequencies,
         buckets=buckets,
-        settings=kit.Settings(samples, seed, correction, statistic, min_units),
+        settings=kit.Settings(**settings),
         warnings=warnings,
     )
 

@@ -28,15 +28,17 @@ from __future__ import annotations
 
 import os
 from collections.abc import Callable, Mapping, Sequence
-from typing import Any, NamedTuple
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 import numpy as np
 
-from metametric_jax import analysis
 from metametric_jax.analysis_report import letters
 from metametric_jax.tasks import buckets as kit
 from metametric_jax.tasks import ranking
 from metametric_jax.tasks.trec_measures import MEASURES, family_of
+
+if TYPE_CHECKING:
+    from typing import Unpack
 
 __all__ = ["RELEVANT", "Query", "relevant_bucket", "analyze_files", "wins"]
 
@@ -106,11 +108,7 @@ def analyze_files(
     complete: bool = False,
     max_retrieved: int | None = None,
     buckets: Mapping[str, Callable[[Query], Any]] | None = None,
-    samples: int = 1000,
-    seed: int = 0,
-    correction: str = "holm",
-    statistic: str = "studentized",
-    min_units: int = analysis.MIN_UNITS,
+    **settings: Unpack[kit.Tests],
 ) -> dict[str, Any]:
     """The analysis report of TREC runs against qrels, read and scored as ``score ranking`` scores them.
 
@@ -122,11 +120,7 @@ def analyze_files(
         complete: score judged queries a run leaves out as empty rankings (``-c``).
         max_retrieved: only the first documents of each ranking count (``-M``).
         buckets: custom bucketings of queries, ``{name: fn(Query) -> bucket name}``.
-        samples: bootstrap replicates.
-        seed: seed of the replicates' weights.
-        correction: ``holm``, ``bh``, ``maxt`` or ``none`` (:func:`metametric_jax.analysis.correct`).
-        statistic: ``studentized`` or ``raw``: what max-T compares.
-        min_units: a bucket with items in fewer units is not tested.
+        **settings: the tests' settings (:class:`~metametric_jax.tasks.buckets.Tests`).
 
     Raises:
         InputFormatError: a malformed file, or a run with no judged query.
@@ -170,7 +164,7 @@ def analyze_files(
         return float(totals[-1])
 
     k_sys = len(systems)
-    found = kit.Analyses(k_sys, units, kit.Settings(samples, seed, correction, statistic, min_units))
+    found = kit.Analyses(k_sys, units, kit.Settings(**settings))
     overall = found.add(
         "overall", width, readout, "map", count=count, title="Overall", description="every query: score ranking"
     )

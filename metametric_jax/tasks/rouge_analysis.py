@@ -22,14 +22,16 @@ from __future__ import annotations
 import functools
 import os
 from collections.abc import Callable, Iterable, Mapping, Sequence
-from typing import Any, NamedTuple
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 import numpy as np
 
-from metametric_jax import analysis
 from metametric_jax.errors import InputFormatError
 from metametric_jax.tasks import buckets as kit
 from metametric_jax.tasks import rouge
+
+if TYPE_CHECKING:
+    from typing import Unpack
 
 __all__ = ["LENGTHS", "Example", "length_bucket", "analyze", "analyze_files"]
 
@@ -115,11 +117,7 @@ def analyze(
     use_stemmer: bool = False,
     multi_reference: bool = False,
     buckets: Mapping[str, Callable[[Example], Any]] | None = None,
-    samples: int = 1000,
-    seed: int = 0,
-    correction: str = "holm",
-    statistic: str = "studentized",
-    min_units: int = analysis.MIN_UNITS,
+    **settings: Unpack[kit.Tests],
 ) -> dict[str, Any]:
     """The analysis report of summaries in memory (the JSON of ``metametric-jax analyze rouge``).
 
@@ -131,11 +129,7 @@ def analyze(
         use_stemmer: Porter-stem tokens, as rouge-score's ``use_stemmer=True``.
         multi_reference: each example has several references (the first one's length buckets it).
         buckets: custom bucketings, ``{name: fn(Example) -> bucket name}``.
-        samples: bootstrap replicates.
-        seed: seed of the replicates' weights.
-        correction: ``holm``, ``bh``, ``maxt`` or ``none`` (:func:`metametric_jax.analysis.correct`).
-        statistic: ``studentized`` or ``raw``: what max-T compares.
-        min_units: a bucket with items in fewer units is not tested.
+        **settings: the tests' settings (:class:`~metametric_jax.tasks.buckets.Tests`).
 
     Raises:
         ValueError: on a bad request, an unknown type, or a system with another number of examples.
@@ -154,7 +148,7 @@ def analyze(
         types=rouge.parse_types(types),
         use_stemmer=use_stemmer,
         buckets=buckets,
-        settings=kit.Settings(samples, seed, correction, statistic, min_units),
+        settings=kit.Settings(**settings),
     )
 
 
@@ -165,11 +159,7 @@ def analyze_files(
     types: str | Iterable[str] = rouge.DEFAULT_TYPES,
     use_stemmer: bool = False,
     buckets: Mapping[str, Callable[[Example], Any]] | None = None,
-    samples: int = 1000,
-    seed: int = 0,
-    correction: str = "holm",
-    statistic: str = "studentized",
-    min_units: int = analysis.MIN_UNITS,
+    **settings: Unpack[kit.Tests],
 ) -> dict[str, Any]:
     """The analysis report of summary files, read as ``score rouge`` reads them (one example per line).
 
@@ -180,11 +170,7 @@ def analyze_files(
         types: ROUGE types, as :func:`analyze`.
         use_stemmer: as :func:`analyze`.
         buckets: custom bucketings, as :func:`analyze`.
-        samples: bootstrap replicates.
-        seed: seed of the replicates' weights.
-        correction: the correction for multiple testing, as :func:`analyze`.
-        statistic: what max-T compares, as :func:`analyze`.
-        min_units: a bucket with items in fewer units is not tested.
+        **settings: the tests' settings (:class:`~metametric_jax.tasks.buckets.Tests`).
 
     Raises:
         InputFormatError: files with different numbers of examples, a bad ``.jsonl`` line, or no example at all.
@@ -204,5 +190,5 @@ def analyze_files(
         types=kinds,
         use_stemmer=use_stemmer,
         buckets=buckets,
-        settings=kit.Settings(samples, seed, correction, statistic, min_units),
+        settings=kit.Settings(**settings),
     )
