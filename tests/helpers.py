@@ -3,10 +3,11 @@
 from __future__ import annotations
 
 import json
+from collections.abc import Iterable, Sequence
 from typing import Any
 
-import jax
 import numpy as np
+import pytest
 
 
 def flat(state: Any) -> np.ndarray:
@@ -14,6 +15,8 @@ def flat(state: Any) -> np.ndarray:
 
     Two states are bit-for-bit equal iff their ``flat`` arrays are equal (float32 values are exact in float64).
     """
+    import jax
+
     return np.concatenate([np.asarray(leaf, np.float64).reshape(-1) for leaf in jax.tree.leaves(state)])
 
 
@@ -37,3 +40,24 @@ def run_json(capsys, *argv: str) -> tuple[dict, str]:
     code, out, err = run(capsys, *argv, "--format", "json")
     assert code == 0, err
     return json.loads(out), err
+
+
+def cli_json(capsys, *argv: str) -> Any:
+    """Run ``metametric-jax ARGV`` (asking for JSON), which must succeed: its output, strict JSON (no NaN)."""
+    code, out, err = run(capsys, *argv)
+    assert code == 0, err
+    return json.loads(out, parse_constant=lambda c: pytest.fail(f"non-strict JSON constant {c}"))
+
+
+def analysis_json(capsys, task: str, references: Any, systems: Sequence[Any], *extra: str, samples: int = 200) -> Any:
+    """``metametric-jax analyze TASK --references R --system S ... --samples N --format json EXTRA``: its JSON."""
+    argv = ["analyze", task, "--references", str(references), *(x for s in systems for x in ("--system", str(s)))]
+    return cli_json(capsys, *argv, "--samples", str(samples), "--format", "json", *extra)
+
+
+def assert_one_line_errors(capsys, task: str, cases: Iterable[tuple[Sequence[str], str]], samples: int = 20) -> None:
+    """Each ``(argv, needle)``: ``analyze TASK ARGV`` fails with status 1, nothing on stdout, one line naming needle."""
+    for argv, needle in cases:
+        code, out, err = run(capsys, "analyze", task, *argv, "--samples", str(samples))
+        assert code == 1 and out == "", argv
+        assert err.count("\n") == 1 and "Traceback" not in err and needle in err, err

@@ -10,6 +10,8 @@ import re
 from pathlib import Path
 
 import pytest
+from helpers import analysis_json, assert_one_line_errors
+from helpers import cli_json as run_json
 
 from metametric_jax.cli import main
 from metametric_jax.tasks import coref, coref_analysis
@@ -109,19 +111,9 @@ def corpus(tmp_path_factory):
     return {"paths": paths, "keys": keys, **systems}
 
 
-def run_json(capsys, *argv: str) -> dict:
-    code = main(list(argv))
-    out, err = capsys.readouterr()
-    assert code == 0, err
-    return json.loads(out, parse_constant=lambda c: pytest.fail(f"non-strict JSON constant {c}"))
-
-
 def analyze_json(capsys, corpus, *extra: str) -> dict:
     p = corpus["paths"]
-    return run_json(
-        capsys, "analyze", "coref", "--references", str(p["key"]), "--system", str(p["a"]), "--system", str(p["b"]),
-        "--samples", "200", "--format", "json", *extra,
-    )  # fmt: skip
+    return analysis_json(capsys, "coref", p["key"], [p["a"], p["b"]], *extra)
 
 
 def documents(docs) -> list[CorefDocument]:
@@ -328,11 +320,7 @@ def test_bad_requests_end_in_one_line(capsys, corpus, tmp_path) -> None:
         (["--references", str(p["key"]), "--system", str(p["a"]), "--response", str(p["b"])], "--system"),
         (["--references", str(p["key"]), "--system", str(p["a"]), "--per-document"], "--per-document"),
     ]
-    for argv, needle in cases:
-        code = main(["analyze", "coref", *argv, "--samples", "20"])
-        out, err = capsys.readouterr()
-        assert code == 1 and out == "", argv
-        assert err.count("\n") == 1 and "Traceback" not in err and needle in err, err
+    assert_one_line_errors(capsys, "coref", cases)
     code = main(["analyze", "coref", "--system", str(p["a"])])
     assert code == 2 and "--references is required" in capsys.readouterr().err
     code = main(["analyze", "coref", "--references", str(p["key"]), "--system", str(p["a"]), "--bins", "0"])

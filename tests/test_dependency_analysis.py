@@ -9,6 +9,8 @@ import json
 from pathlib import Path
 
 import pytest
+from helpers import assert_one_line_errors
+from helpers import cli_json as run_json
 
 from metametric_jax.cli import main
 from metametric_jax.normalizer import f_measure, prf
@@ -19,13 +21,6 @@ DATA = Path(__file__).parent / "data" / "dependency"
 GOLD = DATA / "gold.conllu"
 HEADS = DATA / "pred-heads.conllu"  # the reference's tokens, other heads and relations
 TOKENS = DATA / "pred-tokenization.conllu"  # other tokens, a few heads and relations
-
-
-def run_json(capsys, *argv: str) -> dict:
-    code = main(list(argv))
-    out, err = capsys.readouterr()
-    assert code == 0, err
-    return json.loads(out, parse_constant=lambda c: pytest.fail(f"non-strict JSON constant {c}"))
 
 
 @pytest.fixture(scope="module")
@@ -223,8 +218,4 @@ def test_bad_requests_end_in_one_line(capsys, tmp_path) -> None:
         (["--references", str(GOLD), "--system", str(HEADS), "--pred", str(HEADS)], "--pred"),
         (["--references", str(GOLD), "--system", str(HEADS), "-c"], "--counts"),
     ]
-    for argv, needle in cases:
-        code = main(["analyze", "dependency", *argv, "--samples", "20"])
-        out, err = capsys.readouterr()
-        assert code == 1 and out == "", argv
-        assert err.count("\n") == 1 and "Traceback" not in err and needle in err, err
+    assert_one_line_errors(capsys, "dependency", cases)

@@ -8,6 +8,8 @@ import json
 from pathlib import Path
 
 import pytest
+from helpers import analysis_json, assert_one_line_errors
+from helpers import cli_json as run_json
 
 from metametric_jax.cli import main
 from metametric_jax.normalizer import prf
@@ -18,13 +20,6 @@ from metametric_jax.tasks.ner import Span
 DATA = Path(__file__).parent / "data" / "ie"
 GOLD = DATA / "gold.jsonl"
 PRED = DATA / "pred.jsonl"
-
-
-def run_json(capsys, *argv: str) -> dict:
-    code = main(list(argv))
-    out, err = capsys.readouterr()
-    assert code == 0, err
-    return json.loads(out, parse_constant=lambda c: pytest.fail(f"non-strict JSON constant {c}"))
 
 
 @pytest.fixture(scope="module")
@@ -48,10 +43,7 @@ def files(tmp_path_factory) -> dict[str, Path]:
 
 
 def analyze_json(capsys, files, *extra: str) -> dict:
-    return run_json(
-        capsys, "analyze", "ie", "--references", str(files["gold"]), "--system", str(files["a"]), "--system",
-        str(files["b"]), "--samples", "200", "--format", "json", *extra,
-    )  # fmt: skip
+    return analysis_json(capsys, "ie", files["gold"], [files["a"], files["b"]], *extra)
 
 
 def test_overall_is_score_ie_exactly(capsys, files) -> None:
@@ -188,8 +180,4 @@ def test_bad_requests_end_in_one_line(capsys, tmp_path) -> None:
         (["--references", str(GOLD), "--system", str(bad)], "bad.jsonl"),
         (["--references", str(GOLD), "--system", str(PRED), "--pred", str(PRED)], "--pred"),
     ]
-    for argv, needle in cases:
-        code = main(["analyze", "ie", *argv, "--samples", "20"])
-        out, err = capsys.readouterr()
-        assert code == 1 and out == "", argv
-        assert err.count("\n") == 1 and "Traceback" not in err and needle in err, err
+    assert_one_line_errors(capsys, "ie", cases)

@@ -9,6 +9,8 @@ import random
 from pathlib import Path
 
 import pytest
+from helpers import analysis_json, assert_one_line_errors
+from helpers import cli_json as run_json
 
 from metametric_jax.cli import main
 from metametric_jax.normalizer import prf
@@ -89,19 +91,9 @@ def corpus(tmp_path_factory):
     return {"tokens": tokens, "gold": gold, "a": a, "b": b, "paths": paths, "train": (train_tokens, train_tags)}
 
 
-def run_json(capsys, *argv: str) -> dict:
-    code = main(list(argv))
-    out, err = capsys.readouterr()
-    assert code == 0, err
-    return json.loads(out, parse_constant=lambda c: pytest.fail(f"non-strict JSON constant {c}"))
-
-
 def analyze_json(capsys, corpus, *extra: str) -> dict:
     p = corpus["paths"]
-    return run_json(
-        capsys, "analyze", "ner", "--references", str(p["gold"]), "--system", str(p["a"]), "--system", str(p["b"]),
-        "--samples", "200", "--format", "json", *extra,
-    )  # fmt: skip
+    return analysis_json(capsys, "ner", p["gold"], [p["a"], p["b"]], *extra)
 
 
 def test_type_buckets_are_score_ner_per_type_figures_exactly(capsys, corpus) -> None:
@@ -299,11 +291,7 @@ def test_bad_requests_end_in_one_line(capsys, corpus, tmp_path) -> None:
         (["--references", str(p["gold"]), "--system", str(p["a"]), "--frequency-from", str(tags_only)], "token"),
         (["--references", str(p["gold"]), "--system", str(tags_only)], "sentences"),
     ]
-    for argv, needle in cases:
-        code = main(["analyze", "ner", *argv, "--samples", "20"])
-        out, err = capsys.readouterr()
-        assert code == 1 and out == "", argv
-        assert err.count("\n") == 1 and "Traceback" not in err and needle in err, err
+    assert_one_line_errors(capsys, "ner", cases)
     code = main(["analyze", "ner", "--system", str(p["a"])])
     assert code == 2 and "--references is required" in capsys.readouterr().err
 

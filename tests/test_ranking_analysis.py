@@ -10,6 +10,8 @@ import random
 from pathlib import Path
 
 import pytest
+from helpers import analysis_json, assert_one_line_errors
+from helpers import cli_json as run_json
 
 from metametric_jax.cli import main
 from metametric_jax.tasks import ranking_analysis as ra
@@ -46,18 +48,8 @@ def files(tmp_path_factory) -> dict[str, Path]:
     return {**paths, "relevant": relevant}
 
 
-def run_json(capsys, *argv: str) -> dict:
-    code = main(list(argv))
-    out, err = capsys.readouterr()
-    assert code == 0, err
-    return json.loads(out, parse_constant=lambda c: pytest.fail(f"non-strict JSON constant {c}"))
-
-
 def analyze_json(capsys, files, *extra: str) -> dict:
-    return run_json(
-        capsys, "analyze", "ranking", "--references", str(files["qrels"]), "--system", str(files["a"]), "--system",
-        str(files["b"]), "--samples", "200", "--format", "json", *extra,
-    )  # fmt: skip
+    return analysis_json(capsys, "ranking", files["qrels"], [files["a"], files["b"]], *extra)
 
 
 def per_query(capsys, files, name: str, *measures: str) -> dict:
@@ -159,10 +151,6 @@ def test_bad_requests_end_in_one_line(capsys, files, tmp_path) -> None:
         (["--references", str(files["qrels"]), "--system", str(bad)], "bad.run"),
         (["--references", str(files["qrels"]), "--system", str(files["a"]), "--run", str(files["a"])], "--run"),
     ]
-    for argv, needle in cases:
-        code = main(["analyze", "ranking", *argv, "--samples", "20"])
-        out, err = capsys.readouterr()
-        assert code == 1 and out == "", argv
-        assert err.count("\n") == 1 and "Traceback" not in err and needle in err, err
+    assert_one_line_errors(capsys, "ranking", cases)
     code = main(["analyze", "ranking", "--references", str(files["qrels"]), "--system", str(files["a"]), "-m", "nope"])
     assert code == 2 and "nope" in capsys.readouterr().err

@@ -7,19 +7,14 @@ import json
 from pathlib import Path
 
 import pytest
+from helpers import analysis_json, assert_one_line_errors
+from helpers import cli_json as run_json
 
 from metametric_jax.cli import main
 from metametric_jax.tasks import rouge
 from metametric_jax.tasks import rouge_analysis as ra
 
 DATA = Path(__file__).parent / "data" / "rouge" / "gum_summaries.jsonl"
-
-
-def run_json(capsys, *argv: str) -> dict:
-    code = main(list(argv))
-    out, err = capsys.readouterr()
-    assert code == 0, err
-    return json.loads(out, parse_constant=lambda c: pytest.fail(f"non-strict JSON constant {c}"))
 
 
 @pytest.fixture(scope="module")
@@ -46,10 +41,7 @@ def corpus(tmp_path_factory) -> dict:
 
 def analyze_json(capsys, corpus, *extra: str) -> dict:
     p = corpus["paths"]
-    return run_json(
-        capsys, "analyze", "rouge", "--references", str(p["gold"]), "--system", str(p["a"]), "--system", str(p["b"]),
-        "--samples", "200", "--format", "json", *extra,
-    )  # fmt: skip
+    return analysis_json(capsys, "rouge", p["gold"], [p["a"], p["b"]], *extra)
 
 
 def test_overall_is_score_rouge_and_buckets_are_score_rouge_of_their_examples(capsys, corpus) -> None:
@@ -137,10 +129,6 @@ def test_bad_requests_end_in_one_line(capsys, corpus, tmp_path) -> None:
         (["--references", str(p["gold"]), "--system", str(bad)], "bad.jsonl"),
         (["--references", str(p["gold"]), "--system", str(p["a"]), "--predictions", str(p["a"])], "--predictions"),
     ]
-    for argv, needle in cases:
-        code = main(["analyze", "rouge", *argv, "--samples", "20"])
-        out, err = capsys.readouterr()
-        assert code == 1 and out == "", argv
-        assert err.count("\n") == 1 and "Traceback" not in err and needle in err, err
+    assert_one_line_errors(capsys, "rouge", cases)
     code = main(["analyze", "rouge", "--references", str(p["gold"]), "--system", str(p["a"]), "--types", "rougeX"])
     assert code == 2 and "--types" in capsys.readouterr().err
