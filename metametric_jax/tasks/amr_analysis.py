@@ -42,6 +42,7 @@ from metametric_jax import analysis
 from metametric_jax._budget import DEFAULT_WORK_LIMIT
 from metametric_jax.analysis_report import letters
 from metametric_jax.tasks import buckets as kit
+from metametric_jax.tasks.amr_fine import NAMES
 
 if TYPE_CHECKING:
     from typing import Unpack
@@ -57,17 +58,7 @@ __all__ = [
 #: the version of the report's JSON
 VERSION = kit.VERSION
 #: the buckets of the ``fine`` analysis: Smatch, then the fine-grained figures (``score amr``'s JSON keys)
-FIGURES = (
-    "smatch",
-    "unlabeled",
-    "no_wsd",
-    "concepts",
-    "named_entities",
-    "negations",
-    "wikification",
-    "reentrancies",
-    "srl",
-)
+FIGURES = ("smatch", *NAMES)
 #: how many pairs the ``lowest``, ``losses`` and ``gains`` tables list per system by default
 TOP = 10
 
