@@ -28,6 +28,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from bench_ner import TYPES, run_timed, write_conll  # noqa: E402
+from bench_second_number import split  # noqa: E402
 
 CLI = [sys.executable, "-m", "metametric_jax"]
 
@@ -81,16 +82,6 @@ def perturb_file(gold: Path, out: Path, seed: int) -> None:
             tag = "B-" + rng.choice(TYPES)
         lines.append(" ".join([*fields[:-1], tag]))
     out.write_text("\n".join(lines) + "\n", encoding="utf-8")
-
-
-def split(conlleval_file: Path, gold: Path, pred: Path) -> None:
-    g, p = [], []
-    for line in conlleval_file.read_text(encoding="utf-8").splitlines():
-        cols = line.split()
-        g.append(" ".join(cols[:-1]) if cols else "")
-        p.append(" ".join([*cols[:-2], cols[-1]]) if cols else "")
-    gold.write_text("\n".join(g) + "\n", encoding="utf-8")
-    pred.write_text("\n".join(p) + "\n", encoding="utf-8")
 
 
 def best(argvs: dict[str, list[str]], repeat: int) -> tuple[dict[str, tuple[float, float]], dict[str, str]]:
