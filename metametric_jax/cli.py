@@ -3,7 +3,7 @@ r"""The ``metametric-jax`` command: score prediction files against reference fil
 Usage::
 
     metametric-jax score TASK [FILE OPTIONS] [TASK OPTIONS] [--format table|json] [--progress|--no-progress]
-                              [--bootstrap N [--seed S] [--level 0.95]]
+                              [--bootstrap N [--seed S] [--level 0.95]] [--jobs N]
     metametric-jax compare TASK --references REF --system A --system B [--method bootstrap|randomization]
                                 [--samples N] [--seed S] [--level 0.95] [TASK OPTIONS] [--format table|json]
     metametric-jax analyze TASK --references REF --system A [--system B ...] [--samples N] [--seed S]
@@ -26,6 +26,10 @@ task's figures, ``"test"`` stating the method, the two-sided p-value, the sample
 JSON is strict: ``null`` where a figure does not exist. ``analyze`` (tasks with an analysis hook) reads the figures per
 bucket of items for one or more systems and tests each system against the first per bucket, corrected over every test
 shown (:mod:`metametric_jax.cli_analysis`; the report's forms: :mod:`metametric_jax.analysis_report`).
+
+``--jobs N`` (``score`` with or without ``--bootstrap``, and ``compare``) scores the examples in N worker processes
+(0: every core this process may use), chunk by chunk (:mod:`metametric_jax.parallel`): every figure comes from the
+same per-example counts summed in the same order, so the output is the same for every N.
 
 Exit status: 0 on success, 1 on unreadable or malformed input (``metametric-jax: error: FILE:LINE: MESSAGE``) or
 missing optional software, 2 on bad usage. No input a user can give makes it print a Python traceback.
@@ -66,6 +70,27 @@ def _output_options() -> argparse.ArgumentParser:
     return parent
 
 
+def _jobs(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        value = -1
+    if value < 0:
+        raise argparse.ArgumentTypeError(f"expected a whole number of processes, 0 for every core; found {text!r}")
+    return value
+
+
+def _add_jobs(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "--jobs",
+        type=_jobs,
+        default=1,
+        metavar="N",
+        help="worker processes that score the examples (default 1: this process; 0: every core); every figure is "
+        "the same for every N",
+    )
+
+
 def build_parser(commands: dict[str, Command] | None = None) -> argparse.ArgumentParser:
     """The argument parser of ``metametric-jax``, one ``score`` sub-command per registered task."""
     commands = registry() if commands is None else commands
@@ -89,6 +114,7 @@ def build_parser(commands: dict[str, Command] | None = None) -> argparse.Argumen
     for command in commands.values():
         sub = tasks.add_parser(command.name, parents=[output], help=command.help, description=command.description)
         command.add_arguments(sub)
+        _add_jobs(sub)
         if command.resample is not None:
             resampling_cli.add_bootstrap_options(sub)
         sub.set_defaults(parser_=sub)
@@ -111,6 +137,7 @@ def build_parser(commands: dict[str, Command] | None = None) -> argparse.Argumen
         except argparse.ArgumentError:  # the task names its reference files --references already
             pass
         resampling_cli.add_compare_options(sub)
+        _add_jobs(sub)
         sub.set_defaults(parser_=sub)
     hooked = {name: c for name, c in commands.items() if c.analyze is not None}
     if hooked:
@@ -134,6 +161,7 @@ def build_parser(commands: dict[str, Command] | None = None) -> argparse.Argumen
             except argparse.ArgumentError:  # the task names its reference files --references already
                 pass
             analysis_cli.add_analyze_options(sub)
+            _add_jobs(sub)
             if command.analyze.add_arguments is not None:
                 command.analyze.add_arguments(sub)
             sub.set_defaults(parser_=sub)

@@ -49,7 +49,16 @@ from typing import Any
 
 import numpy as np
 
-__all__ = ["available_cores", "resolve_jobs", "map_items", "map_rows", "from_model_output", "RunInfo", "last_run"]
+__all__ = [
+    "available_cores",
+    "resolve_jobs",
+    "map_items",
+    "map_rows",
+    "map_chunks",
+    "from_model_output",
+    "RunInfo",
+    "last_run",
+]
 
 #: chunks per worker when no chunk size is given (several, so that uneven examples balance out)
 CHUNKS_PER_WORKER = 8
@@ -206,14 +215,14 @@ class _RemoteTracebackError(Exception):
 
 
 def _shift(message: str, offset: int) -> str:
-    """Positions in a chunk's message (``[3]``, ``example 3``) counted in the whole batch instead."""
+    """Positions in a chunk's message (``[3]``, ``example 3``, ``sentence 3``...) counted in the whole batch instead."""
     if not offset:
         return message
 
     def renumber(m: re.Match[str]) -> str:
         return f"{m.group(1)}{int(m.group(2)) + offset}"
 
-    return re.sub(r"(\[|\bexample )(\d+)(?=\]|\b)", renumber, message)
+    return re.sub(r"(\[|\b(?:example|sentence|document|query|pair) )(\d+)(?=\]|\b)", renumber, message)
 
 
 def _raise(failure: _Failure) -> None:
@@ -278,8 +287,12 @@ def _run(
     chunk_size: int | None,
     progress: Callable[[int, int], Any] | None,
     preload: Sequence[str],
+    per_item: bool = True,
 ) -> list[Any]:
-    """The chunk results of ``task`` over ``columns``, in order (warnings raised again, errors raised)."""
+    """The chunk results of ``task`` over ``columns``, in order (warnings raised again, errors raised).
+
+    With ``per_item`` each chunk's result must hold one entry per item of the chunk.
+    """
     global _LAST
     n = len(columns[0]) if columns else 0
     if any(len(c) != n for c in columns):
@@ -293,7 +306,8 @@ def _run(
         results = []
         for lo, hi in bounds:
             result = task(*(c[lo:hi] for c in columns))
-            _check(_Done(lo, result, [], False), hi - lo)
+            if per_item:
+                _check(_Done(lo, result, [], False), hi - lo)
             results.append(result)
             if progress is not None:
                 progress(hi, n)
@@ -346,7 +360,8 @@ def _run(
         _raise(failure)
     seen: set[tuple[type[Warning], str]] = set()
     for k, (lo, hi) in enumerate(bounds):
-        _check(done[k], hi - lo)
+        if per_item:
+            _check(done[k], hi - lo)
         _rewarn(done[k].warnings, seen)
     return [done[k].result for k in range(len(bounds))]
 
@@ -391,6 +406,25 @@ def map_items(
     if n == 0:
         return []
     return [x for part in _run(fn, columns, jobs, chunk_size, progress, preload) for x in part]
+
+
+def map_chunks(
+    fn: Callable[..., Any],
+    *columns: Sequence[Any],
+    jobs: int = 1,
+    chunk_size: int | None = None,
+    progress: Callable[[int, int], Any] | None = None,
+    preload: Sequence[str] = (),
+) -> list[Any]:
+    """``fn``'s result for each chunk of the items (whatever it is), in the order of the chunks; none without items.
+
+    As :func:`map_items` (the same arguments and errors), for a ``fn`` that sums or gathers a chunk into one value
+    that this process combines in order (counts whose columns it lines up, say).
+    """
+    n = len(columns[0]) if columns else 0
+    if n == 0:
+        return []
+    return _run(fn, columns, jobs, chunk_size, progress, preload, per_item=False)
 
 
 def map_rows(

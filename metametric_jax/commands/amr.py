@@ -111,6 +111,7 @@ def _run(args: argparse.Namespace) -> tuple[dict[str, Any], list[str]]:
             keep_alignments=args.keep_alignments,
             work_limit=args.work_limit,
             time_limit=args.time_limit,
+            jobs=getattr(args, "jobs", 1),
         )
     scores = dict(report.scores)
     if args.per_pair:

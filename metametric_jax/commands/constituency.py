@@ -38,7 +38,9 @@ def _add_arguments(parser: argparse.ArgumentParser) -> None:
 def _run(args: argparse.Namespace) -> tuple[dict[str, Any], list[str]]:
     from metametric_jax.tasks import constituency
 
-    report = constituency.score_files(predictions=args.pred, references=args.gold, params=args.params)
+    report = constituency.score_files(
+        predictions=args.pred, references=args.gold, params=args.params, jobs=getattr(args, "jobs", 1)
+    )
     scores = {"all": report.scores["all"], "len40": report.scores["len40"]}
     return scores, empty_warning(args.gold, scores["all"]["sentences"], "trees") + list(report.warnings)
 
@@ -64,7 +66,8 @@ def _resample(args: argparse.Namespace) -> Resampling:
     from metametric_jax.tasks.readers.ptb import read_treebank
 
     params = constituency.COLLINS if args.params is None else constituency.read_params(args.params)
-    counts = constituency.evalb_counts(read_treebank(args.pred), read_treebank(args.gold), params)
+    jobs = getattr(args, "jobs", 1)
+    counts = constituency.counts_in_chunks(read_treebank(args.pred), read_treebank(args.gold), params, jobs=jobs)
     rows = constituency.sentence_rows(counts, params)
     warnings = empty_warning(args.gold, rows.shape[0], "trees") + constituency.file_warnings(counts, params, args.pred)
     return Resampling(rows, constituency.readout, unit="sentences", warnings=tuple(warnings))

@@ -82,6 +82,7 @@ def _run(args: argparse.Namespace) -> tuple[dict[str, Any], list[str]]:
             max_repeated_mentions=limit,
             check_words=args.check_words,
             progress=bar.update if bar.enabled else None,
+            jobs=getattr(args, "jobs", 1),
         )
     scores = _select(report.scores, args.metric)
     if args.per_document:
@@ -103,7 +104,7 @@ def _resample(args: argparse.Namespace) -> Resampling:
         max_repeated_mentions=None if args.max_repeated_mentions < 0 else args.max_repeated_mentions,
         check_words=args.check_words,
     )
-    rows = count_rows([coref.document_counts(r, k) for r, k in zip(responses, keys)])
+    rows = count_rows(coref.counts_per_document(responses, keys, jobs=getattr(args, "jobs", 1)))
     return Resampling(
         rows,
         functools.partial(readout, metric=args.metric),

@@ -74,13 +74,16 @@ def _run(args: argparse.Namespace) -> tuple[dict[str, Any], list[str]]:
     options["strip_subtypes"] = args.strip_subtypes
     if args.counts:
         gold = dependency.read_conllu(args.gold)
-        counts = dependency.sentence_counts(dependency.read_conllu(args.pred), gold, **options).sum(axis=0)
+        jobs = getattr(args, "jobs", 1)
+        counts = dependency.counts_in_chunks(dependency.read_conllu(args.pred), gold, jobs=jobs, **options).sum(axis=0)
         out = {}
         for name, (correct, predicted, reference, aligned) in zip(dependency.METRICS, counts.tolist()):
             out[name] = {"correct": correct, "gold": reference, "predicted": predicted}
             out[name]["aligned"] = None if name in ("tokens", "sentences") else aligned
         return out, [] if gold else [f"{args.gold} holds no sentences; every count is 0"]
-    report = dependency.score_files(predictions=args.pred, references=args.gold, **options)
+    report = dependency.score_files(
+        predictions=args.pred, references=args.gold, jobs=getattr(args, "jobs", 1), **options
+    )
     return report.scores, report.warnings
 
 
@@ -113,7 +116,9 @@ def _resample(args: argparse.Namespace) -> Resampling:
     options = {"check_trees": args.check_trees, "exclude_punct": args.exclude_punct}
     options["strip_subtypes"] = args.strip_subtypes
     gold = dependency.read_conllu(args.gold)
-    counts = dependency.sentence_counts(dependency.read_conllu(args.pred), gold, **options)
+    counts = dependency.counts_in_chunks(
+        dependency.read_conllu(args.pred), gold, jobs=getattr(args, "jobs", 1), **options
+    )
     rows = dependency.sentence_rows(counts)
     warnings = () if gold else (f"{args.gold} holds no sentences; every figure is 0",)
     groups = documents(gold)

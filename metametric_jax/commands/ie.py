@@ -53,6 +53,7 @@ def _run(args: argparse.Namespace) -> tuple[dict[str, Any], list[str]]:
             mode=args.mode,
             directed=not args.undirected,
             progress=bar.update if bar.enabled else None,
+            jobs=getattr(args, "jobs", 1),
         )
     scores = dict(report.scores)
     if args.per_document:
@@ -99,7 +100,11 @@ def _resample(args: argparse.Namespace) -> Resampling:
     from metametric_jax.tasks import ie
 
     _, stats, warnings = ie.count_files(
-        predictions=args.pred, references=args.gold, mode=args.mode, directed=not args.undirected
+        predictions=args.pred,
+        references=args.gold,
+        mode=args.mode,
+        directed=not args.undirected,
+        jobs=getattr(args, "jobs", 1),
     )
     return Resampling(ie.document_rows(stats), ie.readout, unit="documents", warnings=tuple(warnings))
 

@@ -112,6 +112,7 @@ def _run(args: argparse.Namespace) -> tuple[dict[str, Any], list[str]]:
             outside=args.outside,
             raw=args.raw,
             progress=progress,
+            jobs=getattr(args, "jobs", 1),
         )
     return report.scores, list(report.warnings)
 
@@ -131,17 +132,18 @@ def _file_rows(args: argparse.Namespace, pred: str) -> Any:
     from metametric_jax.tasks import ner
 
     options = {"scheme": args.scheme, "delimiter": args.delimiter, "outside": args.outside, "raw": args.raw}
+    jobs = getattr(args, "jobs", 1)
     if args.file is not None and pred == args.file:
         files = {"file": args.file}
     else:
         files = {"references": args.gold, "predictions": pred}
     if "-" in files.values():  # standard input is read once
-        return ner.file_rows(**files, **options)
+        return ner.file_rows(**files, **options, jobs=jobs)
     key = (tuple(sorted((k, _signature(v)) for k, v in files.items())), tuple(sorted(options.items())))
     if key not in _ROWS:
         while len(_ROWS) >= 4:
             _ROWS.pop(next(iter(_ROWS)))
-        _ROWS[key] = ner.file_rows(**files, **options)
+        _ROWS[key] = ner.file_rows(**files, **options, jobs=jobs)
     return _ROWS[key]
 
 

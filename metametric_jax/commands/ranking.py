@@ -90,6 +90,7 @@ def _run(args: argparse.Namespace) -> tuple[dict[str, Any], list[str]]:
             complete=args.complete,
             max_retrieved=args.max_retrieved,
             progress=progress,
+            jobs=getattr(args, "jobs", 1),
         )
     out: dict[str, Any] = {"all": report.scores}
     if args.per_query:
@@ -127,6 +128,7 @@ def _resample(args: argparse.Namespace) -> Resampling:
         level=args.level,
         complete=args.complete,
         max_retrieved=args.max_retrieved,
+        jobs=getattr(args, "jobs", 1),
     )
     return Resampling(got.rows, got.readout, unit="queries", ids=got.ids, warnings=got.warnings, scale=1)
 

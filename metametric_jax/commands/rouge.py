@@ -42,12 +42,30 @@ def _resolve(args: argparse.Namespace, parser: argparse.ArgumentParser) -> None:
         parser.error(f"argument --types: {err}")
 
 
+def _chunk_stats(types: tuple[str, ...], use_stemmer: bool, preds: list[str], refs: list[Any]) -> Any:
+    from metametric_jax.tasks import rouge
+
+    return rouge.rouge_stats(preds, refs, list(types), use_stemmer=use_stemmer, multi_reference=True)
+
+
+def _stats(args: argparse.Namespace, preds: list[str], refs: list[Any], progress: Any = None) -> Any:
+    """Each example's statistics per type, in ``--jobs`` worker processes: the same arrays for every number."""
+    from metametric_jax import parallel
+
+    task = functools.partial(_chunk_stats, tuple(args.types), args.use_stemmer)
+    return parallel.map_rows(task, preds, refs, jobs=getattr(args, "jobs", 1), progress=progress, preload=[__name__])
+
+
 def _run(args: argparse.Namespace) -> tuple[dict[str, Any], list[str]]:
     from metametric_jax.tasks import rouge
 
     preds, refs = rouge.read_pairs(args.predictions, args.references)
     n = len(preds)
     warnings = _warnings(args, n)
+    if getattr(args, "jobs", 1) != 1:
+        with Progress("rouge: scoring examples", n, Progress.wanted(args.progress, n)) as bar:
+            stats = _stats(args, preds, refs, bar.update if bar.enabled else None)
+        return rouge.mean_figures(stats), warnings
     if not Progress.wanted(args.progress, n):
         return rouge.score(preds, refs, types=args.types, use_stemmer=args.use_stemmer, multi_reference=True), warnings
     parts: list[dict[str, Any]] = []
@@ -86,7 +104,7 @@ def _resample(args: argparse.Namespace) -> Resampling:
     from metametric_jax.tasks import rouge
 
     preds, refs = rouge.read_pairs(args.predictions, args.references)
-    stats = rouge.rouge_stats(preds, refs, args.types, use_stemmer=args.use_stemmer, multi_reference=True)
+    stats = _stats(args, preds, refs)
     return Resampling(
         rouge.example_rows(stats),
         functools.partial(rouge.readout, types=tuple(args.types)),

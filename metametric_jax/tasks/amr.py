@@ -518,6 +518,10 @@ class _Scorer:
         self._clock = False  # whether the clock stopped a problem of the current pair
 
     def add(self, ident: str, pred: list[Triple], gold: list[Triple], graphs: tuple[Any, Any] = (None, None)) -> None:
+        self.record(self.pair(ident, pred, gold, graphs))
+
+    def pair(self, ident: str, pred: list[Triple], gold: list[Triple], graphs: tuple[Any, Any] = (None, None)) -> dict:
+        """One pair's item (its figures, counts, ``optimal``; ``timed_out`` with a time limit), scored alone."""
         self._clock = False
         found = smatch_match(pred, gold, work_limit=self.work_limit, time_limit=self.time_limit)
         self._clock = found.timed_out
@@ -525,11 +529,6 @@ class _Scorer:
         item.update(matched=found.matched, predicted=found.predicted, reference=found.reference)
         item.update(optimal=found.optimal, upper_bound=found.upper_bound)
         optimal = found.optimal
-        self.totals = [
-            self.totals[0] + found.matched,
-            self.totals[1] + found.predicted,
-            self.totals[2] + found.reference,
-        ]
         if self.fine_grained:
             fine = {}
             if self.mode == "normalized":
@@ -538,14 +537,31 @@ class _Scorer:
                 counts = amr_fine.amr_evaluation_counts(*graphs, self._solve, keep_alignments=self.keep_alignments)
             for name, (m, p, g, ok) in counts.items():
                 optimal = optimal and ok
-                self.fine[name] = [self.fine[name][0] + m, self.fine[name][1] + p, self.fine[name][2] + g]
                 fine[name] = {**prf(m, p, g), "matched": m, "predicted": p, "reference": g}
             item["fine_grained"] = fine
             item["optimal"] = optimal
-        if self.time_limit is not None:
-            item["timed_out"] = self._clock
-        self.flagged += not optimal
-        self.timed_out += self._clock
+        item["timed_out"] = self._clock
+        return item
+
+    def record(self, item: dict[str, Any]) -> None:
+        """Add a pair's item (from :meth:`pair`, here or in a worker process) to the totals, in order."""
+        self.totals = [
+            self.totals[0] + item["matched"],
+            self.totals[1] + item["predicted"],
+            self.totals[2] + item["reference"],
+        ]
+        for name, counts in item.get("fine_grained", {}).items():
+            total = self.fine[name]
+            self.fine[name] = [
+                total[0] + counts["matched"],
+                total[1] + counts["predicted"],
+                total[2] + counts["reference"],
+            ]
+        clock = bool(item["timed_out"])
+        if self.time_limit is None:
+            del item["timed_out"]
+        self.flagged += not item["optimal"]
+        self.timed_out += clock
         self.items.append(item)
 
     def _match(self, pred: list[Triple], gold: list[Triple]) -> tuple[int, int, int, bool]:
@@ -667,11 +683,27 @@ def read_files(
     )
 
 
+def _pair_items(
+    options: dict[str, Any],
+    idents: Sequence[str],
+    predicted: Sequence[tuple[Any, str, int | None]],
+    gold: Sequence[tuple[Any, str, int | None]],
+) -> list[dict[str, Any]]:
+    """The items of graph pairs read from files (``(tree, path, line)`` each), scored alone (in a worker process)."""
+    scorer = _Scorer(options, "score_files")
+    keep = scorer.keep_alignments
+    return [
+        scorer.pair(ident, _tree_triples(*p, keep), _tree_triples(*g, keep), (p[0], g[0]))
+        for ident, p, g in zip(idents, predicted, gold)
+    ]
+
+
 def score_files(
     *,
     predictions: str | Path,
     references: str | Path,
     progress: bool | Callable[[int, int], None] = False,
+    jobs: int = 1,
     **options: Any,
 ) -> Report:
     """Corpus Smatch of two PENMAN files, graph by graph, with per-pair figures.
@@ -680,6 +712,8 @@ def score_files(
         predictions: the predicted graphs (blank-line separated, ``#`` comment lines skipped).
         references: the gold graphs, in the same order.
         progress: a callback ``(done, total)`` called as pairs are scored (or True: a count on standard error).
+        jobs: worker processes that score the pairs (0: every core; default 1: this process); every figure and
+            item is the same for every number (see :mod:`metametric_jax.parallel`).
         **options: as for :func:`score` (``keep_alignments``, ``fine_grained``, ``work_limit``, ``time_limit``).
 
     Returns:
@@ -692,20 +726,31 @@ def score_files(
     Raises:
         InputFormatError: an unparsable graph, or files with different numbers of graphs.
     """
+    from metametric_jax import parallel
+
     scorer = _Scorer(options, "score_files")
     pred, gold = _read_pairs(predictions, references)
-    keep = scorer.keep_alignments
-    for k, (p, g) in enumerate(zip(pred, gold), start=1):
-        scorer.add(
-            g.id or str(k),
-            _tree_triples(p.tree, str(predictions), p.line, keep),
-            _tree_triples(g.tree, str(references), g.line, keep),
-            (p.tree, g.tree),
-        )
+    shown = [0]
+
+    def report(done: int, total: int) -> None:
         if callable(progress):
-            progress(k, len(gold))
-        elif progress and (k % 100 == 0 or k == len(gold)):
-            print(f"smatch: {k}/{len(gold)} graph pairs", file=sys.stderr)
+            progress(done, total)
+        elif progress and (done // 100 > shown[0] // 100 or done == total):
+            print(f"smatch: {done}/{total} graph pairs", file=sys.stderr)
+        shown[0] = done
+
+    items = parallel.map_items(
+        functools.partial(_pair_items, options),
+        [g.id or str(k) for k, g in enumerate(gold, start=1)],
+        [(p.tree, str(predictions), p.line) for p in pred],
+        [(g.tree, str(references), g.line) for g in gold],
+        jobs=jobs,
+        chunk_size=None if jobs != 1 else 1,
+        progress=report if progress else None,
+        preload=[__name__],
+    )
+    for item in items:
+        scorer.record(item)
     messages = scorer.warnings()
     mismatched = [(k, p.id, g.id) for k, (p, g) in enumerate(zip(pred, gold), 1) if p.id and g.id and p.id != g.id]
     if mismatched:

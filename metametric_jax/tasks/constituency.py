@@ -62,6 +62,7 @@ Example:
 from __future__ import annotations
 
 import dataclasses
+import functools
 import os
 from collections.abc import Mapping, Sequence
 from typing import Any
@@ -87,6 +88,7 @@ __all__ = [
     "read_params",
     "SentenceCounts",
     "evalb_counts",
+    "counts_in_chunks",
     "summarize",
     "sentence_rows",
     "readout",
@@ -351,11 +353,70 @@ def score(
     return summarize(evalb_counts(_bank(predictions, "prediction"), _bank(references, "reference"), p), p)
 
 
+def _sentences(bank: Treebank, lo: int, hi: int) -> Treebank:
+    """Sentences ``lo`` to ``hi`` of a treebank as a treebank of their own (their lines kept, byte offsets rebased)."""
+    a, b = int(bank.leaf_offsets[lo]), int(bank.leaf_offsets[hi])
+    n0, n1 = np.searchsorted(bank.node_sentence, [lo, hi])
+    starts = np.concatenate([bank.tag_start[a:b], bank.word_start[a:b], bank.label_start[n0:n1]])
+    ends = np.concatenate([bank.tag_end[a:b], bank.word_end[a:b], bank.label_end[n0:n1]])
+    d0, d1 = (int(starts.min()), int(ends.max())) if starts.size else (0, 0)
+    return dataclasses.replace(
+        bank,
+        data=bank.data[d0:d1],
+        sentences=hi - lo,
+        line=bank.line[lo:hi],
+        leaf_offsets=bank.leaf_offsets[lo : hi + 1] - a,
+        tag_start=bank.tag_start[a:b] - d0,
+        tag_end=bank.tag_end[a:b] - d0,
+        word_start=bank.word_start[a:b] - d0,
+        word_end=bank.word_end[a:b] - d0,
+        node_sentence=bank.node_sentence[n0:n1] - lo,
+        label_start=bank.label_start[n0:n1] - d0,
+        label_end=bank.label_end[n0:n1] - d0,
+        first=bank.first[n0:n1],
+        last=bank.last[n0:n1],
+    )
+
+
+def _chunk_counts(params: EvalbParams, predictions: list[Treebank], references: list[Treebank]) -> SentenceCounts:
+    return evalb_counts(predictions[0], references[0], params)
+
+
+def counts_in_chunks(
+    predictions: Treebank, references: Treebank, params: EvalbParams = COLLINS, *, jobs: int = 1
+) -> SentenceCounts:
+    """:func:`evalb_counts` with the sentences in chunks counted by ``jobs`` worker processes (0: every core).
+
+    EVALB compares the trees sentence by sentence, so the chunks' counts, joined in order, are the file's: the same
+    arrays for every number of processes.
+    """
+    n = references.sentences
+    if jobs == 1 or predictions.sentences != n or n < 2:
+        return evalb_counts(predictions, references, params)
+    from metametric_jax import parallel
+
+    size = max(1, -(-n // (parallel.CHUNKS_PER_WORKER * parallel.resolve_jobs(jobs))))
+    bounds = [(lo, min(n, lo + size)) for lo in range(0, n, size)]
+    parts = parallel.map_chunks(
+        functools.partial(_chunk_counts, params),
+        [_sentences(predictions, lo, hi) for lo, hi in bounds],
+        [_sentences(references, lo, hi) for lo, hi in bounds],
+        jobs=jobs,
+        chunk_size=1,
+        preload=[__name__],
+    )
+    fields = [f.name for f in dataclasses.fields(SentenceCounts) if f.name != "messages"]
+    joined: dict[str, Any] = {f: np.concatenate([getattr(c, f) for c in parts]) for f in fields}
+    joined["messages"] = {lo + k: why for (lo, _), c in zip(bounds, parts) for k, why in c.messages.items()}
+    return SentenceCounts(**joined)
+
+
 def score_files(
     *,
     predictions: str | os.PathLike[str],
     references: str | os.PathLike[str],
     params: EvalbParams | str | os.PathLike[str] | None = None,
+    jobs: int = 1,
     **options: Any,
 ) -> Report:
     """EVALB on two bracketed files (``evalb -p params references predictions``), with per-sentence figures.
@@ -364,6 +425,8 @@ def score_files(
         predictions: the parser's output file (EVALB's "test" file).
         references: the gold file.
         params: :class:`EvalbParams` or the path of an EVALB parameter file; default ``COLLINS.prm``.
+        jobs: worker processes that count the sentences (0: every core; default 1: this process); the report is
+            the same for every number (:func:`counts_in_chunks`).
         **options: fields of :class:`EvalbParams` overriding ``params``.
 
     Returns:
@@ -376,7 +439,7 @@ def score_files(
     """
     p = _params(params, options)
     pred_path = os.fspath(predictions)
-    counts = evalb_counts(read_treebank(predictions), read_treebank(references), p)
+    counts = counts_in_chunks(read_treebank(predictions), read_treebank(references), p, jobs=jobs)
     return _report(counts, p, pred_path)
 
 

@@ -105,6 +105,7 @@ __all__ = [
     "figures",
     "score",
     "score_files",
+    "counts_per_document",
     "read_files",
     "METRICS",
     "COUNT_NAMES",
@@ -512,6 +513,30 @@ def read_files(
     return responses, keys, ids, warnings
 
 
+def _counts_of(responses: Sequence[CorefDocument], keys: Sequence[CorefDocument]) -> list[Any]:
+    return [document_counts(r, k) for r, k in zip(responses, keys)]
+
+
+def counts_per_document(
+    responses: Sequence[CorefDocument],
+    keys: Sequence[CorefDocument],
+    *,
+    jobs: int = 1,
+    progress: Callable[[int, int], None] | None = None,
+) -> list[Any]:
+    """:func:`document_counts` of each (response, key) document pair, in order, in ``jobs`` worker processes.
+
+    ``jobs`` 0 means every core, 1 (the default) this process (see :mod:`metametric_jax.parallel`); the counts are the
+    same for every number. ``progress(done, total)`` is called as documents are counted.
+    """
+    from metametric_jax import parallel
+
+    chunk = 1 if jobs == 1 and progress is not None else None  # in this process: progress after every document
+    return parallel.map_items(
+        _counts_of, list(responses), list(keys), jobs=jobs, chunk_size=chunk, progress=progress, preload=[__name__]
+    )
+
+
 def score_files(
     *,
     predictions: str | os.PathLike[str],
@@ -520,6 +545,7 @@ def score_files(
     max_repeated_mentions: int | None = 10,
     check_words: bool = False,
     progress: Callable[[int, int], None] | None = None,
+    jobs: int = 1,
 ) -> Report:
     """Score a CoNLL-2012 response file against a key file, as the reference scorer v8.01 does.
 
@@ -536,6 +562,8 @@ def score_files(
         check_words: refuse documents with as many tokens but other words (where both files have a word column)
             instead of warning.
         progress: called with ``(documents done, documents)`` as scoring goes.
+        jobs: worker processes that count the documents (0: every core; default 1: this process); the report is the
+            same for every number.
 
     Returns:
         A :class:`~metametric_jax.report.Report`: ``scores`` as :func:`score` returns them, ``items`` one per key
@@ -552,11 +580,6 @@ def score_files(
         max_repeated_mentions=max_repeated_mentions,
         check_words=check_words,
     )
-    items, per_document = [], []
-    for done, (response, key, doc_id) in enumerate(zip(responses, keys, ids), start=1):
-        counts = document_counts(response, key)
-        per_document.append(counts)
-        items.append({"id": doc_id, **figures(counts)})
-        if progress is not None:
-            progress(done, len(keys))
+    per_document = counts_per_document(responses, keys, jobs=jobs, progress=progress)
+    items = [{"id": doc_id, **figures(counts)} for doc_id, counts in zip(ids, per_document)]
     return Report(figures(sum_counts(per_document)), items, warnings)

@@ -84,6 +84,7 @@ Example:
 
 from __future__ import annotations
 
+import functools
 import os
 from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any
@@ -124,6 +125,7 @@ __all__ = [
     "UNIVERSAL_FEATURES",
     "check_tree",
     "sentence_counts",
+    "counts_in_chunks",
     "example_counts",
     "attachment_stats",
     "DependencyMetric",
@@ -371,12 +373,68 @@ def _score_counts(counts: np.ndarray) -> dict[str, Any]:
     return readout(exact_totals(sentence_rows(counts)))
 
 
-def score_files(*, predictions: str | os.PathLike[str], references: str | os.PathLike[str], **options: Any) -> Report:
+def _chunk_counts(options: dict[str, Any], predictions: list[Any], references: list[Any]) -> np.ndarray:
+    return sentence_counts(predictions[0], references[0], **options)
+
+
+def counts_in_chunks(
+    predictions: Sequence[DepSentence], references: Sequence[DepSentence], *, jobs: int = 1, **options: Any
+) -> np.ndarray:
+    """:func:`sentence_counts` with the corpus cut into chunks counted by ``jobs`` worker processes (0: every core).
+
+    The corpus is cut only before a reference sentence that starts at the same character of the text as a predicted
+    sentence: no word crosses that point on either side, so the alignment after it does not depend on what comes
+    before, and every item counts in a sentence of its chunk. The chunks' counts, joined in order, are the corpus's:
+    the same array for every number of processes. Inputs that do not spell the same text are counted in one process
+    (for its message).
+    """
+    from metametric_jax.tasks.dependency_counts import _Side
+
+    n = len(references)
+    if jobs == 1 or n < 2 or not all(isinstance(s, DepSentence) for s in (*predictions, *references)):
+        return sentence_counts(predictions, references, **options)
+    from metametric_jax import parallel
+
+    check_trees, _, strip_subtypes = parse_options(options)
+    gold = _Side(list(references), strip_subtypes, check_trees, "<references>")
+    system = _Side(list(predictions), strip_subtypes, check_trees, "<predictions>")
+    if gold.text != system.text:
+        return sentence_counts(predictions, references, **options)
+    predicted_at = {a: k for k, (a, _) in enumerate(system.spans)}
+    shared = [k for k in range(1, n) if gold.spans[k][0] in predicted_at]
+    size = max(1, -(-n // (parallel.CHUNKS_PER_WORKER * parallel.resolve_jobs(jobs))))
+    cuts, target = [0], size
+    for k in shared:
+        if k >= target:
+            cuts.append(k)
+            target = k + size
+    cuts.append(n)
+    pred_cuts = [0, *(predicted_at[gold.spans[k][0]] for k in cuts[1:-1]), len(predictions)]
+    parts = parallel.map_chunks(
+        functools.partial(_chunk_counts, dict(options)),
+        [list(predictions[a:b]) for a, b in zip(pred_cuts, pred_cuts[1:])],
+        [list(references[a:b]) for a, b in zip(cuts, cuts[1:])],
+        jobs=jobs,
+        chunk_size=1,
+        preload=[__name__],
+    )
+    return np.concatenate(parts, axis=0)
+
+
+def score_files(
+    *,
+    predictions: str | os.PathLike[str],
+    references: str | os.PathLike[str],
+    jobs: int = 1,
+    **options: Any,
+) -> Report:
     """Score a predicted CoNLL-U file against a reference file, as ``conll18_ud_eval.py`` does.
 
     Args:
         predictions: the system's CoNLL-U file.
         references: the gold CoNLL-U file.
+        jobs: worker processes that count the sentences (0: every core; default 1: this process); the report is
+            the same for every number (:func:`counts_in_chunks`).
         **options: as :func:`score`.
 
     Returns:
@@ -398,7 +456,7 @@ def score_files(*, predictions: str | os.PathLike[str], references: str | os.Pat
         raise InputFormatError(
             os.fspath(references), None, f"expected the sentences of {os.fspath(predictions)}; found no sentence"
         )
-    counts = sentence_counts(system, gold, **options)
+    counts = counts_in_chunks(system, gold, jobs=jobs, **options)
     items = []
     for k, (sentence, rows) in enumerate(zip(gold, counts), start=1):
         item: dict[str, Any] = {"id": sentence.sent_id or str(k), "line": sentence.line, "n_words": len(sentence)}

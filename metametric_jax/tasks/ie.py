@@ -595,6 +595,10 @@ def _absent_warnings(pred_obj: list[Document], ref_obj: list[Document], pred_pat
     return out
 
 
+def _stats_chunk(mode: str, directed: bool, predictions: list[Document], references: list[Document]) -> Any:
+    return document_stats(predictions, references, mode=mode, directed=directed)
+
+
 def count_files(
     *,
     predictions: str | os.PathLike[str],
@@ -602,6 +606,7 @@ def count_files(
     mode: str = "strict",
     directed: bool = True,
     progress: Callable[[int], Any] | None = None,
+    jobs: int = 1,
 ) -> tuple[list[tuple[int, Document]], dict[str, np.ndarray], list[str]]:
     """The per-document counts of two JSON Lines files, as :func:`score_files` counts them.
 
@@ -611,6 +616,8 @@ def count_files(
         mode: ``"strict"`` or ``"boundaries"``.
         directed: whether relation arguments are ordered.
         progress: called with the number of documents counted so far, every 256 documents.
+        jobs: worker processes that count the documents (0: every core; default 1: this process); the counts are
+            the same for every number.
 
     Returns:
         ``(reference documents with their line numbers, document_stats, warnings)``: the warnings of
@@ -625,7 +632,13 @@ def count_files(
     pred_docs = read_documents(pred_path)
     pair_documents(pred_docs, ref_docs, pred_path, ref_path)
     preds, refs = [d for _, d in pred_docs], [d for _, d in ref_docs]
-    if progress is None:
+    if jobs != 1:
+        from metametric_jax import parallel
+
+        report = None if progress is None else (lambda done, total: progress(done))
+        task = functools.partial(_stats_chunk, mode, bool(directed))
+        stats = parallel.map_rows(task, preds, refs, jobs=jobs, progress=report, preload=[__name__])
+    elif progress is None:
         stats = document_stats(preds, refs, mode=mode, directed=directed)
     else:
         parts = []
@@ -644,6 +657,7 @@ def score_files(
     mode: str = "strict",
     directed: bool = True,
     progress: Callable[[int], Any] | None = None,
+    jobs: int = 1,
 ) -> Report:
     """Score a JSON Lines file of predicted documents against one of reference documents.
 
@@ -653,6 +667,8 @@ def score_files(
         mode: ``"strict"`` or ``"boundaries"``.
         directed: whether relation arguments are ordered.
         progress: called with the number of documents scored so far, every 256 documents (for a progress bar).
+        jobs: worker processes that count the documents (0: every core; default 1: this process); the report is
+            the same for every number.
 
     Returns:
         A :class:`~metametric_jax.report.Report`: ``scores`` as :func:`score`; ``items`` one per document, in file
@@ -665,7 +681,7 @@ def score_files(
         InputFormatError: malformed input, or files whose documents differ in number, order or ids.
     """
     ref_docs, stats, warnings = count_files(
-        predictions=predictions, references=references, mode=mode, directed=directed, progress=progress
+        predictions=predictions, references=references, mode=mode, directed=directed, progress=progress, jobs=jobs
     )
     scores: dict[str, Any] = {"mode": mode, "documents": len(ref_docs), **figures(stats)}
     items = []

@@ -190,6 +190,30 @@ class _Tally:
             self.sentences.append(counts)
         return counts
 
+    def absorb(self, counts: SpanCounts) -> None:
+        """Add a chunk's counts made with its own type vocabulary (in a worker process), columns lined up with ours.
+
+        Chunks absorbed in order give the vocabulary, the totals and the sentences of :meth:`add` on the same chunks.
+        """
+        index = np.array([self.labels.setdefault(label, len(self.labels)) for label in counts.labels], np.int64)
+        k, width = counts.matched.shape[0], len(self.labels)
+
+        def lined_up(grid: np.ndarray) -> np.ndarray:
+            out = np.zeros((k, width), np.int64)
+            out[:, index] = grid
+            return out
+
+        matched, predicted, gold = lined_up(counts.matched), lined_up(counts.predicted), lined_up(counts.gold)
+        if width > len(self.types):
+            self.types = np.concatenate([self.types, np.zeros((width - len(self.types), 3), np.int64)])
+        self.types[:width] += np.stack([matched.sum(0), predicted.sum(0), gold.sum(0)], 1)
+        self.tokens += int(counts.tokens.sum())
+        self.correct_tags += int(counts.correct_tags.sum())
+        if self.keep_sentences:
+            self.sentences.append(
+                SpanCounts(matched, predicted, gold, tuple(self.labels), counts.tokens, counts.correct_tags)
+            )
+
     def rows(self) -> np.ndarray:
         """float64 ``(sentences, HEAD + 3 types)``: each sentence's counts, types in the order of ``self.labels``."""
         n = sum(c.matched.shape[0] for c in self.sentences)
@@ -234,11 +258,33 @@ def _tally(
     scheme: str,
     keep_sentences: bool,
     progress: Callable[[int, int], Any] | None,
+    jobs: int = 1,
 ) -> _Tally:
-    """Count in chunks of :data:`CHUNK` sentences (one path for every caller; ``progress(done, total)`` displays)."""
+    """Count in chunks of :data:`CHUNK` sentences (one path for every caller; ``progress(done, total)`` displays).
+
+    With ``jobs`` other than 1, worker processes count the chunks (0: every core) and the tally absorbs them in order:
+    the same counts and type vocabulary.
+    """
     n = len(references)
     check_lengths(predictions, references, "ner", "sentence")
     tally = _Tally(scheme, keep_sentences)
+    if jobs != 1 and n:
+        from metametric_jax import parallel
+
+        task = functools.partial(_count_chunk, scheme)
+        size = min(CHUNK, -(-n // (parallel.CHUNKS_PER_WORKER * parallel.resolve_jobs(jobs))))
+        chunks = parallel.map_chunks(
+            task,
+            list(predictions),
+            list(references),
+            jobs=jobs,
+            chunk_size=size,
+            progress=progress,
+            preload=[__name__],
+        )
+        for counts in chunks:
+            tally.absorb(counts)
+        return tally
     for lo in range(0, max(n, 1), CHUNK):
         hi = min(n, lo + CHUNK)
         try:
@@ -248,6 +294,10 @@ def _tally(
         if progress is not None:
             progress(hi, n)
     return tally
+
+
+def _count_chunk(scheme: str, predictions: Sequence[Any], references: Sequence[Any]) -> SpanCounts:
+    return count_spans(predictions, references, scheme)
 
 
 def _shift(message: str, offset: int) -> str:
@@ -437,10 +487,12 @@ def file_rows(
     outside: str | None = None,
     raw: bool = False,
     progress: Callable[[int, int], Any] | None = None,
+    jobs: int = 1,
 ) -> FileRows:
     """Read and count CoNLL column files, one row per sentence (arguments and errors as :func:`score_files`).
 
     ``readout(exact_totals(rows))`` (:func:`metametric_jax.intervals.exact_totals`) is :func:`score_files`'s figures.
+    ``jobs`` worker processes count the sentences (0: every core; default 1: this process): the same rows.
     """
     warnings = []
     if outside is not None and not raw:
@@ -461,7 +513,7 @@ def file_rows(
         pred = reader.read_conll(predictions, scheme, delimiter=delimiter, outside=recode, raw=raw)
         reader.check_aligned(gold, pred)
         reference_name = gold.path
-    tally = _tally(pred.tags, gold.tags, "IOB2" if raw else normalize_scheme(scheme), True, progress)
+    tally = _tally(pred.tags, gold.tags, "IOB2" if raw else normalize_scheme(scheme), True, progress, jobs)
     # -DOCSTART- lines, as conlleval counts them: one token each, decoded on their own; in the two-file layout the
     # reference's lines, with the prediction's tags where its lines stand before the same sentences (else O)
     marks = list(gold.docstart_tags)
@@ -496,6 +548,7 @@ def score_files(
     outside: str | None = None,
     raw: bool = False,
     progress: Callable[[int, int], Any] | None = None,
+    jobs: int = 1,
 ) -> Report:
     """Span-level NER figures of CoNLL column files (:mod:`metametric_jax.tasks.readers.conll`), as ``conlleval``.
 
@@ -521,6 +574,8 @@ def score_files(
         outside: the outside tag of raw tags (``conlleval -o``, default ``O``); ignored without ``raw``.
         raw: tags without prefixes (``conlleval -r``); a file of one column is then refused.
         progress: called as ``progress(sentences_done, total)`` after each chunk of sentences.
+        jobs: worker processes that count the sentences (0: every core; default 1: this process); the report is
+            the same for every number.
 
     Returns:
         A :class:`~metametric_jax.report.Report`: ``scores`` as :func:`score`; ``items`` one per sentence
@@ -543,6 +598,7 @@ def score_files(
         outside=outside,
         raw=raw,
         progress=progress,
+        jobs=jobs,
     )
     items = []
     counts = got.rows[:, :4].astype(np.int64).tolist()

@@ -59,6 +59,7 @@ Example:
 from __future__ import annotations
 
 import dataclasses
+import functools
 import math
 import os
 from collections.abc import Callable, Mapping, Sequence
@@ -160,6 +161,35 @@ def evaluate(
     return {k: table[:, j] for j, k in enumerate(keys)}
 
 
+def _evaluate_chunk(
+    plan: Plan, level: int, max_retrieved: int | None, predictions: Sequence[Any], references: Sequence[Any]
+) -> dict[str, np.ndarray]:
+    return evaluate(predictions, references, plan, level=level, max_retrieved=max_retrieved)
+
+
+def evaluate_queries(
+    predictions: Sequence[Any],
+    references: Sequence[Any],
+    plan: Plan,
+    *,
+    level: int = 1,
+    max_retrieved: int | None = None,
+    progress: Callable[[int, int], None] | None = None,
+    jobs: int = 1,
+) -> dict[str, np.ndarray]:
+    """:func:`evaluate` in ``jobs`` worker processes (0: every core), the queries in chunks: the same arrays."""
+    if jobs == 1:
+        return evaluate(predictions, references, plan, level=level, max_retrieved=max_retrieved, progress=progress)
+    from metametric_jax import parallel
+
+    _check_options(level, max_retrieved)
+    check_lengths(predictions, references, "ranking", "query")
+    task = functools.partial(_evaluate_chunk, plan, level, max_retrieved)
+    return parallel.map_rows(  # type: ignore[no-any-return]
+        task, list(predictions), list(references), jobs=jobs, progress=progress, preload=[__name__]
+    )
+
+
 def _kind(key: str) -> str:
     return MEASURES[family_of(key)].kind
 
@@ -253,10 +283,13 @@ def _score(
     complete: bool,
     max_retrieved: int | None,
     progress: Callable[[int, int], None] | None = None,
+    jobs: int = 1,
 ) -> _Scored:
     plan = _with_map(parse_measures(measures))
     ids, preds, refs, left = _align(predictions, references, complete)
-    figures = evaluate(preds, refs, plan, level=level, max_retrieved=max_retrieved, progress=progress)
+    figures = evaluate_queries(
+        preds, refs, plan, level=level, max_retrieved=max_retrieved, progress=progress, jobs=jobs
+    )
     rows = query_rows(figures)
     keys = tuple(figures)
     shown = [(k, _kind(k) == "sum", figures[k].tolist()) for k in keys if not _hidden(k)]
@@ -312,6 +345,7 @@ def score_files(
     complete: bool = False,
     max_retrieved: int | None = None,
     progress: Callable[[int, int], None] | None = None,
+    jobs: int = 1,
 ) -> Report:
     """Score a TREC run file (``predictions``) against a qrels file (``references``), as trec_eval does.
 
@@ -323,6 +357,8 @@ def score_files(
         complete: as :func:`score`.
         max_retrieved: as :func:`score`.
         progress: called as ``progress(done, total)`` while queries are scored (a progress bar).
+        jobs: worker processes that score the queries (0: every core; default 1: this process); the report is
+            the same for every number.
 
     Returns:
         A :class:`~metametric_jax.report.Report`: ``scores`` as :func:`score` (plus nothing else), ``items`` one per
@@ -333,7 +369,7 @@ def score_files(
     Raises:
         InputFormatError: a malformed file, or no query of the run has judgements (trec_eval stops there too).
     """
-    got, warnings = _score_files(predictions, references, measures, level, complete, max_retrieved, progress)
+    got, warnings = _score_files(predictions, references, measures, level, complete, max_retrieved, progress, jobs)
     return Report(got.scores, got.items, warnings)
 
 
@@ -367,6 +403,7 @@ def file_rows(
     complete: bool = False,
     max_retrieved: int | None = None,
     progress: Callable[[int, int], None] | None = None,
+    jobs: int = 1,
 ) -> QueryRows:
     """Read and score a run and qrels, one row per query evaluated (arguments and errors as :func:`score_files`).
 
@@ -374,7 +411,7 @@ def file_rows(
     :func:`score_files`'s figures. What ``metametric-jax score ranking --bootstrap`` and ``compare ranking``
     resample (a query is the unit).
     """
-    got, warnings = _score_files(predictions, references, measures, level, complete, max_retrieved, progress)
+    got, warnings = _score_files(predictions, references, measures, level, complete, max_retrieved, progress, jobs)
     return QueryRows(got.rows, got.keys, list(got.ids), tuple(warnings))
 
 
@@ -386,6 +423,7 @@ def _score_files(
     complete: bool,
     max_retrieved: int | None,
     progress: Callable[[int, int], None] | None,
+    jobs: int = 1,
 ) -> tuple[_Scored, list[str]]:
     from metametric_jax.errors import InputFormatError
     from metametric_jax.tasks.readers.trec import read_qrels, read_run
@@ -394,7 +432,7 @@ def _score_files(
     run = read_run(predictions)
     order = sorted(qrels, key=lambda q: q.encode("utf-8"))  # trec_eval's order of queries (strcmp)
     qrels = {q: qrels[q] for q in order}
-    got = _score(run.rankings, qrels, measures, level, complete, max_retrieved, progress)
+    got = _score(run.rankings, qrels, measures, level, complete, max_retrieved, progress, jobs)
     if not got.items:
         raise InputFormatError(str(predictions), None, f"no query of the run has judgements in {references}")
     warnings = []

@@ -1,0 +1,82 @@
+"""``--jobs N``: every task's output is the same for every number of worker processes, per-item tables in order."""
+
+from __future__ import annotations
+
+import pytest
+from helpers import run
+
+from metametric_jax import parallel
+
+#: each task's bundled sample, with the options that print per-item figures (which must come back in order)
+TASKS = {
+    "amr": ["--per-pair", "--fine-grained"],
+    "coref": ["--per-document"],
+    "constituency": [],
+    "dependency": [],
+    "ie": ["--per-document"],
+    "ner": [],
+    "ranking": ["--per-query"],
+    "rouge": [],
+}
+
+
+@pytest.mark.parametrize("task", sorted(TASKS))
+def test_score_prints_the_same_json_for_every_number_of_jobs(capsys, task):
+    outputs = []
+    for jobs in ("1", "2"):
+        code, out, err = run(capsys, "score", task, *TASKS[task], "--format", "json", "--jobs", jobs)
+        assert code == 0, err
+        outputs.append(out)
+    assert parallel.last_run().jobs == 2 and parallel.last_run().chunks > 1  # the sample was cut into chunks
+    assert outputs[0] == outputs[1]
+
+
+def test_bootstrap_and_compare_are_the_same_for_every_number_of_jobs(capsys):
+    outputs = []
+    for jobs in ("1", "2"):
+        code, out, err = run(capsys, "score", "amr", "--bootstrap", "200", "--format", "json", "--jobs", jobs)
+        assert code == 0, err
+        outputs.append(out)
+    assert outputs[0] == outputs[1] and '"intervals"' in outputs[0]
+    from importlib import resources
+
+    base = resources.files("metametric_jax") / "data" / "coref"
+    key, response = str(base / "sample.key"), str(base / "sample.response")
+    compared = []
+    for jobs in ("1", "2"):
+        argv = ["compare", "coref", "--references", key, "--system", response, "--system", key, "--samples", "200"]
+        code, out, err = run(capsys, *argv, "--format", "json", "--jobs", jobs)
+        assert code == 0, err
+        compared.append(out)
+    assert compared[0] == compared[1]
+
+
+def test_jobs_must_be_a_whole_number(capsys):
+    code, _, err = run(capsys, "score", "amr", "--jobs", "-1")
+    assert code == 2 and "--jobs" in err
+
+
+@pytest.mark.parametrize(
+    "argv",
+    [
+        ["dependency", "--gold", "dependency/gold.conllu", "--pred", "dependency/pred-tokenization.conllu"],
+        ["dependency", "--gold", "dependency/gold.conllu", "--pred", "dependency/pred-sentences.conllu"],
+        ["constituency", "--gold", "constituency/gold.mrg", "--pred", "constituency/pred.mrg"],
+        ["constituency", "--gold", "constituency/gold.mrg", "--pred", "constituency/pred.mrg", "--params"],
+    ],
+    ids=["tokenization", "sentences", "evalb", "evalb-custom"],
+)
+def test_chunks_of_whole_corpora_give_the_same_figures(capsys, argv):
+    """Dependency parses cut where both sides start a sentence; EVALB's trees in chunks, errors and skips included."""
+    from pathlib import Path
+
+    data = Path(__file__).parent / "data"
+    argv = [str(data / a) if "/" in a else a for a in argv]
+    if argv[-1] == "--params":
+        argv.append(str(data / "constituency" / "custom.prm"))
+    outputs = []
+    for jobs in ("1", "2"):
+        code, out, err = run(capsys, "score", *argv, "--format", "json", "--jobs", jobs)
+        assert code == 0, err
+        outputs.append((out, err))
+    assert outputs[0] == outputs[1]
