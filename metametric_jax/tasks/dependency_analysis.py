@@ -123,7 +123,6 @@ def _word_count(totals: Any) -> float:
 
 
 _LAS = dependency.METRICS.index("las")
-_UAS = dependency.METRICS.index("uas")
 
 
 def _overall_readout(totals: Any) -> dict[str, dict[str, float | None]]:
