@@ -47,7 +47,7 @@ import numpy as np
 from metametric_jax.inputs import check_lengths
 from metametric_jax.tasks import buckets as kit
 from metametric_jax.tasks.ner_errors import CATEGORIES, SCHEMES, scheme_counts
-from metametric_jax.tasks.ner_errors import _categorize as _categorize  # the matching of one sentence, for tests
+from metametric_jax.tasks.ner_errors import _categorize as _categorize  # re-exported: one sentence's matching
 from metametric_jax.tasks.tagging import SpanTable, decode_tags, normalize_scheme
 
 if TYPE_CHECKING:
