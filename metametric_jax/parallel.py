@@ -56,6 +56,10 @@ __all__ = [
     "map_rows",
     "map_chunks",
     "from_model_output",
+    "state_of",
+    "merged",
+    "element_shape",
+    "gather",
     "RunInfo",
     "last_run",
 ]
@@ -631,3 +635,70 @@ def _split(stats: Any, n: int) -> tuple[Any, Any]:
     if isinstance(stats, Mapping):
         return {k: v[:n] for k, v in stats.items()}, {k: v[n:] for k, v in stats.items()}
     return stats[:n], stats[n:]
+
+
+# ------------------------------------------------------------------------------------------------------- engines
+def element_shape(metric: Any) -> tuple[bool, int]:
+    """``(with_ids, arity)``: whether ``metric``'s elements carry an example id, and how many structures they hold.
+
+    A metric or suite takes ``(prediction, reference)``; a bootstrap class ``(example_id, (prediction, reference))``;
+    a randomization class ``(example_id, (prediction_a, prediction_b, reference))``.
+    """
+    return hasattr(metric, "resampling"), 3 if "swapped_a" in getattr(metric, "__dataclass_fields__", {}) else 2
+
+
+def gather(metric: Any, elements: Any) -> tuple[list[list[Any]], list[int]]:
+    """The ``from_model_output`` arguments of examples given as elements (see :func:`element_shape`): sides, ids.
+
+    Raises:
+        ValueError: an element of another shape, or one without an id for a bootstrap or randomization class
+            (running positions mean nothing across workers).
+    """
+    with_ids, arity = element_shape(metric)
+    cfg = getattr(metric, "resampling", None) or getattr(metric, "metric_config", None)
+    name = getattr(cfg, "name", getattr(metric, "__name__", "metric"))
+    inner = "(prediction_a, prediction_b, reference)" if arity == 3 else "(prediction, reference)"
+    sides: list[list[Any]] = [[] for _ in range(arity)]
+    ids: list[int] = []
+    for element in elements:
+        if with_ids:
+            shaped = isinstance(element, Sequence) and len(element) == 2 and isinstance(element[1], (tuple, list))
+            if not (shaped and isinstance(element[0], (int, np.integer)) and not isinstance(element[0], bool)):
+                raise ValueError(
+                    f"{name}: a bootstrap or randomization class takes elements (example_id, {inner}) with integer "
+                    f"ids; running positions mean nothing across workers. Found {_short(element)}."
+                )
+            ids.append(int(element[0]))
+            element = element[1]
+        if not (isinstance(element, (tuple, list)) and len(element) == arity):
+            raise ValueError(f"{name}: expected an element {inner}; found {_short(element)}.")
+        for side, value in zip(sides, element):
+            side.append(value)
+    return sides, ids
+
+
+def _short(value: Any, limit: int = 80) -> str:
+    text = repr(value)
+    return text if len(text) <= limit else text[: limit - 3] + "..."
+
+
+def state_of(metric: Any, elements: Any) -> Any:
+    """The state of examples given as elements (see :func:`element_shape`), such as a Dask bag's partition.
+
+    With :func:`merged`, a ``dask.bag`` reduction: ``bag.reduction(functools.partial(state_of, M), merged)``.
+    """
+    sides, ids = gather(metric, elements)
+    if not sides[0]:
+        return metric.empty()
+    extra = {"example_ids": np.asarray(ids, np.int64)} if ids or hasattr(metric, "resampling") else {}
+    return metric.from_model_output(*sides, **extra)
+
+
+def merged(states: Any) -> Any:
+    """The merge of states (an iterable; at least one), in order."""
+    out = None
+    for state in states:
+        out = state if out is None else out.merge(state)
+    if out is None:
+        raise ValueError("merged needs at least one state.")
+    return out

@@ -1,0 +1,37 @@
+"""The README's Dask recipe and its parallel.from_model_output block run as written and equal one process."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import numpy as np
+import pytest
+from helpers import flat
+
+README = Path(__file__).resolve().parents[1] / "README.md"
+
+
+def _block(marker: str) -> str:
+    blocks = re.findall(r"```python\n(.*?)```", README.read_text(encoding="utf-8"), flags=re.S)
+    return next(b for b in blocks if marker in b)
+
+
+def test_the_dask_recipe_equals_one_process():
+    pytest.importorskip("dask.bag")
+    namespace: dict = {}
+    exec(compile(_block("db.from_sequence"), str(README), "exec"), namespace)  # noqa: S102 - the README's recipe
+    state, boot, elements = namespace["state"], namespace["Boot"], namespace["elements"]
+    ids = np.array([i for i, _ in elements])
+    preds, refs = zip(*(pair for _, pair in elements))
+    one = boot.from_model_output(list(preds), list(refs), example_ids=ids)
+    assert type(state) is boot
+    for k in ("xy", "xx", "yy", "count"):  # counts exact; fractional sums to float32 rounding of each partition
+        assert state.plain.totals()[k] == one.plain.totals()[k]
+    np.testing.assert_allclose(flat(state.replicas), flat(one.replicas), rtol=1e-6, atol=1e-5)
+    interval = namespace["interval"]
+    assert float(interval["low"]["f1"]) <= float(interval["estimate"]["f1"]) <= float(interval["high"]["f1"])
+
+
+def test_the_parallel_block_runs():
+    exec(compile(_block("parallel.from_model_output"), str(README), "exec"), {})  # noqa: S102
