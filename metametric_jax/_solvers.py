@@ -27,6 +27,7 @@ from metametric_jax._budget import (
 )
 from metametric_jax._latent import LatentSolution, solve_latent
 from metametric_jax.constraint import Constraint
+from metametric_jax.lcs import weighted_lcs
 
 __all__ = [
     "solve_latent_elements",
@@ -216,29 +217,9 @@ def _greedy_packing(weights: np.ndarray, rows: list[list[int]]) -> np.ndarray:
 def lcs_dp(g: np.ndarray) -> tuple[float, list[tuple[int, int]]]:
     """Best monotone (order-preserving) partial alignment of a Gram matrix: a weighted LCS.
 
-    ``dp[i, j] = max(dp[i-1, j], dp[i, j-1], dp[i-1, j-1] + g[i-1, j-1])``; each row is a cumulative maximum,
-    so the recurrence runs one NumPy row at a time.
+    :func:`metametric_jax.lcs.weighted_lcs` with ``ties="skip"`` (the alignment sequence matching explains).
     """
-    n, m = g.shape
-    if n == 0 or m == 0:
-        return 0.0, []
-    dp = np.zeros((n + 1, m + 1), dtype=np.float64)
-    for i in range(1, n + 1):
-        cand = np.maximum(dp[i - 1, 1:], dp[i - 1, :-1] + g[i - 1])
-        dp[i, 1:] = np.maximum.accumulate(cand)
-    pairs: list[tuple[int, int]] = []
-    i, j = n, m
-    while i > 0 and j > 0:
-        if dp[i, j] == dp[i - 1, j]:
-            i -= 1
-        elif dp[i, j] == dp[i, j - 1]:
-            j -= 1
-        else:
-            pairs.append((i - 1, j - 1))
-            i -= 1
-            j -= 1
-    pairs.reverse()
-    return float(dp[n, m]), [(a, b) for a, b in pairs if g[a, b] > 0]
+    return weighted_lcs(g, ties="skip")
 
 
 def _element_factor(constraint: Constraint, n_pred: int, n_ref: int) -> int:

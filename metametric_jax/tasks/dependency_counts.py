@@ -27,6 +27,7 @@ from typing import Any
 import numpy as np
 
 from metametric_jax.errors import InputFormatError
+from metametric_jax.lcs import lcs_pairs
 from metametric_jax.tasks.readers.conllu import DepSentence, DepToken, surface
 
 __all__ = [
@@ -277,26 +278,6 @@ def _multiword_span(gold: _Side, system: _Side, i: int, j: int) -> tuple[int, in
     return i0, i, j0, j
 
 
-def _lcs_pairs(a: Sequence[str], b: Sequence[str]) -> list[tuple[int, int]]:
-    """Index pairs of a longest common subsequence of ``a`` and ``b``, skipping in ``a`` first on ties."""
-    n, m = len(a), len(b)
-    table = [[0] * (m + 1) for _ in range(n + 1)]  # table[x][y]: LCS length of a[x:], b[y:]
-    for x in range(n - 1, -1, -1):
-        row, below = table[x], table[x + 1]
-        for y in range(m - 1, -1, -1):
-            row[y] = below[y + 1] + 1 if a[x] == b[y] else max(below[y], row[y + 1])
-    pairs, x, y = [], 0, 0
-    while x < n and y < m:
-        if a[x] == b[y]:
-            pairs.append((x, y))
-            x, y = x + 1, y + 1
-        elif table[x + 1][y] == table[x][y]:
-            x += 1
-        else:
-            y += 1
-    return pairs
-
-
 def _align(gold: _Side, system: _Side) -> tuple[list[tuple[int, int]], int, int]:
     """Aligned word pairs ``(reference word, predicted word)`` (global indices), in order, and where the walk stopped.
 
@@ -309,7 +290,7 @@ def _align(gold: _Side, system: _Side) -> tuple[list[tuple[int, int]], int, int]
         if gold.mwt[i] or system.mwt[j]:
             i0, i, j0, j = _multiword_span(gold, system, i, j)
             if i > i0 and j > j0:
-                pairs += [(i0 + x, j0 + y) for x, y in _lcs_pairs(gold.form[i0:i], system.form[j0:j])]
+                pairs += [(i0 + x, j0 + y) for x, y in lcs_pairs(gold.form[i0:i], system.form[j0:j], ties="start")]
         elif gold.start[i] == system.start[j] and gold.end[i] == system.end[j]:
             pairs.append((i, j))
             i, j = i + 1, j + 1

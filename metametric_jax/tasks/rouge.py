@@ -61,6 +61,7 @@ import numpy as np
 from metametric_jax.errors import InputFormatError
 from metametric_jax.inputs import check_lengths
 from metametric_jax.intervals import exact_totals
+from metametric_jax.lcs import bit_masks, lcs_length, lcs_positions
 from metametric_jax.normalizer import f_measure
 from metametric_jax.report import Report
 from metametric_jax.tasks.readers.text import read_text, split_lines
@@ -174,90 +175,9 @@ def ngrams(tokens: Sequence[Hashable], n: int) -> list[tuple[Hashable, ...]]:
     return list(zip(*(tokens[i:] for i in range(n))))
 
 
-def _masks(tokens: Sequence[Hashable]) -> dict[Hashable, int]:
-    masks: dict[Hashable, int] = {}
-    for i, x in enumerate(tokens):
-        masks[x] = masks.get(x, 0) | (1 << i)
-    return masks
-
-
-def lcs_length(a: Sequence[Hashable], b: Sequence[Hashable]) -> int:
-    r"""Length of the longest common subsequence of ``a`` and ``b`` (bit-parallel, exact).
-
-    Bit ``j`` of the row vector :math:`V` stands for position ``j`` of ``a``; for each token ``c`` of ``b``,
-    :math:`U = V \wedge M_c` and :math:`V \leftarrow (V + U) \vee (V - U)`. After ``k`` tokens of ``b``, the number
-    of zero bits among the lowest ``j`` bits of :math:`V` is :math:`\mathrm{LCS}(a_{<j}, b_{<k})`.
-
-    >>> lcs_length("ABCBDAB", "BDCABA")
-    4
-    """
-    m = len(a)
-    if m == 0 or len(b) == 0:
-        return 0
-    get = _masks(a).get
-    full = (1 << m) - 1
-    v = full
-    for y in b:
-        u = v & get(y, 0)
-        if u:
-            v = ((v + u) | (v - u)) & full
-    return m - v.bit_count()
-
-
-def lcs_indices(ref: Sequence[Hashable], can: Sequence[Hashable], can_masks: dict | None = None) -> list[int]:
-    r"""The positions in ``ref`` of the longest common subsequence with ``can`` that rouge-score's ``lcs_ind`` gives.
-
-    rouge-score back-tracks its table :math:`t_{ij} = \mathrm{LCS}(ref_{<i}, can_{<j})` from the end: on equal tokens
-    it takes the pair, else it drops the last candidate token if :math:`t_{i,j-1} > t_{i-1,j}` and the last reference
-    token otherwise. The same walk here reads :math:`t` from bit-parallel rows (one per reference token).
-
-    >>> lcs_indices(["a", "b", "a"], ["a", "b"])
-    [0, 1]
-    """
-    n = len(can)
-    if not ref or n == 0:
-        return []
-    masks = can_masks if can_masks is not None else _masks(can)
-    # A reference token absent from ``can`` leaves its row equal to the previous one, and the walk always steps over
-    # it: only the other tokens need rows (``keep`` maps them back to their positions in ``ref``).
-    keep = [k for k, x in enumerate(ref) if x in masks]
-    if not keep:
-        return []
-    tokens = [ref[k] for k in keep]
-    full = (1 << n) - 1
-    rows = [full]
-    v = full
-    for x in tokens:
-        u = v & masks[x]
-        if u:
-            v = ((v + u) | (v - u)) & full
-        rows.append(v)
-
-    # Walk from (i, j) = (len(tokens), n) keeping a = t(i, j) and b = t(i - 1, j): one bit test per step, one
-    # popcount per reference token left behind.
-    out: list[int] = []
-    i, j = len(tokens), n
-    a = j - v.bit_count()
-    b = j - rows[i - 1].bit_count()
-    while i > 0 and j > 0:
-        if tokens[i - 1] == can[j - 1]:
-            out.append(keep[i - 1])
-            i -= 1
-            j -= 1
-            a = b - 1 + ((rows[i] >> j) & 1)
-            b = j - (rows[i - 1] & ((1 << j) - 1)).bit_count() if i > 0 else 0
-        else:
-            left = a - 1 + ((rows[i] >> (j - 1)) & 1)  # t(i, j - 1)
-            if left > b:
-                j -= 1
-                a = left
-                b = b - 1 + ((rows[i - 1] >> j) & 1)
-            else:
-                i -= 1
-                a = b
-                b = j - (rows[i - 1] & ((1 << j) - 1)).bit_count() if i > 0 else 0
-    out.reverse()
-    return out
+#: The positions in ``ref`` of the longest common subsequence with ``can`` that rouge-score's ``lcs_ind`` gives,
+#: ``lcs_indices(ref, can, masks=None)``: :func:`metametric_jax.lcs.lcs_positions` (``ties="end"``).
+lcs_indices = lcs_positions
 
 
 def summary_lcs_hits(ref_sentences: Sequence[Sequence[Hashable]], can_sentences: Sequence[Sequence[Hashable]]) -> int:
@@ -276,12 +196,12 @@ def summary_lcs_hits(ref_sentences: Sequence[Sequence[Hashable]], can_sentences:
         can_count.update(s)
     if not ref_count or not can_count:
         return 0
-    prepared = [(c, _masks(c)) for c in can_sentences if c]
+    prepared = [(c, bit_masks(c)) for c in can_sentences if c]
     hits = 0
     for r in ref_sentences:
         union: set[int] = set()
         for c, masks in prepared:
-            union.update(lcs_indices(r, c, masks))
+            union.update(lcs_positions(r, c, masks))
         for i in sorted(union):
             token = r[i]
             if can_count[token] > 0 and ref_count[token] > 0:
