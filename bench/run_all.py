@@ -49,6 +49,7 @@ QUICK_ARGS: dict[str, list[str]] = {
     "bench_dependency": ["--copies", "10", "--repeat", "2"],
     "bench_derive": ["--quick"],
     "bench_ner": ["--sentences", "10000", "--repeat", "2"],
+    "bench_parallel": ["--pairs", "300", "--documents", "300", "--repeat", "1", "--no-beam"],
     "bench_ranking": ["--queries", "100", "--repeat", "2"],
     "bench_rouge": ["--pairs", "1000", "--repeat", "2"],
     "bench_second_number": ["--quick"],

@@ -161,7 +161,6 @@ def build_parser(commands: dict[str, Command] | None = None) -> argparse.Argumen
             except argparse.ArgumentError:  # the task names its reference files --references already
                 pass
             analysis_cli.add_analyze_options(sub)
-            _add_jobs(sub)
             if command.analyze.add_arguments is not None:
                 command.analyze.add_arguments(sub)
             sub.set_defaults(parser_=sub)
@@ -222,6 +221,15 @@ def _estimates(scores: dict[str, Any], intervals: dict[str, Any]) -> dict[str, A
     return out
 
 
+def _prepare_workers(command: Command, args: argparse.Namespace) -> None:
+    """With ``--jobs`` other than 1, start the worker server now: it imports the task while the input is read."""
+    jobs = getattr(args, "jobs", 1)
+    if jobs != 1:
+        from metametric_jax import parallel
+
+        parallel.prepare(jobs, [f"metametric_jax.tasks.{command.name}", f"metametric_jax.commands.{command.name}"])
+
+
 def _guarded(run: Callable[[], Any], files: Sequence[str], name: str) -> tuple[int, Any]:
     """``(0, run())``, or ``(1, None)`` after one error line: the command line's one map from exceptions to messages."""
     from metametric_jax.errors import InputFormatError
@@ -252,6 +260,7 @@ def _compare(command: Command, args: argparse.Namespace, sub: argparse.ArgumentP
     if getattr(args, reference, None) is None:
         sub.error("--references is required: the reference file both systems are scored against")
     files = [*_files(getattr(args, reference)), *systems]
+    _prepare_workers(command, args)
     status, done = _guarded(lambda: resampling_cli.compare(command, args, systems), files, command.name)
     if status:
         return status
@@ -328,6 +337,7 @@ def _run(command: Command, args: argparse.Namespace, sub: argparse.ArgumentParse
         files = [p for d in command.inputs for p in _files(getattr(args, d))]
 
         def score() -> tuple[dict[str, Any], list[str], float]:
+            _prepare_workers(command, args)
             scores, warnings = command.run(args)
             scale = 100.0
             if getattr(args, "bootstrap", None):

@@ -11,10 +11,13 @@ result equals one process's:
 * :func:`map_items` / :func:`map_rows` — any per-example function over chunks (what ``metametric-jax score TASK
   --jobs N`` runs), results in the order of the items.
 
-Workers start by ``forkserver`` (``spawn`` where it is missing), never by ``fork``: a process that has started JAX
-must not fork. They do not import JAX when the statistics function pickles by reference from a module that does not
-(the task metrics' functions, ``dsl`` similarities, ``stats_metric`` with a module-level function); a class whose
-function does not pickle is sent instead and rebuilt in the worker (which then imports JAX, without using it).
+Workers start by ``forkserver`` (``spawn`` where it is missing, or where ``$METAMETRIC_JAX_START_METHOD`` says
+``spawn``), never by ``fork``: a process that has started JAX must not fork. :func:`prepare` starts the fork server
+early, so that it imports the task's modules while this process reads its input. Workers do not import JAX when the
+statistics function pickles by reference from a module that does not (the task metrics' functions, ``dsl``
+similarities, ``stats_metric`` with a module-level function); a class whose function does not pickle is sent instead
+and rebuilt in the worker (which then imports JAX, without using it). Like any ``spawn`` or ``forkserver`` worker,
+a worker imports the ``__main__`` module of a script (not of ``python -m`` or an interactive session).
 ``jobs=0`` means every core this process may use (:func:`available_cores`).
 
 Warnings a worker raises are raised again in the parent, once per distinct message; an error in a worker is raised in
@@ -33,6 +36,7 @@ Example:
 from __future__ import annotations
 
 import concurrent.futures
+import contextlib
 import dataclasses
 import functools
 import math
@@ -55,6 +59,7 @@ __all__ = [
     "map_items",
     "map_rows",
     "map_chunks",
+    "prepare",
     "from_model_output",
     "state_of",
     "merged",
@@ -264,9 +269,56 @@ def _bounds(n: int, jobs: int, chunk_size: int | None) -> list[tuple[int, int]]:
     return [(lo, min(n, lo + int(chunk_size))) for lo in range(0, n, int(chunk_size))]
 
 
+#: the environment variable that picks the start method of the workers (``forkserver`` or ``spawn``)
+START_METHOD = "METAMETRIC_JAX_START_METHOD"
+
+
 def _context() -> Any:
-    method = "forkserver" if "forkserver" in multiprocessing.get_all_start_methods() else "spawn"
+    method = os.environ.get(START_METHOD) or (
+        "forkserver" if "forkserver" in multiprocessing.get_all_start_methods() else "spawn"
+    )
+    if method not in ("forkserver", "spawn"):
+        raise ValueError(f"${START_METHOD} must be 'forkserver' or 'spawn' (never 'fork'); found {method!r}.")
     return multiprocessing.get_context(method)
+
+
+def prepare(jobs: int, preload: Sequence[str] = ()) -> None:
+    """Start the fork server now, importing ``preload`` (modules that exist), when ``jobs`` asks for workers.
+
+    Call it before reading the input: the server's imports then overlap the reading. Nothing happens for
+    ``jobs=1``, under ``spawn``, or once the server runs.
+    """
+    if jobs == 1 or resolve_jobs(jobs) < 2:
+        return
+    ctx = _context()
+    if ctx.get_start_method() != "forkserver":
+        return
+    import importlib.util
+    from multiprocessing import forkserver
+
+    def exists(name: str) -> bool:
+        try:
+            return importlib.util.find_spec(name) is not None
+        except (ImportError, ValueError):
+            return False
+
+    ctx.set_forkserver_preload(["metametric_jax.parallel", *(m for m in preload if exists(m))])
+    forkserver.ensure_running()
+
+
+@contextlib.contextmanager
+def _main_importable() -> Any:
+    """Workers import the ``__main__`` of a script; one read from standard input (``<stdin>``) they cannot: hide it."""
+    main = sys.modules.get("__main__")
+    path = getattr(main, "__file__", None)
+    if main is None or path is None or getattr(main, "__spec__", None) is not None or os.path.exists(path):
+        yield
+        return
+    del main.__file__
+    try:
+        yield
+    finally:
+        main.__file__ = path
 
 
 def _concat(parts: list[Any]) -> Any:
@@ -323,9 +375,8 @@ def _run(
     _LAST = RunInfo(workers, len(bounds), ctx.get_start_method(), False)
     failed: int | None = None
     finished = 0
-    with concurrent.futures.ProcessPoolExecutor(
-        workers, mp_context=ctx, initializer=_install, initargs=(payload,)
-    ) as pool:
+    pool_of = concurrent.futures.ProcessPoolExecutor
+    with _main_importable(), pool_of(workers, mp_context=ctx, initializer=_install, initargs=(payload,)) as pool:
         futures = {
             pool.submit(_work, lo, tuple(list(c[lo:hi]) for c in columns)): k for k, (lo, hi) in enumerate(bounds)
         }

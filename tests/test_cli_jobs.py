@@ -80,3 +80,25 @@ def test_chunks_of_whole_corpora_give_the_same_figures(capsys, argv):
         assert code == 0, err
         outputs.append((out, err))
     assert outputs[0] == outputs[1]
+
+
+def test_coreference_files_read_in_chunks_give_the_same_figures_and_warnings(capsys, tmp_path):
+    """Documents in the same order in both files are read and counted by workers: the same JSON and warnings."""
+    from pathlib import Path
+
+    data = Path(__file__).parent / "data" / "coref"
+    for side in ("key", "response"):
+        parts = []
+        for k in range(3):  # repeated spans, bare entity numbers, LitBank: under new names, three times over
+            for name in ("repeats", "bare_numbers", "litbank"):
+                text = (data / f"{name}.{side}").read_text(encoding="utf-8")
+                parts.append(text.replace("#begin document (", f"#begin document (r{k}_").rstrip("\n") + "\n")
+        (tmp_path / f"all.{side}").write_text("".join(parts), encoding="utf-8")
+    argv = ["score", "coref", str(tmp_path / "all.key"), str(tmp_path / "all.response"), "--per-document"]
+    outputs = []
+    for jobs in ("1", "2"):
+        code, out, err = run(capsys, *argv, "--max-repeated-mentions", "-1", "--format", "json", "--jobs", jobs)
+        assert code == 0, err
+        outputs.append((out, err))
+    assert parallel.last_run().chunks > 1
+    assert outputs[0] == outputs[1] and "outside any mention" in outputs[0][1] and "repeated spans" in outputs[0][1]

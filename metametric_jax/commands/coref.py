@@ -97,14 +97,15 @@ def _resample(args: argparse.Namespace) -> Resampling:
     from metametric_jax.tasks import coref
     from metametric_jax.tasks.coref_counts import count_rows, readout
 
-    responses, keys, ids, warnings = coref.read_files(
+    ids, counts, warnings = coref.count_files(
         predictions=args.response,
         references=args.key,
         repeated_mentions=args.repeated_mentions,
         max_repeated_mentions=None if args.max_repeated_mentions < 0 else args.max_repeated_mentions,
         check_words=args.check_words,
+        jobs=getattr(args, "jobs", 1),
     )
-    rows = count_rows(coref.counts_per_document(responses, keys, jobs=getattr(args, "jobs", 1)))
+    rows = count_rows(counts)
     return Resampling(
         rows,
         functools.partial(readout, metric=args.metric),

@@ -62,6 +62,7 @@ metric, so refuses from three of them on; the limit here is the one a single met
 from __future__ import annotations
 
 import dataclasses
+import functools
 import os
 from collections import Counter
 from collections.abc import Callable, Iterable, Mapping, Sequence
@@ -106,6 +107,7 @@ __all__ = [
     "score",
     "score_files",
     "counts_per_document",
+    "count_files",
     "read_files",
     "METRICS",
     "COUNT_NAMES",
@@ -473,7 +475,7 @@ def read_files(
         InputFormatError: on a malformed file, documents that do not hold the same tokens, or too many repeated
             mentions in the response.
     """
-    from metametric_jax.tasks.readers.conll2012 import format_id, pair_documents, read_conll2012
+    from metametric_jax.tasks.readers.conll2012 import pair_documents, read_conll2012
 
     if repeated_mentions not in _REPEATED:
         raise ValueError(f"repeated_mentions must be one of {list(_REPEATED)}; found {repeated_mentions!r}.")
@@ -485,8 +487,21 @@ def read_files(
         reference_path=key_path,
         check_words=check_words,
     )
-    first = repeated_mentions == "first"
-    responses, keys, ids, given_again = [], [], [], 0
+    responses, keys, ids, repeats, given_again = _documents_of(pairs, repeated_mentions == "first")
+    _check_repeats(given_again, max_repeated_mentions, resp_path)
+    warnings += repeats
+    if not pairs:
+        warnings.append(f"{key_path} holds no documents; every figure is 0")
+    return responses, keys, ids, warnings
+
+
+def _documents_of(
+    pairs: Sequence[tuple[Any, Any]], first: bool
+) -> tuple[list[CorefDocument], list[CorefDocument], list[str], list[str], int]:
+    """Paired file documents as ``(responses, keys, ids, warnings on repeated spans, key mentions given again)``."""
+    from metametric_jax.tasks.readers.conll2012 import format_id
+
+    responses, keys, ids, warnings, given_again = [], [], [], [], 0
     for r, k in pairs:
         key = CorefDocument.from_clusters(k.entities, name=k.doc_id[0], part=k.doc_id[1])
         response = CorefDocument.from_clusters(r.entities if r is not None else (), name=key.name, part=key.part)
@@ -500,17 +515,144 @@ def read_files(
         responses.append(response)
         keys.append(key)
         ids.append(k.spec.strip())
-    if max_repeated_mentions is not None and given_again > max_repeated_mentions:
+    return responses, keys, ids, warnings, given_again
+
+
+def _check_repeats(given_again: int, limit: int | None, resp_path: str) -> None:
+    if limit is not None and given_again > limit:
         raise InputFormatError(
             resp_path,
             None,
-            f"found too many repeated mentions ({given_again} > {max_repeated_mentions}) in the response, so refusing "
-            "to score, as the reference scorer does; expected each key mention once per document (please fix the "
-            "output, or pass max_repeated_mentions=None)",
+            f"found too many repeated mentions ({given_again} > {limit}) in the response, so refusing to score, as "
+            "the reference scorer does; expected each key mention once per document (please fix the output, or pass "
+            "max_repeated_mentions=None)",
         )
-    if not pairs:
-        warnings.append(f"{key_path} holds no documents; every figure is 0")
-    return responses, keys, ids, warnings
+
+
+def _chunk_of_files(
+    options: dict[str, Any], key: tuple[str, int, list[str]], response: tuple[str, int, list[str]]
+) -> dict[str, Any]:
+    """Read, pair and count a chunk of whole documents of both files (``(path, first line, lines)`` each)."""
+    import itertools
+
+    from metametric_jax.tasks.readers.conll2012 import pair_documents, parse_conll2012
+
+    def parse(path: str, first: int, lines: list[str]) -> Any:  # line numbers as in the whole file
+        return parse_conll2012(itertools.chain(itertools.repeat("", first - 1), lines), path)
+
+    key_docs, resp_docs = parse(*key), parse(*response)
+    pairs, warnings = pair_documents(
+        predictions=resp_docs,
+        references=key_docs,
+        prediction_path=response[0],
+        reference_path=key[0],
+        check_words=options["check_words"],
+        bare_numbers=False,
+    )
+    responses, keys, ids, repeats, given_again = _documents_of(pairs, options["repeated_mentions"] == "first")
+    return {
+        "ids": ids,
+        "counts": _counts_of(responses, keys),
+        "pair_warnings": warnings,
+        "repeat_warnings": repeats,
+        "given_again": given_again,
+        "key_bare": [ln for doc in key_docs.values() for ln in doc.bare_numbers],
+        "response_bare": [ln for d in key_docs if d in resp_docs for ln in resp_docs[d].bare_numbers],
+    }
+
+
+def count_files(
+    *,
+    predictions: str | os.PathLike[str],
+    references: str | os.PathLike[str],
+    repeated_mentions: str = "scorer",
+    max_repeated_mentions: int | None = 10,
+    check_words: bool = False,
+    jobs: int = 1,
+    progress: Callable[[int, int], None] | None = None,
+) -> tuple[list[str], list[Any], list[str]]:
+    """The key documents' ids, their :func:`document_counts` and the warnings, as :func:`score_files` reads them.
+
+    With ``jobs`` other than 1 (0: every core), when both files hold the same documents in the same order, worker
+    processes read, pair and count chunks of whole documents; the ids, counts and warnings are those of one process
+    (which reads the files when they do not pair up so simply, or when a chunk raises an error, for its message).
+    """
+    options = {"repeated_mentions": repeated_mentions, "check_words": check_words}
+    got = None if jobs == 1 else _count_in_chunks(str(references), str(predictions), options, jobs, progress)
+    if got is None:
+        responses, keys, ids, warnings = read_files(
+            predictions=predictions,
+            references=references,
+            repeated_mentions=repeated_mentions,
+            max_repeated_mentions=max_repeated_mentions,
+            check_words=check_words,
+        )
+        return ids, counts_per_document(responses, keys, jobs=jobs, progress=progress), warnings
+    _check_repeats(sum(c["given_again"] for c in got), max_repeated_mentions, str(predictions))
+    from metametric_jax.tasks.readers.conll2012 import bare_number_warnings
+
+    ids = [i for c in got for i in c["ids"]]
+    warnings = [w for c in got for w in c["pair_warnings"]]
+    warnings += bare_number_warnings(
+        [
+            (str(references), [ln for c in got for ln in c["key_bare"]]),
+            (str(predictions), [ln for c in got for ln in c["response_bare"]]),
+        ]
+    )
+    warnings += [w for c in got for w in c["repeat_warnings"]]
+    return ids, [x for c in got for x in c["counts"]], warnings
+
+
+def _count_in_chunks(
+    key_path: str,
+    resp_path: str,
+    options: dict[str, Any],
+    jobs: int,
+    progress: Callable[[int, int], None] | None,
+) -> list[dict[str, Any]] | None:
+    """Chunks of whole documents counted by workers, or ``None`` where the files do not pair up document by document."""
+    from metametric_jax import parallel
+    from metametric_jax.errors import InputFormatError
+    from metametric_jax.tasks.readers import conll2012
+    from metametric_jax.tasks.readers.text import read_text, split_lines
+
+    try:
+        sides = [split_lines(read_text(path)) for path in (key_path, resp_path)]
+    except (OSError, UnicodeDecodeError, InputFormatError):
+        return None  # one process reads them, for its message
+    begins = []
+    for lines in sides:
+        found = [(i, conll2012._BEGIN.match(line.rstrip("\r\n"))) for i, line in enumerate(lines) if line[:1] == "#"]
+        begins.append([(i, conll2012._document_id(m.group(1))) for i, m in found if m])
+    ids = [[d for _, d in b] for b in begins]
+    n = len(ids[0])
+    if n < 2 or ids[0] != ids[1] or len(set(ids[0])) != n:
+        return None
+    size = max(1, -(-n // (parallel.CHUNKS_PER_WORKER * parallel.resolve_jobs(jobs))))
+    cuts = list(range(0, n, size))
+    chunks: list[list[tuple[str, int, list[str]]]] = [[], []]
+    for side, (path, lines, starts) in enumerate(zip((key_path, resp_path), sides, begins)):
+        at = [0, *(starts[c][0] for c in cuts[1:]), len(lines)]
+        chunks[side] = [(path, a + 1, lines[a:b]) for a, b in zip(at, at[1:])]
+    done = [0]
+
+    def report(finished: int, total: int) -> None:
+        done[0] += 1
+        if progress is not None:
+            progress(min(n, done[0] * size), n)
+
+    try:
+        return parallel.map_chunks(
+            functools.partial(_chunk_of_files, options),
+            chunks[0],
+            chunks[1],
+            jobs=jobs,
+            chunk_size=1,
+            progress=report,
+            preload=[__name__],
+        )
+    except Exception:
+        return None  # one process reads the files again and raises the error as it reads it
 
 
 def _counts_of(responses: Sequence[CorefDocument], keys: Sequence[CorefDocument]) -> list[Any]:
@@ -573,13 +715,14 @@ def score_files(
         InputFormatError: on a malformed file, documents that do not hold the same tokens, or too many repeated
             mentions in the response.
     """
-    responses, keys, ids, warnings = read_files(
+    ids, per_document, warnings = count_files(
         predictions=predictions,
         references=references,
         repeated_mentions=repeated_mentions,
         max_repeated_mentions=max_repeated_mentions,
         check_words=check_words,
+        jobs=jobs,
+        progress=progress,
     )
-    per_document = counts_per_document(responses, keys, jobs=jobs, progress=progress)
     items = [{"id": doc_id, **figures(counts)} for doc_id, counts in zip(ids, per_document)]
     return Report(figures(sum_counts(per_document)), items, warnings)

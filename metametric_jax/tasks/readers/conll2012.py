@@ -33,7 +33,15 @@ from pathlib import Path
 from metametric_jax.errors import InputFormatError
 from metametric_jax.tasks.readers.text import read_text, split_lines
 
-__all__ = ["DocumentId", "ConllDocument", "parse_conll2012", "read_conll2012", "pair_documents", "format_id"]
+__all__ = [
+    "DocumentId",
+    "ConllDocument",
+    "parse_conll2012",
+    "read_conll2012",
+    "pair_documents",
+    "bare_number_warnings",
+    "format_id",
+]
 
 #: A document's identifier: ``(name, part)``; ``part`` is ``None`` when the begin line has no part number.
 DocumentId = tuple[str, "int | None"]
@@ -299,6 +307,7 @@ def pair_documents(
     prediction_path: str,
     reference_path: str,
     check_words: bool = False,
+    bare_numbers: bool = True,
 ) -> tuple[list[tuple[ConllDocument | None, ConllDocument]], list[str]]:
     """Pair response and key documents by ``(name, part)`` and check that each pair holds the same tokens.
 
@@ -314,6 +323,8 @@ def pair_documents(
         reference_path: the key file's name, for messages.
         check_words: refuse documents with as many tokens but other words (the fourth of five or more columns)
             instead of warning; the words of documents with different numbers of tokens locate where they diverge.
+        bare_numbers: end with the warnings of :func:`bare_number_warnings` (False: left to the caller, who reads
+            the files in chunks).
 
     Returns:
         ``(pairs, warnings)``: ``(response or None, key)`` in key order, and one message per finding.
@@ -361,11 +372,26 @@ def pair_documents(
     for doc_id in responses:
         if doc_id not in keys:
             warnings.append(f"document {format_id(doc_id)} is in the response but not in the key; ignored")
-    for path, docs in ((key_path, keys.values()), (response_path, (responses[d] for d in keys if d in responses))):
-        bare = [(doc, ln) for doc in docs for ln in doc.bare_numbers]
-        if bare:
-            warnings.append(
-                f"{path}: {len(bare)} coreference column(s) hold an entity number outside any mention (first on line "
-                f"{bare[0][1]}); ignored, as the reference scorer ignores them"
-            )
+    if bare_numbers:
+        warnings += bare_number_warnings(
+            [
+                (key_path, [ln for doc in keys.values() for ln in doc.bare_numbers]),
+                (response_path, [ln for d in keys if d in responses for ln in responses[d].bare_numbers]),
+            ]
+        )
     return pairs, warnings
+
+
+def bare_number_warnings(sides: Iterable[tuple[str, list[int]]]) -> list[str]:
+    """One warning per file whose coreference columns hold entity numbers outside any mention.
+
+    Args:
+        sides: ``(path, lines)``: the lines of a file's bare entity numbers, in file order (the key file's, then the
+            response file's documents that have a key).
+    """
+    return [
+        f"{path}: {len(lines)} coreference column(s) hold an entity number outside any mention (first on line "
+        f"{lines[0]}); ignored, as the reference scorer ignores them"
+        for path, lines in sides
+        if lines
+    ]
