@@ -12,6 +12,11 @@ Structured Prediction", EMNLP 2023). The solver follows from the constraint and 
 inner similarity under ``1:1`` is a multiset intersection; ``1:*`` / ``*:1`` are row / column maxima; ``*:*`` is a
 sum; any other ``1:1`` problem is an assignment problem (``scipy.optimize.linear_sum_assignment``); sequences take
 the best monotone alignment; graphs and latent variables are exact integer programs (``scipy.optimize.milp``).
+
+Task modules that set up a latent matching themselves (AMR's Smatch) call its solver here: :func:`solve_latent` (the
+best one-to-one mapping of variables under unary and pairwise weights, within :data:`DEFAULT_WORK_LIMIT` work units;
+:func:`check_limits` validates a budget, :func:`budget_message` words the :class:`SolverBudgetWarning` when it runs
+out).
 """
 
 from __future__ import annotations
@@ -25,10 +30,14 @@ import numpy as np
 from metametric_jax._budget import check_limits
 from metametric_jax._solvers import (
     DEFAULT_WORK_LIMIT,
+    LatentSolution,
+    SolverBudgetWarning,
+    budget_message,
     discrete_stats,
     lcs_dp,
     solve_binary_program,
     solve_gram,
+    solve_latent,
     solve_latent_elements,
 )
 from metametric_jax.composite import Product
@@ -37,6 +46,9 @@ from metametric_jax.explain import Match
 from metametric_jax.similarity import IDENTITY, Mode, Similarity
 
 __all__ = ["SetMatching", "SequenceMatching", "GraphMatching", "LatentSetMatching", "MaxPair", "as_list"]
+# the exact latent matching and its work budget, for task modules that set up the problem themselves (AMR's Smatch)
+__all__ += ["solve_latent", "LatentSolution", "DEFAULT_WORK_LIMIT", "check_limits", "budget_message"]
+__all__ += ["SolverBudgetWarning"]
 
 
 def as_list(x: Any, what: str) -> list[Any]:

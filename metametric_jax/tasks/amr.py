@@ -12,7 +12,7 @@ the gold variables:
     F_1 = \frac{2 \sum \mathrm{match}}{\sum |T(P)| + \sum |T(G)|},
 
 summed over the graph pairs of a corpus (micro average, as the ``smatch`` tool scores a file); ``macro_f1`` of
-:class:`SmatchMetric` averages the per-pair F1.
+:class:`AmrMetric` (the task's accumulator, also named ``SmatchMetric``) averages the per-pair F1.
 
 **Triples** :math:`T` are those of the ``smatch`` package (version 1.0.4): ``("instance", var, concept)`` per variable;
 ``("TOP", root, "top")``; ``(role, var, constant)`` with quotes removed; ``(role, var1, var2)``, where an inverse role
@@ -28,7 +28,7 @@ reads a graph differently, we keep what the graph says:
 * alignment markers of parser output (``boy~e.3``, ``:ARG0~e.2``, ``"Paris"~8``) are removed before scoring by
   default (``keep_alignments=True`` keeps them as part of the strings, as smatch does).
 
-**The maximum is exact** where it can be proven (:func:`metametric_jax._solvers.solve_latent`): linear assignment
+**The maximum is exact** where it can be proven (:func:`metametric_jax.matching.solve_latent`): linear assignment
 when no relation triples can match; else depth-first branch and bound; else the linear relaxation of Cai & Knight's
 integer program (Section 3, tightened), whose rounding is optimal when it reaches the relaxation's bound; else a
 swap local search and the integer program (HiGHS) within ``work_limit`` work units per pair (default
@@ -42,7 +42,7 @@ wall-clock cap (``time_limit``, off by default) makes the pairs it stops depend 
 The ``smatch`` package searches the mapping by hill climbing with random restarts, which may stop at a local optimum:
 our match is never below its match, and equal where its search finds the optimum.
 
-:data:`SmatchMetric` accumulates the matched, predicted and reference triples of graph pairs: :func:`state_report` reads
+:data:`AmrMetric` accumulates the matched, predicted and reference triples of graph pairs: :func:`state_report` reads
 a state in float64 through :func:`readout`, the one read-out of :func:`score`, :func:`score_files` and the command line
 (the same figures bit for bit, the counts being exact), and ``compute()`` is its jittable float32 twin for training
 loops. The state carries no fine-grained counts, so their figures come from :func:`score` only.
@@ -64,18 +64,18 @@ from typing import Any, NamedTuple
 import numpy as np
 import penman
 
-from metametric_jax._budget import check_limits
 from metametric_jax._portable import class_factory
-from metametric_jax._solvers import DEFAULT_WORK_LIMIT, SolverBudgetWarning, budget_message, solve_latent
 from metametric_jax.errors import InputFormatError
 from metametric_jax.inputs import check_lengths
+from metametric_jax.matching import DEFAULT_WORK_LIMIT, SolverBudgetWarning, budget_message, check_limits, solve_latent
 from metametric_jax.normalizer import prf
 from metametric_jax.report import Report
 from metametric_jax.tasks import amr_fine
 from metametric_jax.tasks.readers.penman import parse_tree, read_penman, strip_alignments
 
 __all__ = [
-    "SmatchMetric",  # noqa: F822 - built on first use, see __getattr__
+    "AmrMetric",  # noqa: F822 - built on first use, see __getattr__
+    "SmatchMetric",  # noqa: F822 - AmrMetric's other name
     "smatch_metric",
     "SmatchAlignment",
     "SolverBudgetWarning",
@@ -385,15 +385,15 @@ _SMATCH_DOC = r"""Smatch (Cai & Knight, 2013) as an accumulator: the exact optim
 
     Source: Cai & Knight, "Smatch: an Evaluation Metric for Semantic Feature Structures", ACL 2013.
 
-    >>> from metametric_jax.tasks.amr import SmatchMetric
-    >>> state = SmatchMetric.from_model_output(["(b / boy)"], ["(b / boy :mod (t / tall))"])
+    >>> from metametric_jax.tasks.amr import AmrMetric
+    >>> state = AmrMetric.from_model_output(["(b / boy)"], ["(b / boy :mod (t / tall))"])
     >>> round(float(state.compute()["f1"]), 4)
     0.6667
     """
 
 
 def smatch_metric(*, work_limit: int | None = DEFAULT_WORK_LIMIT, time_limit: float | None = None) -> Any:
-    """The Smatch accumulator class with another budget per pair (:data:`SmatchMetric` has the default).
+    """The Smatch accumulator class with another budget per pair (:data:`AmrMetric` has the default).
 
     Args:
         work_limit: work units per graph pair for the search past the quick certificates of optimality (``None``:
@@ -404,9 +404,9 @@ def smatch_metric(*, work_limit: int | None = DEFAULT_WORK_LIMIT, time_limit: fl
 
     The class is made once per budget, so states of one budget merge. Budgets change only the flagged pairs.
 
-    >>> from metametric_jax.tasks.amr import SmatchMetric, smatch_metric
+    >>> from metametric_jax.tasks.amr import AmrMetric, smatch_metric
     >>> Thorough = smatch_metric(work_limit=10**9)
-    >>> Thorough is smatch_metric(work_limit=10**9) and Thorough is not SmatchMetric
+    >>> Thorough is smatch_metric(work_limit=10**9) and Thorough is not AmrMetric
     True
     """
     return _smatch_metric(*check_limits(work_limit, time_limit, "smatch_metric"))
@@ -422,24 +422,24 @@ def _smatch_metric(work_limit: int | None = DEFAULT_WORK_LIMIT, time_limit: floa
         batch_stats=functools.partial(_batch_stats, work_limit=work_limit, time_limit=time_limit),
         normalizer="f1",
         name="smatch",
-        class_name="SmatchMetric",
+        class_name="AmrMetric",
         tallies=("not_optimal",),
         doc=_SMATCH_DOC.replace("as an accumulator:", f"as an accumulator{budget}:", 1),
     )
 
 
-__test__ = {"SmatchMetric": _SMATCH_DOC}  # its example runs with the module's doctests
+__test__ = {"AmrMetric": _SMATCH_DOC}  # its example runs with the module's doctests
 
 
 def __getattr__(name: str) -> Any:
     # The accumulator class is built on first use, so reading and scoring files does not import JAX.
-    if name == "SmatchMetric":
+    if name in ("AmrMetric", "SmatchMetric"):  # one class, the task's name and Smatch's
         return _smatch_metric(DEFAULT_WORK_LIMIT, None)
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
 def __dir__() -> list[str]:
-    return sorted([*globals(), "SmatchMetric"])
+    return sorted([*globals(), "AmrMetric", "SmatchMetric"])
 
 
 # ------------------------------------------------------------------------------------------------------------ scoring
@@ -486,7 +486,7 @@ def readout(totals: np.ndarray | Sequence[float], fine_grained: bool = False) ->
 
 
 def state_report(state: Any) -> dict[str, Any]:
-    """The Smatch figures of a (reduced) :data:`SmatchMetric` state (any budget) in float64, as :func:`score`'s.
+    """The Smatch figures of a (reduced) :data:`AmrMetric` state (any budget) in float64, as :func:`score`'s.
 
     :func:`readout` of the state's exact totals (matched, predicted, reference triples): ``{"precision", "recall",
     "f1"}``, :func:`score`'s figures bit for bit; ``compute()`` is the jittable float32 twin.
@@ -496,7 +496,7 @@ def state_report(state: Any) -> dict[str, Any]:
     """
     config = getattr(state, "config", None)
     if getattr(config, "name", None) != "smatch" or not callable(getattr(state, "totals", None)):
-        raise TypeError(f"state_report expects a SmatchMetric state; found {type(state).__name__}.")
+        raise TypeError(f"state_report expects an AmrMetric state; found {type(state).__name__}.")
     t = state.totals()
     return readout([t["xy"], t["xx"], t["yy"]])
 
@@ -670,7 +670,7 @@ def read_files(
     """The Smatch triples of two PENMAN files, graph by graph: ``(predicted, reference, ids)``.
 
     ``ids`` name the pairs as :func:`score_files` does (a ``# ::id`` of the reference graph, else the position). The
-    triple lists are what :data:`SmatchMetric` accumulates.
+    triple lists are what :data:`AmrMetric` accumulates.
 
     Raises:
         InputFormatError: an unparsable graph, or files with different numbers of graphs.

@@ -39,8 +39,8 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from metametric_jax import analysis
-from metametric_jax._budget import DEFAULT_WORK_LIMIT
 from metametric_jax.analysis_report import letters
+from metametric_jax.matching import DEFAULT_WORK_LIMIT
 from metametric_jax.tasks import buckets as kit
 from metametric_jax.tasks.amr_fine import NAMES
 

@@ -106,7 +106,7 @@ __all__ = [
 Triple = tuple[str, str, str]
 Match = Callable[[list[Triple], list[Triple]], tuple[int, int, int, bool]]
 #: ``solve(n_pred, n_gold, unary, pairwise) -> (value, optimal)``: the best one-to-one partial mapping of predicted
-#: onto reference variables (pair ``a = u * n_gold + v``), as :func:`metametric_jax._solvers.solve_latent` finds it.
+#: onto reference variables (pair ``a = u * n_gold + v``), as :func:`metametric_jax.matching.solve_latent` finds it.
 Solve = Callable[[int, int, dict[int, int], dict[tuple[int, int], int]], tuple[int, bool]]
 
 #: The fine-grained scores, in the order amr-evaluation prints them.
@@ -434,7 +434,7 @@ def _indexed(graph: EvaluationGraph) -> tuple[list[Counter], Counter]:
 
 
 def _solve_latent(n_pred: int, n_gold: int, unary: dict[int, int], pairwise: dict[tuple[int, int], int]) -> Any:
-    from metametric_jax._solvers import solve_latent
+    from metametric_jax.matching import solve_latent
 
     found = solve_latent(n_pred, n_gold, unary, pairwise)
     return int(round(found.value)), found.optimal
@@ -447,7 +447,7 @@ def evaluation_match(
 
     Every pair of equal triples (role and value lower-cased, trailing ``_`` removed) counts once under the mapping,
     as amr-evaluation weighs them; the mapping is the best one (``solve``, default
-    :func:`metametric_jax._solvers.solve_latent` with its default budget) where amr-evaluation hill-climbs.
+    :func:`metametric_jax.matching.solve_latent` with its default budget) where amr-evaluation hill-climbs.
     """
     pred_unary, pred_rel = _indexed(predicted)
     gold_unary, gold_rel = _indexed(reference)
@@ -495,7 +495,7 @@ def amr_evaluation_counts(
     Args:
         predicted: the predicted graph, a PENMAN string or a ``penman.Tree`` (as written: its layout matters).
         reference: the reference graph.
-        solve: the solver of the Smatch-based scores (default: :func:`metametric_jax._solvers.solve_latent`).
+        solve: the solver of the Smatch-based scores (default: :func:`metametric_jax.matching.solve_latent`).
         keep_alignments: keep alignment markers (``~e.8``) as part of the strings (default: removed).
         smatch: also give ``"smatch"``, the Smatch line of amr-evaluation (its reader, TOP with the root's concept).
     """

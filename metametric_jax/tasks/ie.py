@@ -52,26 +52,9 @@ the same read-out: the state's counts are exact, so its figures are :func:`score
 ``compute()`` is its jittable float32 twin for training loops (its ``macro_`` figures, means over documents, are the
 accumulator's own: :func:`score` has none).
 
-**JSON Lines schema** (:func:`read_documents`, :func:`score_files`): one JSON object per line, one line per document;
-blank lines are skipped, a UTF-8 byte-order mark and CRLF line endings are accepted::
-
-    {"id": "doc-1",
-     "entities": [{"start": 0, "end": 2, "type": "PER", "id": "e0"}, {"start": 5, "end": 6, "type": "ORG"}],
-     "relations": [{"type": "Work-For", "head": "e0", "tail": 1}],
-     "events": [{"type": "Attack", "trigger": {"start": 3, "end": 4},
-                 "arguments": [{"entity": 0, "role": "Attacker"}]}]}
-
-* ``id`` (optional, string or integer): the document's name; the files must list the same documents in the same
-  order, and where both give ids they must be equal;
-* ``entities`` (optional, default empty): ``start`` (integer ≥ 0), ``end`` (integer > ``start``, exclusive),
-  ``type`` (string), ``id`` (optional string, unique in the document);
-* ``relations`` (optional): ``type`` (string), ``head`` and ``tail``: an entity, given as its 0-based index in
-  ``entities`` or its ``id``;
-* ``events`` (optional): ``type`` (string), ``trigger``: ``{"start", "end"}``, ``arguments`` (optional): each
-  ``{"entity": index or id, "role": string}``.
-
-Other keys (``tokens``, ``text``, ...) are ignored. Anything else is an
-:class:`~metametric_jax.errors.InputFormatError` naming the file, the line, what was expected and what was found.
+**Files** (:func:`read_documents`, :func:`score_files`): JSON Lines, one document per line, read by
+:mod:`metametric_jax.tasks.readers.ie_jsonl` (the schema is there); :class:`Document`, :class:`Relation`,
+:class:`Event` and :class:`Argument` are that module's, re-exported here.
 
 Example:
     >>> ref = Document(entities=(Span(0, 2, "PER"), Span(5, 6, "ORG")),
@@ -84,7 +67,6 @@ Example:
 
 from __future__ import annotations
 
-import dataclasses
 import functools
 import os
 from collections import Counter
@@ -94,13 +76,12 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from metametric_jax._portable import class_factory
-from metametric_jax.errors import InputFormatError
 from metametric_jax.inputs import check_lengths
 from metametric_jax.intervals import exact_totals
 from metametric_jax.normalizer import prf
 from metametric_jax.report import Report
 from metametric_jax.tasks.ner import Span
-from metametric_jax.tasks.readers.jsonl import describe, read_jsonl, require
+from metametric_jax.tasks.readers.ie_jsonl import Argument, Document, Event, Relation, pair_documents, read_documents
 
 if TYPE_CHECKING:
     from metametric_jax import Suite
@@ -113,95 +94,6 @@ __all__ += ["state_report"]
 MODES: tuple[str, ...] = ("strict", "boundaries")
 #: The figures of :func:`score`, in output order.
 FIGURES: tuple[str, ...] = ("entities", "relations", "triggers", "arguments")
-
-
-def _check_span(value: Any, what: str) -> None:
-    if not isinstance(value, Span):
-        raise TypeError(f"{what} must be a Span(start, end, label); found {type(value).__name__} {value!r}.")
-
-
-def _as_tuple(obj: Any, name: str, kind: type) -> None:
-    items = getattr(obj, name)
-    if not isinstance(items, tuple):
-        items = tuple(items)
-        object.__setattr__(obj, name, items)
-    for item in items:
-        if not isinstance(item, kind):
-            raise TypeError(f"{type(obj).__name__}.{name} items must be {kind.__name__} objects; found {item!r}.")
-
-
-@dataclasses.dataclass(frozen=True)
-class Relation:
-    """A typed, directed binary relation between two entity mentions.
-
-    Attributes:
-        type: the relation type.
-        head: the first (subject) argument; its label is the entity type.
-        tail: the second (object) argument.
-    """
-
-    type: str
-    head: Span
-    tail: Span
-
-    def __post_init__(self) -> None:
-        _check_span(self.head, "Relation.head")
-        _check_span(self.tail, "Relation.tail")
-
-
-@dataclasses.dataclass(frozen=True)
-class Argument:
-    """A participant of an event.
-
-    Attributes:
-        span: the argument's mention (its label, the entity type, is not compared by the event figures).
-        role: the argument's role in the event.
-    """
-
-    span: Span
-    role: str
-
-    def __post_init__(self) -> None:
-        _check_span(self.span, "Argument.span")
-
-
-@dataclasses.dataclass(frozen=True)
-class Event:
-    """An event: its trigger, whose label is the event type, and its arguments.
-
-    Attributes:
-        trigger: the trigger span, labelled with the event type.
-        arguments: the arguments (a list is stored as a tuple).
-    """
-
-    trigger: Span
-    arguments: tuple[Argument, ...] = ()
-
-    def __post_init__(self) -> None:
-        _check_span(self.trigger, "Event.trigger")
-        _as_tuple(self, "arguments", Argument)
-
-
-@dataclasses.dataclass(frozen=True)
-class Document:
-    """The information extracted from one document (or sentence): entity mentions, relations and events.
-
-    Attributes:
-        entities: the entity mentions.
-        relations: the relations.
-        events: the events.
-        id: the document's name (not compared).
-    """
-
-    entities: tuple[Span, ...] = ()
-    relations: tuple[Relation, ...] = ()
-    events: tuple[Event, ...] = ()
-    id: str | int | None = None
-
-    def __post_init__(self) -> None:
-        _as_tuple(self, "entities", Span)
-        _as_tuple(self, "relations", Relation)
-        _as_tuple(self, "events", Event)
 
 
 def _entity_keys(strict: bool) -> Callable[[Document], list[Any]]:
@@ -454,135 +346,6 @@ def score(
     out: dict[str, Any] = {"mode": _check_mode(mode), "documents": len(references)}
     out.update(figures(document_stats(predictions, references, mode=mode, directed=directed)))
     return out
-
-
-# --------------------------------------------------------------------------------------------------------- reading
-def _entity_ref(value: Any, entities: list[Span], ids: dict[str, int], path: str, line: int, where: str) -> Span:
-    if isinstance(value, int) and not isinstance(value, bool):
-        if 0 <= value < len(entities):
-            return entities[value]
-        raise InputFormatError(
-            path, line, f"{where}: expected an entity index 0..{len(entities) - 1}, found {value} (out of range)"
-        )
-    if isinstance(value, str):
-        if value in ids:
-            return entities[ids[value]]
-        known = ", ".join(repr(k) for k in ids) or "none"
-        raise InputFormatError(path, line, f"{where}: expected the id of an entity (ids: {known}), found {value!r}")
-    raise InputFormatError(path, line, f"{where}: expected an entity index or id, found {describe(value)}")
-
-
-def _offsets(obj: dict[str, Any], path: str, line: int, where: str) -> tuple[int, int]:
-    start = require(obj, "start", int, path, line, where)
-    end = require(obj, "end", int, path, line, where)
-    if start < 0 or end <= start:
-        raise InputFormatError(
-            path, line, f"{where}: expected 0 <= start < end (end is exclusive), found start {start}, end {end}"
-        )
-    return start, end
-
-
-def _items(doc: dict[str, Any], key: str, path: str, line: int) -> list[Any]:
-    if key not in doc:
-        return []
-    items = require(doc, key, list, path, line, "the document")
-    for k, item in enumerate(items):
-        if not isinstance(item, dict):
-            raise InputFormatError(path, line, f"{key}[{k}]: expected a JSON object, found {describe(item)}")
-    return items
-
-
-def _document(doc: dict[str, Any], path: str, line: int) -> Document:
-    doc_id = doc.get("id")
-    if doc_id is not None and (not isinstance(doc_id, (str, int)) or isinstance(doc_id, bool)):
-        raise InputFormatError(path, line, f"expected 'id' to be a string or an integer, found {describe(doc_id)}")
-    entities: list[Span] = []
-    ids: dict[str, int] = {}
-    for k, e in enumerate(_items(doc, "entities", path, line)):
-        where = f"entities[{k}]"
-        start, end = _offsets(e, path, line, where)
-        entities.append(Span(start, end, require(e, "type", str, path, line, where)))
-        if "id" in e:
-            eid = require(e, "id", str, path, line, where)
-            if eid in ids:
-                raise InputFormatError(path, line, f"{where}: expected a new entity id, found {eid!r} again")
-            ids[eid] = k
-    relations = []
-    for k, r in enumerate(_items(doc, "relations", path, line)):
-        where = f"relations[{k}]"
-        rtype = require(r, "type", str, path, line, where)
-        heads = [_entity_ref(require(r, h, (int, str), path, line, where), entities, ids, path, line, f"{where}.{h}")
-                 for h in ("head", "tail")]  # fmt: skip
-        relations.append(Relation(rtype, *heads))
-    events = []
-    for k, e in enumerate(_items(doc, "events", path, line)):
-        where = f"events[{k}]"
-        etype = require(e, "type", str, path, line, where)
-        start, end = _offsets(require(e, "trigger", dict, path, line, where), path, line, f"{where}.trigger")
-        args = []
-        for j, a in enumerate(_items(e, "arguments", path, line)):
-            at = f"{where}.arguments[{j}]"
-            span = _entity_ref(require(a, "entity", (int, str), path, line, at), entities, ids, path, line, at)
-            args.append(Argument(span, require(a, "role", str, path, line, at)))
-        events.append(Event(Span(start, end, etype), tuple(args)))
-    return Document(tuple(entities), tuple(relations), tuple(events), doc_id)
-
-
-def read_documents(path: str | os.PathLike[str]) -> list[tuple[int, Document]]:
-    """The documents of a JSON Lines file (schema in the module docstring), each with its line number.
-
-    Raises:
-        InputFormatError: bad JSON, a missing key, a value of the wrong type, an unknown entity reference, offsets
-            out of order or a repeated document id (file, line, what was expected, what was found).
-    """
-    name = os.fspath(path)
-    out: list[tuple[int, Document]] = []
-    seen: dict[str | int, int] = {}
-    for line, obj in read_jsonl(name):
-        document = _document(obj, name, line)
-        if document.id is not None:
-            if document.id in seen:
-                raise InputFormatError(
-                    name, line, f"expected a new document id, found {document.id!r} again (line {seen[document.id]})"
-                )
-            seen[document.id] = line
-        out.append((line, document))
-    return out
-
-
-def pair_documents(
-    predictions: list[tuple[int, Document]], references: list[tuple[int, Document]], pred_path: str, ref_path: str
-) -> None:
-    """Check that two files list the same documents in the same order (by count and, where given, by id).
-
-    Raises:
-        InputFormatError: on the first document where they differ, naming the prediction file and line.
-    """
-    ref_lines = {d.id: line for line, d in references if d.id is not None}
-    for (pline, p), (rline, r) in zip(predictions, references):
-        if p.id == r.id:
-            continue
-        if p.id is None or r.id is None:
-            raise InputFormatError(
-                pred_path,
-                pline,
-                f"expected the document id {r.id!r} ({ref_path} line {rline}), found {p.id!r}; give ids in both "
-                "files or in neither",
-            )
-        where = f"; it is on line {ref_lines[p.id]} of {ref_path}" if p.id in ref_lines else f", not in {ref_path}"
-        raise InputFormatError(
-            pred_path,
-            pline,
-            f"expected the document id {r.id!r} ({ref_path} line {rline}), found {p.id!r}{where} (documents must "
-            "come in the same order in both files)",
-        )
-    if len(predictions) != len(references):
-        line = predictions[len(references)][0] if len(predictions) > len(references) else None
-        raise InputFormatError(
-            pred_path,
-            line,
-            f"expected {len(references)} documents (as in {ref_path}), found {len(predictions)}",
-        )
 
 
 def _absent_warnings(pred_obj: list[Document], ref_obj: list[Document], pred_path: str) -> list[str]:

@@ -1,4 +1,4 @@
-r"""Penn Treebank bracketed trees (``.mrg``, evalb's gold and test files) and evalb parameter files (``.prm``).
+r"""Penn Treebank bracketed trees (``.mrg``, evalb's gold and test files).
 
 A tree is ``(LABEL child ...)``; a part-of-speech node is ``(TAG word)``; the outer node may be unlabelled,
 ``( (S ...))``. The label is the text right after ``(`` (``( S`` is an unlabelled node with a bare word ``S``).
@@ -36,6 +36,7 @@ from typing import Any
 import numpy as np
 
 from metametric_jax.errors import InputFormatError
+from metametric_jax.tasks.readers.evalb import parse_params
 from metametric_jax.tasks.readers.text import BOM, check_utf8, decode_text
 
 __all__ = ["Tree", "Treebank", "scan_trees", "read_treebank", "parse_trees", "read_trees", "parse_params"]
@@ -349,48 +350,3 @@ def parse_trees(text: str, source: str = "<string>") -> list[Tree]:
 def read_trees(source: str | os.PathLike[str]) -> list[Tree]:
     """:class:`Tree` objects of a bracketed file."""
     return parse_trees(decode_text(_read_bytes(source), source), os.fspath(source))
-
-
-def parse_params(text: str, source: str = "<string>") -> dict[str, list[str]]:
-    r"""The settings of an evalb parameter file: ``{KEYWORD: [value, ...]}`` in file order.
-
-    A line is ``KEYWORD value``; lines starting with ``#`` and lines shorter than three characters are skipped, as
-    evalb skips them. Keywords: ``DEBUG``, ``MAX_ERROR``, ``CUTOFF_LEN``, ``LABELED``, ``DELETE_LABEL``,
-    ``DELETE_LABEL_FOR_LENGTH``, ``QUOTE_LABEL``, ``EQ_LABEL``, ``EQ_WORD``.
-
-    Raises:
-        InputFormatError: on an unknown keyword or a keyword without a value (evalb only warns; a typo would
-            silently change the scores).
-
-    Example:
-        >>> parse_params("# comment\nDELETE_LABEL TOP\nDELETE_LABEL -NONE-\nEQ_LABEL ADVP PRT\n")
-        {'DELETE_LABEL': ['TOP', '-NONE-'], 'EQ_LABEL': ['ADVP PRT']}
-    """
-    known = {
-        "DEBUG",
-        "MAX_ERROR",
-        "CUTOFF_LEN",
-        "LABELED",
-        "DELETE_LABEL",
-        "DELETE_LABEL_FOR_LENGTH",
-        "QUOTE_LABEL",
-        "EQ_LABEL",
-        "EQ_WORD",
-    }
-    if text.startswith("\ufeff"):
-        text = text[1:]
-    out: dict[str, list[str]] = {}
-    for number, raw in enumerate(text.split("\n"), start=1):
-        line = raw.rstrip()
-        if line.startswith("#") or len(line) < 3:
-            continue
-        keyword, _, value = line.partition(" ") if " " in line.split("\t")[0] else line.partition("\t")
-        value = value.strip()
-        if keyword not in known:
-            raise InputFormatError(
-                source, number, f"unknown keyword {keyword!r}; expected one of {', '.join(sorted(known))}"
-            )
-        if not value:
-            raise InputFormatError(source, number, f"{keyword} without a value")
-        out.setdefault(keyword, []).append(value)
-    return out
