@@ -24,7 +24,7 @@ from metametric_jax import _compensated as comp
 from metametric_jax import intervals
 from metametric_jax._portable import MetricType, register
 from metametric_jax.accumulate import Metric, merged_signature
-from metametric_jax.inputs import validate_weights
+from metametric_jax.inputs import check_lengths, validate_weights
 from metametric_jax.intervals import FINGERPRINT_STREAM, POISSON_STREAM, SWAP_STREAM, mix32
 from metametric_jax.suite import Suite
 
@@ -352,8 +352,7 @@ def example_rows(metric: Any, predictions: Sequence[Any], references: Sequence[A
     """Per-example rows of ``metric`` (a dict by member for a suite); of :class:`Precomputed` statistics, too."""
     suite = isinstance(metric, type) and issubclass(metric, Suite)
     if isinstance(predictions, Precomputed):
-        if len(predictions) != len(references):
-            raise ValueError(f"{len(predictions)} precomputed statistics for {len(references)} references.")
+        check_lengths(predictions, references, "example_rows (precomputed statistics)")
         stats = predictions.stats
     else:
         stats = metric.member_stats(predictions, references) if suite else metric.batch_stats(predictions, references)

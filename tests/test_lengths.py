@@ -64,6 +64,13 @@ def test_one_message_everywhere(what: str, unit: str, call: Callable[[], Any]) -
     )
 
 
+def test_precomputed_statistics() -> None:
+    from metametric_jax.resampling import Precomputed, example_rows
+
+    with pytest.raises(ValueError, match="^example_rows \\(precomputed statistics\\): predictions and references must"):
+        example_rows(amr.AmrMetric, Precomputed(np.zeros((1, 3))), ["a", "b"])
+
+
 def test_check_lengths() -> None:
     check_lengths([1, 2], (3, 4), "x")
     check_lengths(np.zeros((2, 3)), [[], []], "x")
