@@ -530,15 +530,29 @@ def _check_repeats(given_again: int, limit: int | None, resp_path: str) -> None:
 
 
 def _chunk_of_files(
-    options: dict[str, Any], key: tuple[str, int, list[str]], response: tuple[str, int, list[str]]
+    options: dict[str, Any], key_part: list[tuple[str, int, int, int]], response_part: list[tuple[str, int, int, int]]
 ) -> dict[str, Any]:
-    """Read, pair and count a chunk of whole documents of both files (``(path, first line, lines)`` each)."""
-    import itertools
-
+    """Read, pair and count a chunk of whole documents of both files (``[(path, first line, start, end)]`` each)."""
     from metametric_jax.tasks.readers.conll2012 import pair_documents, parse_conll2012
+    from metametric_jax.tasks.readers.text import decode_text, split_lines
 
-    def parse(path: str, first: int, lines: list[str]) -> Any:  # line numbers as in the whole file
-        return parse_conll2012(itertools.chain(itertools.repeat("", first - 1), lines), path)
+    (key,), (response,) = key_part, response_part
+
+    def parse(path: str, first: int, start: int, end: int) -> Any:  # line numbers as in the whole file
+        with open(path, "rb") as handle:
+            handle.seek(start)
+            lines = split_lines(decode_text(handle.read(end - start), path))
+        shift = first - 1
+        return {
+            doc_id: dataclasses.replace(
+                doc,
+                begin_line=doc.begin_line + shift,
+                end_line=doc.end_line + shift,
+                token_lines=tuple(line + shift for line in doc.token_lines),
+                bare_numbers=tuple(line + shift for line in doc.bare_numbers),
+            )
+            for doc_id, doc in parse_conll2012(lines, path).items()
+        }
 
     key_docs, resp_docs = parse(*key), parse(*response)
     pairs, warnings = pair_documents(
@@ -611,29 +625,40 @@ def _count_in_chunks(
     progress: Callable[[int, int], None] | None,
 ) -> list[dict[str, Any]] | None:
     """Chunks of whole documents counted by workers, or ``None`` where the files do not pair up document by document."""
+    import re
+
     from metametric_jax import parallel
     from metametric_jax.errors import InputFormatError
     from metametric_jax.tasks.readers import conll2012
-    from metametric_jax.tasks.readers.text import read_text, split_lines
+    from metametric_jax.tasks.readers.text import check_utf8
 
+    begin = re.compile(rb"^#[ \t\f\v]*begin document[^\n]*", re.M)
+    sides = []
     try:
-        sides = [split_lines(read_text(path)) for path in (key_path, resp_path)]
-    except (OSError, UnicodeDecodeError, InputFormatError):
+        for path in (key_path, resp_path):
+            with open(path, "rb") as handle:
+                data = handle.read()
+            check_utf8(data, path)
+            starts = [m.start() for m in begin.finditer(data)]
+            specs = [
+                conll2012._BEGIN.match(data[a : data.find(b"\n", a) % (len(data) + 1)].decode().rstrip("\r"))
+                for a in starts
+            ]
+            if not all(specs):
+                return None
+            sides.append((path, data, starts, [conll2012._document_id(m.group(1)) for m in specs if m]))
+    except (OSError, InputFormatError):
         return None  # one process reads them, for its message
-    begins = []
-    for lines in sides:
-        found = [(i, conll2012._BEGIN.match(line.rstrip("\r\n"))) for i, line in enumerate(lines) if line[:1] == "#"]
-        begins.append([(i, conll2012._document_id(m.group(1))) for i, m in found if m])
-    ids = [[d for _, d in b] for b in begins]
-    n = len(ids[0])
-    if n < 2 or ids[0] != ids[1] or len(set(ids[0])) != n:
+    n = len(sides[0][3])
+    if n < 2 or sides[0][3] != sides[1][3] or len(set(sides[0][3])) != n:
         return None
     size = max(1, -(-n // (parallel.CHUNKS_PER_WORKER * parallel.resolve_jobs(jobs))))
     cuts = list(range(0, n, size))
-    chunks: list[list[tuple[str, int, list[str]]]] = [[], []]
-    for side, (path, lines, starts) in enumerate(zip((key_path, resp_path), sides, begins)):
-        at = [0, *(starts[c][0] for c in cuts[1:]), len(lines)]
-        chunks[side] = [(path, a + 1, lines[a:b]) for a, b in zip(at, at[1:])]
+    chunks: list[list[tuple[str, int, int, int]]] = [[], []]
+    for side, (path, data, starts, _) in enumerate(sides):
+        at = [0, *(starts[c] for c in cuts[1:]), len(data)]
+        lines = [1, *(data.count(b"\n", 0, a) + 1 for a in at[1:-1])]
+        chunks[side] = [(path, line, a, b) for line, a, b in zip(lines, at, at[1:])]
     done = [0]
 
     def report(finished: int, total: int) -> None:
@@ -651,7 +676,7 @@ def _count_in_chunks(
             progress=report,
             preload=[__name__],
         )
-    except Exception:
+    except InputFormatError:
         return None  # one process reads the files again and raises the error as it reads it
 
 
