@@ -12,12 +12,29 @@ from __future__ import annotations
 
 import math
 from collections.abc import Sequence
-from typing import TYPE_CHECKING
+from typing import Any, Protocol
 
 import numpy as np
 
-if TYPE_CHECKING:
-    from metametric_jax.analysis import PairedTest
+
+class PairedTest(Protocol):
+    """What a correction reads of a paired test (:class:`metametric_jax.analysis.PairedTest` is one)."""
+
+    @property
+    def delta(self) -> Any:
+        """The tested difference."""
+        ...
+
+    @property
+    def p_value(self) -> float | None:
+        """The uncorrected two-sided p-value (``None``: not tested)."""
+        ...
+
+    @property
+    def replicates(self) -> Any:
+        """The replicates' differences."""
+        ...
+
 
 __all__ = ["CORRECTIONS", "STATISTICS", "normalize_correction", "correct"]
 
