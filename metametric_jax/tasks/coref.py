@@ -533,28 +533,10 @@ def _chunk_of_files(
     options: dict[str, Any], key_part: list[tuple[str, int, int, int]], response_part: list[tuple[str, int, int, int]]
 ) -> dict[str, Any]:
     """Read, pair and count a chunk of whole documents of both files (``[(path, first line, start, end)]`` each)."""
-    from metametric_jax.tasks.readers.conll2012 import pair_documents, parse_conll2012
-    from metametric_jax.tasks.readers.text import decode_text, split_lines
+    from metametric_jax.tasks.readers.conll2012 import pair_documents, read_conll2012_part
 
     (key,), (response,) = key_part, response_part
-
-    def parse(path: str, first: int, start: int, end: int) -> Any:  # line numbers as in the whole file
-        with open(path, "rb") as handle:
-            handle.seek(start)
-            lines = split_lines(decode_text(handle.read(end - start), path))
-        shift = first - 1
-        return {
-            doc_id: dataclasses.replace(
-                doc,
-                begin_line=doc.begin_line + shift,
-                end_line=doc.end_line + shift,
-                token_lines=tuple(line + shift for line in doc.token_lines),
-                bare_numbers=tuple(line + shift for line in doc.bare_numbers),
-            )
-            for doc_id, doc in parse_conll2012(lines, path).items()
-        }
-
-    key_docs, resp_docs = parse(*key), parse(*response)
+    key_docs, resp_docs = read_conll2012_part(*key), read_conll2012_part(*response)
     pairs, warnings = pair_documents(
         predictions=resp_docs,
         references=key_docs,
@@ -625,40 +607,26 @@ def _count_in_chunks(
     progress: Callable[[int, int], None] | None,
 ) -> list[dict[str, Any]] | None:
     """Chunks of whole documents counted by workers, or ``None`` where the files do not pair up document by document."""
-    import re
-
     from metametric_jax import parallel
     from metametric_jax.errors import InputFormatError
-    from metametric_jax.tasks.readers import conll2012
-    from metametric_jax.tasks.readers.text import check_utf8
+    from metametric_jax.tasks.readers.conll2012 import document_offsets
 
-    begin = re.compile(rb"^#[ \t\f\v]*begin document[^\n]*", re.M)
-    sides = []
     try:
-        for path in (key_path, resp_path):
-            with open(path, "rb") as handle:
-                data = handle.read()
-            check_utf8(data, path)
-            starts = [m.start() for m in begin.finditer(data)]
-            specs = [
-                conll2012._BEGIN.match(data[a : data.find(b"\n", a) % (len(data) + 1)].decode().rstrip("\r"))
-                for a in starts
-            ]
-            if not all(specs):
-                return None
-            sides.append((path, data, starts, [conll2012._document_id(m.group(1)) for m in specs if m]))
+        key_found, resp_found = (document_offsets(path) for path in (key_path, resp_path))
     except (OSError, InputFormatError):
         return None  # one process reads them, for its message
-    n = len(sides[0][3])
-    if n < 2 or sides[0][3] != sides[1][3] or len(set(sides[0][3])) != n:
+    if key_found is None or resp_found is None:
+        return None
+    n = len(key_found[2])
+    if n < 2 or key_found[2] != resp_found[2] or len(set(key_found[2])) != n:
         return None
     size = max(1, -(-n // (parallel.CHUNKS_PER_WORKER * parallel.resolve_jobs(jobs))))
     cuts = list(range(0, n, size))
-    chunks: list[list[tuple[str, int, int, int]]] = [[], []]
-    for side, (path, data, starts, _) in enumerate(sides):
-        at = [0, *(starts[c] for c in cuts[1:]), len(data)]
-        lines = [1, *(data.count(b"\n", 0, a) + 1 for a in at[1:-1])]
-        chunks[side] = [(path, line, a, b) for line, a, b in zip(lines, at, at[1:])]
+    ends = [*cuts[1:], n]
+    chunks = [
+        [(path, lines[c], offsets[c], offsets[e]) for c, e in zip(cuts, ends)]
+        for path, (offsets, lines, _) in ((key_path, key_found), (resp_path, resp_found))
+    ]
     done = [0]
 
     def report(finished: int, total: int) -> None:

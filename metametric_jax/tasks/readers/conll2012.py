@@ -31,13 +31,15 @@ from collections.abc import Iterable, Mapping
 from pathlib import Path
 
 from metametric_jax.errors import InputFormatError
-from metametric_jax.tasks.readers.text import read_text, split_lines
+from metametric_jax.tasks.readers.text import decode_text, read_text, read_utf8, split_lines
 
 __all__ = [
     "DocumentId",
     "ConllDocument",
     "parse_conll2012",
     "read_conll2012",
+    "document_offsets",
+    "read_conll2012_part",
     "pair_documents",
     "bare_number_warnings",
     "format_id",
@@ -281,6 +283,58 @@ def read_conll2012(path: str | os.PathLike[str]) -> dict[DocumentId, ConllDocume
     """The documents of a CoNLL-2012 file, by ``(name, part)``, in file order (see :func:`parse_conll2012`)."""
     p = Path(path)
     return parse_conll2012(split_lines(read_text(p)), str(p))
+
+
+_BEGIN_BYTES = re.compile(rb"^#[ \t\f\v]*begin document[^\n]*", re.M)
+
+
+def document_offsets(path: str | os.PathLike[str]) -> tuple[list[int], list[int], list[DocumentId]] | None:
+    """Where each document of a CoNLL-2012 file begins: its byte offset, its line and its identifier, in file order.
+
+    The offsets end with the file's size (one more than the documents), so that document ``i`` is the byte range
+    ``offsets[i]:offsets[i + 1]`` (text before the first begin line belongs to the first range). ``None`` where a begin
+    line does not name a document; the whole file's reader then says why.
+
+    Raises:
+        InputFormatError: on a byte that is not UTF-8.
+        OSError: the file cannot be read.
+    """
+    data = read_utf8(path)
+    starts = [m.start() for m in _BEGIN_BYTES.finditer(data)]
+    ids: list[DocumentId] = []
+    for a in starts:
+        end = data.find(b"\n", a)
+        match = _BEGIN.match(data[a : len(data) if end < 0 else end].decode("utf-8").rstrip("\r"))
+        if match is None:
+            return None
+        ids.append(_document_id(match.group(1)))
+    offsets = [0, *starts[1:], len(data)] if starts else [0, len(data)]
+    lines = [1, *(data.count(b"\n", 0, a) + 1 for a in offsets[1:-1])]
+    return offsets, lines, ids
+
+
+def read_conll2012_part(
+    path: str | os.PathLike[str], first_line: int, start: int, end: int
+) -> dict[DocumentId, ConllDocument]:
+    """The documents in bytes ``start:end`` of a CoNLL-2012 file that begin on line ``first_line``, numbered as in it.
+
+    The ranges of :func:`document_offsets` hold whole documents, so that reading each range gives the documents and
+    line numbers (in messages and warnings) that :func:`read_conll2012` gives for the whole file.
+    """
+    with open(path, "rb") as handle:
+        handle.seek(start)
+        lines = split_lines(decode_text(handle.read(end - start), path))
+    shift = first_line - 1
+    return {
+        doc_id: dataclasses.replace(
+            doc,
+            begin_line=doc.begin_line + shift,
+            end_line=doc.end_line + shift,
+            token_lines=tuple(line + shift for line in doc.token_lines),
+            bare_numbers=tuple(line + shift for line in doc.bare_numbers),
+        )
+        for doc_id, doc in parse_conll2012(lines, str(path)).items()
+    }
 
 
 def _divergence(key: ConllDocument, response: ConllDocument) -> int | None:
