@@ -138,7 +138,7 @@ def breakdown(boot_cls: Any, preds: list[Any], refs: list[Any], total: float, re
     """Where the bootstrap's time goes, each stage timed alone (best of ``repeat``), as shares of their sum.
 
     Stages: matching (the metric's per-example rows), the replicate weights (``poisson_weights``), the weighted sums
-    (``weights @ rows``), the state (``from_sums``: transfer to JAX) and ``compute()`` (every replicate's figures,
+    (``weights @ rows``), the state (``_from_sums``: transfer to JAX) and ``compute()`` (every replicate's figures,
     percentiles and standard errors).
     """
     metric, replicates, seed = boot_cls.resampling.metric, boot_cls.resampling.samples, boot_cls.resampling.seed
@@ -154,11 +154,11 @@ def breakdown(boot_cls: Any, preds: list[Any], refs: list[Any], total: float, re
     def sums() -> None:
         jax.tree.map(lambda r: held["w"] @ r, held["rows"])
 
-    sums_of_batch = boot_cls.host_batch_sums(preds, refs, example_ids=ids)
-    state = boot_cls.from_sums(sums_of_batch)
+    sums_of_batch = boot_cls._host_batch_sums(preds, refs, example_ids=ids)
+    state = boot_cls._from_sums(sums_of_batch)
 
     def from_sums() -> None:
-        ready(boot_cls.from_sums(sums_of_batch))
+        ready(boot_cls._from_sums(sums_of_batch))
 
     def compute() -> None:
         ready(state.compute())

@@ -179,7 +179,7 @@ class Metric(struct.PyTreeNode, metaclass=MetricType):
 
     # ------------------------------------------------------------------ classes
     @classmethod
-    def subclass(
+    def _subclass(
         cls: type[M], config: MetricConfig, doc: str | None = None, *, class_name: str | None = None
     ) -> type[M]:
         """A new metric class with this static configuration (one class per configuration)."""
@@ -192,7 +192,7 @@ class Metric(struct.PyTreeNode, metaclass=MetricType):
         return new  # type: ignore[return-value]
 
     @classmethod
-    def nested_similarity(cls) -> Any:
+    def _nested_similarity(cls) -> Any:
         """The similarity this metric stands for inside another structure (its source, normalized as declared)."""
         cfg = cls.metric_config
         source = cfg.source
@@ -209,28 +209,28 @@ class Metric(struct.PyTreeNode, metaclass=MetricType):
     def empty(cls: type[M]) -> M:
         """The identity of ``merge``: all sums zero (float32, so it never causes a retrace)."""
         cfg = cls.metric_config
-        return cls.from_sums(_named(cfg, np.zeros((4 + len(cfg.reported) + len(cfg.tallies), 2), np.float32)))
+        return cls._from_sums(_named(cfg, np.zeros((4 + len(cfg.reported) + len(cfg.tallies), 2), np.float32)))
 
     @classmethod
     def example_rows(cls, stats: Any) -> np.ndarray:
         """Each example's contribution to every sum, float64 ``(n, 3 + K + 1 + T)``: (xy, xx, yy), K scores, 1, tallies.
 
-        A state's sums are the (weighted) sum of these rows over the examples; :meth:`from_totals` builds a state from
+        A state's sums are the (weighted) sum of these rows over the examples; :meth:`_from_totals` builds a state from
         such a sum. The bootstrap (:mod:`metametric_jax.significance`) sums the same rows under many weightings.
         """
         cfg = cls.metric_config
         if isinstance(stats, jax.Array):  # on the device (float32; not validated)
             return _rows(cfg, stats.astype(jnp.float32))
-        return _rows(cfg, cls.checked_stats(stats))
+        return _rows(cfg, cls._checked_stats(stats))
 
     @classmethod
-    def checked_stats(cls, stats: Any) -> np.ndarray:
+    def _checked_stats(cls, stats: Any) -> np.ndarray:
         """Statistics validated as float64 ``(n, 3 + T)`` (tally columns added as 0 to ``(n, 3)`` statistics)."""
         cfg = cls.metric_config
         return validate_stats(stats, cfg.name, self_bounded=cfg.self_bounded, tallies=len(cfg.tallies))
 
     @classmethod
-    def sums_from_totals(cls, totals: Any) -> dict[str, Any]:
+    def _sums_from_totals(cls, totals: Any) -> dict[str, Any]:
         """Named sums (compensated pairs) from summed :meth:`example_rows` ``(..., 3 + K + 1 + T)``.
 
         Float64 NumPy totals are split exactly; JAX arrays (float32) become pairs with a zero low part.
@@ -242,27 +242,27 @@ class Metric(struct.PyTreeNode, metaclass=MetricType):
         return _named(cfg, comp.split(np.asarray(totals, np.float64)))
 
     @classmethod
-    def from_totals(cls: type[M], totals: Any) -> M:
+    def _from_totals(cls: type[M], totals: Any) -> M:
         """A state from summed :meth:`example_rows` ``(..., 3 + K + 1 + T)`` (leading axes stay stacked)."""
-        return cls.from_sums(cls.sums_from_totals(totals))
+        return cls._from_sums(cls._sums_from_totals(totals))
 
     @classmethod
-    def host_packed(cls, stats: Any, weights: Any = None) -> np.ndarray:
-        """The state's sums packed as float32 ``(3 + K + 1 + T, 2)`` (see :meth:`pack`), from per-example statistics."""
+    def _host_packed(cls, stats: Any, weights: Any = None) -> np.ndarray:
+        """The state's sums packed as float32 ``(3 + K + 1 + T, 2)`` (see :meth:`_pack`) from per-example statistics."""
         cfg = cls.metric_config
-        stats = cls.checked_stats(stats)
+        stats = cls._checked_stats(stats)
         rows = _rows(cfg, stats)
         w = validate_weights(weights, stats.shape[0], cfg.name)
         totals = rows.sum(axis=0) if w is None else (rows * w[:, None]).sum(axis=0)
         return comp.split(totals)
 
     @classmethod
-    def host_sums(cls, stats: Any, weights: Any = None) -> dict[str, Any]:
+    def _host_sums(cls, stats: Any, weights: Any = None) -> dict[str, Any]:
         """The state's sums (named float32 pairs, NumPy) from per-example statistics ``(n, 3)``, on the host."""
-        return _named(cls.metric_config, cls.host_packed(stats, weights))
+        return _named(cls.metric_config, cls._host_packed(stats, weights))
 
     @classmethod
-    def device_sums(cls, stats: Any, weights: Any = None) -> dict[str, Any]:
+    def _device_sums(cls, stats: Any, weights: Any = None) -> dict[str, Any]:
         """The state's sums from per-example statistics in jnp (jittable; the device-native path).
 
         Weights are not validated on the device: they must be finite and non-negative.
@@ -291,12 +291,12 @@ class Metric(struct.PyTreeNode, metaclass=MetricType):
                 self-bounded similarity, an overlap above a self-overlap) or a wrong shape.
         """
         if isinstance(stats, jax.Array):
-            return cls.from_sums(cls.device_sums(stats, weights))
-        return cls.from_packed(cls.host_packed(stats, weights))
+            return cls._from_sums(cls._device_sums(stats, weights))
+        return cls._from_packed(cls._host_packed(stats, weights))
 
     @classmethod
-    def sums_shape(cls) -> dict[str, Any]:
-        """The structure of :meth:`host_sums` as ``jax.ShapeDtypeStruct`` leaves (the callback's result shape)."""
+    def _sums_shape(cls) -> dict[str, Any]:
+        """The structure of :meth:`_host_sums` as ``jax.ShapeDtypeStruct`` leaves (the callback's result shape)."""
         cfg = cls.metric_config
         pair = jax.ShapeDtypeStruct((2,), jnp.float32)
         return {
@@ -307,18 +307,18 @@ class Metric(struct.PyTreeNode, metaclass=MetricType):
         }
 
     @classmethod
-    def from_sums(cls: type[M], sums: Mapping[str, Any]) -> M:
-        """A state from named sums (as :meth:`host_sums` returns; NumPy, JAX arrays or tracers).
+    def _from_sums(cls: type[M], sums: Mapping[str, Any]) -> M:
+        """A state from named sums (as :meth:`_host_sums` returns; NumPy, JAX arrays or tracers).
 
         NumPy sums are packed into one array and sent to the device in one transfer, then split into the named
         leaves by one jitted call.
         """
         if all(isinstance(x, np.ndarray) for x in jax.tree.leaves(sums)):
-            return cls.from_packed(cls.pack(sums))
-        return cls.unpack(None, sums)
+            return cls._from_packed(cls._pack(sums))
+        return cls._unpack(None, sums)
 
     @classmethod
-    def pack(cls, sums: Mapping[str, Any]) -> np.ndarray:
+    def _pack(cls, sums: Mapping[str, Any]) -> np.ndarray:
         """Named NumPy sums as one float32 array ``(..., 3 + K + 1 + T, 2)`` (rows: micro, macro, count, tally)."""
         cfg = cls.metric_config
         rows = [sums["micro"][k] for k in MICRO] + [sums["macro"][k] for k in cfg.macro_names] + [sums["count"]]
@@ -326,14 +326,14 @@ class Metric(struct.PyTreeNode, metaclass=MetricType):
         return np.stack([np.asarray(r, np.float32) for r in rows], axis=-2)
 
     @classmethod
-    def from_packed(cls: type[M], packed: Any) -> M:
-        """A state from :meth:`pack`'s array: one jitted call transfers it (NumPy) and splits it into named leaves."""
+    def _from_packed(cls: type[M], packed: Any) -> M:
+        """A state from :meth:`_pack`'s array: one jitted call transfers it (NumPy) and splits it into named leaves."""
         if isinstance(packed, jax.core.Tracer):
-            return cls.unpack(packed)
+            return cls._unpack(packed)
         return _jitted_unpack(cls, packed)
 
     @classmethod
-    def unpack(cls: type[M], packed: Any, sums: Mapping[str, Any] | None = None) -> M:
+    def _unpack(cls: type[M], packed: Any, sums: Mapping[str, Any] | None = None) -> M:
         """A state from a packed array (jnp slicing) or from named sums (``packed`` None), signature added."""
         cfg = cls.metric_config
         if sums is None:
@@ -360,9 +360,9 @@ class Metric(struct.PyTreeNode, metaclass=MetricType):
         return stats.reshape(-1, width)
 
     @classmethod
-    def host_batch_sums(cls, predictions: Sequence[Any], references: Sequence[Any], weights: Any = None) -> Any:
+    def _host_batch_sums(cls, predictions: Sequence[Any], references: Sequence[Any], weights: Any = None) -> Any:
         """The sums of a batch of Python structures, on the host (what the callback path computes)."""
-        return cls.host_sums(cls.batch_stats(predictions, references), weights)
+        return cls._host_sums(cls.batch_stats(predictions, references), weights)
 
     @classmethod
     def from_model_output(
@@ -466,7 +466,7 @@ class Metric(struct.PyTreeNode, metaclass=MetricType):
                 f"{self.config.name}.merge: state shapes differ ({a} vs {b}); call reduce() on stacked states first."
             )
 
-    def check_signature(self) -> None:
+    def _check_signature(self) -> None:
         """Refuse a state whose signature is another metric's (a checkpoint restored into the wrong metric)."""
         sig = self.signature
         if isinstance(sig, jax.core.Tracer):
@@ -490,10 +490,10 @@ class Metric(struct.PyTreeNode, metaclass=MetricType):
         """Leafwise compensated addition; associative and commutative, ``empty()`` is its identity."""
         self._check_compatible(other)
         if isinstance(self.count, jax.core.Tracer) or isinstance(other.count, jax.core.Tracer):
-            return self.merge_traced(other)
+            return self._merge_traced(other)
         return _jitted_merge(self, other)  # one dispatch for every leaf
 
-    def merge_traced(self: M, other: M) -> M:
+    def _merge_traced(self: M, other: M) -> M:
         """``merge`` without its checks (inside ``jit``)."""
         sums = jax.tree.map(comp.add_traced, self._sums(), other._sums())
         return self.replace(**sums, signature=merged_signature(self.signature, other.signature))
@@ -535,7 +535,7 @@ class Metric(struct.PyTreeNode, metaclass=MetricType):
         high, low = jax.lax.pmax(self.signature, axis_name), jax.lax.pmin(self.signature, axis_name)
         return self.replace(**jax.tree.map(one, self._sums()), signature=merged_signature(high, low))
 
-    def check_reduced(self, what: str) -> None:
+    def _check_reduced(self, what: str) -> None:
         """Refuse a stacked state, or one restored from another metric's checkpoint (before ``compute``)."""
         if self.count.ndim != 1:
             raise ValueError(
@@ -547,7 +547,7 @@ class Metric(struct.PyTreeNode, metaclass=MetricType):
                 f"{self.config.name}: the state's macro sums are {sorted(self.macro)}, this metric keeps "
                 f"{sorted(self.config.macro_names)}: was it restored from a checkpoint of a different metric?"
             )
-        self.check_signature()
+        self._check_signature()
 
     def totals(self) -> dict[str, Any]:
         """The exact totals of a (reduced) state, read on the host in float64.
@@ -557,7 +557,7 @@ class Metric(struct.PyTreeNode, metaclass=MetricType):
             self-overlaps, the weighted example count and the sums of per-example normalized scores; with
             ``"tally": {name: float}`` for a metric with tallies.
         """
-        self.check_reduced("totals")
+        self._check_reduced("totals")
 
         def f64(pair: Any) -> float:
             hi, lo = np.asarray(pair, np.float64)
@@ -577,12 +577,12 @@ class Metric(struct.PyTreeNode, metaclass=MetricType):
             ``{"overlap", "precision", "recall", "f1", "jaccard", [declared f-beta or custom], and the same names
             prefixed "macro_"}`` as 0-d float arrays; and each tally's sum by its name (``not_optimal`` for Smatch).
         """
-        self.check_reduced("compute")
+        self._check_reduced("compute")
         if not isinstance(self.count, jax.core.Tracer):
             return _jitted_compute(self)  # one dispatch instead of a dozen eager ops
-        return self.compute_traced()
+        return self._compute_traced()
 
-    def compute_traced(self) -> dict[str, jax.Array]:
+    def _compute_traced(self) -> dict[str, jax.Array]:
         """``compute`` without its eager checks (inside ``jit`` / ``pmap``; the state must be reduced)."""
         cfg = self.config
         xy, xx, yy = (comp.value(self.micro[k]) for k in MICRO)
@@ -600,17 +600,17 @@ class Metric(struct.PyTreeNode, metaclass=MetricType):
 
 @jax.jit
 def _jitted_compute(state: Any) -> Any:
-    return state.compute_traced()
+    return state._compute_traced()
 
 
 @jax.jit
 def _jitted_merge(a: Any, b: Any) -> Any:
-    return a.merge_traced(b)
+    return a._merge_traced(b)
 
 
 @functools.partial(jax.jit, static_argnums=0)
 def _jitted_unpack(cls: Any, packed: Any) -> Any:
-    return cls.unpack(packed)
+    return cls._unpack(packed)
 
 
 # ------------------------------------------------------------------------------------------------ checkpoints

@@ -134,11 +134,11 @@ class BootstrapState(struct.PyTreeNode):
             return resampling.with_ids(state, resampling.IdSet.of(np.asarray(example_ids, np.int64), positional))
         check_batch(predictions, references, cls.resampling.name)
         ids = resampling.example_ids_of(cls, example_ids, len(predictions))
-        state = cls.from_sums(cls.host_batch_sums(predictions, references, weights, example_ids=ids))
+        state = cls._from_sums(cls._host_batch_sums(predictions, references, weights, example_ids=ids))
         return resampling.with_ids(state, resampling.IdSet.of(ids, positional))
 
     @classmethod
-    def host_batch_sums(
+    def _host_batch_sums(
         cls, predictions: Sequence[Any], references: Sequence[Any], weights: Any = None, *, example_ids: Any
     ) -> dict[str, Any]:
         """The state's sums of a batch of structures, on the host (NumPy; what the callback path computes).
@@ -160,10 +160,10 @@ class BootstrapState(struct.PyTreeNode):
         }
 
     @classmethod
-    def sums_shape(cls) -> dict[str, Any]:
-        """The structure of :meth:`host_batch_sums` as ``jax.ShapeDtypeStruct`` leaves."""
+    def _sums_shape(cls) -> dict[str, Any]:
+        """The structure of :meth:`_host_batch_sums` as ``jax.ShapeDtypeStruct`` leaves."""
         cfg = cls.resampling
-        plain = cfg.metric.sums_shape()
+        plain = cfg.metric._sums_shape()
         return {
             "plain": plain,
             "replicas": jax.tree.map(lambda x: jax.ShapeDtypeStruct((cfg.samples, *x.shape), x.dtype), plain),
@@ -171,12 +171,12 @@ class BootstrapState(struct.PyTreeNode):
         }
 
     @classmethod
-    def from_sums(cls: type[B], sums: Any) -> B:
-        """A state from its sums (see :meth:`host_batch_sums`; NumPy, JAX arrays or tracers)."""
+    def _from_sums(cls: type[B], sums: Any) -> B:
+        """A state from its sums (see :meth:`_host_batch_sums`; NumPy, JAX arrays or tracers)."""
         m = cls.resampling.metric
         return cls(
-            plain=m.from_sums(sums["plain"]),
-            replicas=m.from_sums(sums["replicas"]),
+            plain=m._from_sums(sums["plain"]),
+            replicas=m._from_sums(sums["replicas"]),
             fingerprint=jnp.asarray(sums["fingerprint"], jnp.float32),
         )
 
@@ -205,10 +205,10 @@ class BootstrapState(struct.PyTreeNode):
         base = jnp.ones((n,), jnp.float32) if w is None else w
         reps = poisson_weights(ids, cfg.samples, cfg.seed) * base[None, :]
         exact = jax.lax.Precision.HIGHEST  # full float32 products on every backend (no TF32 or bfloat16 passes)
-        state = cls.from_sums(
+        state = cls._from_sums(
             {
-                "plain": m.sums_from_totals(jnp.matmul(base, rows, precision=exact)),
-                "replicas": m.sums_from_totals(jnp.matmul(reps, rows, precision=exact)),
+                "plain": m._sums_from_totals(jnp.matmul(base, rows, precision=exact)),
+                "replicas": m._sums_from_totals(jnp.matmul(reps, rows, precision=exact)),
                 "fingerprint": resampling.fingerprint(ids),
             }
         )
@@ -270,9 +270,9 @@ class BootstrapState(struct.PyTreeNode):
         if not isinstance(self.fingerprint, jax.core.Tracer):
             resampling.check_state(self.plain)
             return _jitted_compute(self)
-        return self.compute_traced()
+        return self._compute_traced()
 
-    def compute_traced(self) -> dict[str, Any]:
+    def _compute_traced(self) -> dict[str, Any]:
         """``compute`` without its eager checks (inside ``jit``)."""
         cfg = self.resampling
         reps = self.replicates()
@@ -287,7 +287,7 @@ class BootstrapState(struct.PyTreeNode):
 
 @jax.jit
 def _jitted_compute(state: Any) -> Any:
-    return state.compute_traced()
+    return state._compute_traced()
 
 
 def bootstrap(metric: Any, replicates: int = 1000, seed: int = 0, level: float = 0.95) -> type[BootstrapState]:

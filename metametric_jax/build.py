@@ -85,7 +85,7 @@ def make_metric(
         source=sim,
     )
     kwargs = {"name": name, "zero_division": zero_division, "empty_score": empty_score, "report": report, "doc": doc}
-    return register(Metric.subclass(cfg, doc), make_metric, (similarity, normalizer), kwargs, raw=True)
+    return register(Metric._subclass(cfg, doc), make_metric, (similarity, normalizer), kwargs, raw=True)
 
 
 def stats_metric(
@@ -141,7 +141,7 @@ def stats_metric(
         "class_name": class_name,
         "tallies": tuple(tallies),
     }
-    cls = Metric.subclass(cfg, doc, class_name=class_name)
+    cls = Metric._subclass(cfg, doc, class_name=class_name)
     return register(cls, stats_metric, (stats, normalizer), kwargs, raw=True)
 
 

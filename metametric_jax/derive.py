@@ -54,13 +54,13 @@ _REFUSED_ORIGINS = (dict, cabc.Mapping, cabc.MutableMapping, cabc.Callable, type
 
 
 def is_metric_class(obj: Any) -> bool:
-    """Whether ``obj`` is a metric class: a class with the ``nested_similarity`` protocol method."""
-    return isinstance(obj, type) and callable(getattr(obj, "nested_similarity", None))
+    """Whether ``obj`` is a metric class: a class with the ``_nested_similarity`` protocol method."""
+    return isinstance(obj, type) and callable(getattr(obj, "_nested_similarity", None))
 
 
 def metric_similarity(metric: Any) -> Similarity:
     """The similarity a metric class stands for when used inside another structure (normalized as declared)."""
-    return metric.nested_similarity()
+    return metric._nested_similarity()
 
 
 def as_similarity(obj: Any, what: str = "value") -> Similarity:

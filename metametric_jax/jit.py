@@ -108,11 +108,11 @@ def host_state_sums(
     """Decode every example on the host and return the state's sums (named float32 pairs, NumPy).
 
     Args:
-        metric_cls: the class whose ``host_batch_sums`` takes the decoded sides, in order, then the weights.
+        metric_cls: the class whose ``_host_batch_sums`` takes the decoded sides, in order, then the weights.
         sides: per side ``(name, leaves, treedef, decode)``: the flattened arrays of a pytree with a leading axis.
         n: the batch size.
         weights: per-example weights (or ``None``).
-        extra: arrays of one value per example (e.g. ``example_ids``), passed to ``host_batch_sums`` by keyword.
+        extra: arrays of one value per example (e.g. ``example_ids``), passed to ``_host_batch_sums`` by keyword.
     """
     name = metric_cls.metric_config.name
     expected = expected_type(metric_cls)
@@ -121,7 +121,7 @@ def host_state_sums(
     ]
     w = None if weights is None else np.asarray(weights, dtype=np.float64)
     kwargs = {k: np.asarray(v) for k, v in (extra or {}).items()}
-    sums = metric_cls.host_batch_sums(*decoded, w, **kwargs)
+    sums = metric_cls._host_batch_sums(*decoded, w, **kwargs)
     return jax.tree.map(lambda x: np.asarray(x, dtype=np.float32), sums)
 
 
@@ -171,7 +171,7 @@ def callback_state(
         weights: optional non-negative per-example weights, shape ``(n,)`` or scalar (an array or a tracer).
         decode: host function from one example's slice of ``predictions`` (NumPy) to a structure.
         decode_references: host function for ``references`` (default ``decode``).
-        extra: further per-example arrays (shape ``(n,)``) passed to the class's ``host_batch_sums`` by keyword
+        extra: further per-example arrays (shape ``(n,)``) passed to the class's ``_host_batch_sums`` by keyword
             (the bootstrap's ``example_ids``).
 
     Returns:
@@ -198,7 +198,7 @@ def sides_state(
     """:func:`callback_state` for any number of sides: ``{name: pytree}``, the references last.
 
     Every side but the last is decoded with ``decode``, the last with ``decode_references`` (default ``decode``);
-    ``metric_cls.host_batch_sums`` takes the decoded sides in order, then the weights (the randomization test's
+    ``metric_cls._host_batch_sums`` takes the decoded sides in order, then the weights (the randomization test's
     two systems and their references, for instance).
     """
     cfg = metric_cls.metric_config
@@ -243,7 +243,7 @@ def sides_state(
     parts = [(side, leaves, treedef, dec) for side, leaves, treedef, _, dec in flat]
     all_leaves = [x for _, leaves, _, _ in parts for x in leaves]
     if not _is_traced(all_leaves + ([] if w is None else [w]) + list(extra.values())):
-        return metric_cls.from_sums(host_state_sums(metric_cls, parts, n, w, extra))
+        return metric_cls._from_sums(host_state_sums(metric_cls, parts, n, w, extra))
 
     expected = expected_type(metric_cls)
     for side, leaves, treedef, dec in parts:
@@ -260,5 +260,5 @@ def sides_state(
         return host_state_sums(metric_cls, given, n, wt, rest)
 
     operands = all_leaves + ([jnp.asarray(w, jnp.float32)] if w is not None else []) + [extra[k] for k in names]
-    sums = jax.pure_callback(host, metric_cls.sums_shape(), *operands, vmap_method="sequential")
-    return metric_cls.from_sums(sums)
+    sums = jax.pure_callback(host, metric_cls._sums_shape(), *operands, vmap_method="sequential")
+    return metric_cls._from_sums(sums)

@@ -63,24 +63,24 @@ class Accumulator(Protocol):
 class SumsAccumulator(Accumulator, Protocol):
     """An accumulator whose state is built from named sums computed on the host (what the ``decode=`` callback needs).
 
-    Every state class of this library is one: the callback computes ``host_batch_sums`` on the host with the fixed
-    result shape ``sums_shape()`` and builds the state with ``from_sums``.
+    Every state class of this library is one: the callback computes ``_host_batch_sums`` on the host with the fixed
+    result shape ``_sums_shape()`` and builds the state with ``_from_sums``.
     """
 
     metric_config: ClassVar[Any]
 
     @classmethod
-    def sums_shape(cls) -> Any:
-        """The structure of ``host_batch_sums`` as ``jax.ShapeDtypeStruct`` leaves."""
+    def _sums_shape(cls) -> Any:
+        """The structure of ``_host_batch_sums`` as ``jax.ShapeDtypeStruct`` leaves."""
         ...
 
     @classmethod
-    def host_batch_sums(cls, *args: Any, **kwargs: Any) -> Any:
+    def _host_batch_sums(cls, *args: Any, **kwargs: Any) -> Any:
         """The sums of a batch of structures, on the host (NumPy)."""
         ...
 
     @classmethod
-    def from_sums(cls: type[A], sums: Any) -> A:
+    def _from_sums(cls: type[A], sums: Any) -> A:
         """A state from its sums."""
         ...
 

@@ -171,11 +171,11 @@ class RandomizationState(struct.PyTreeNode):
         check_batch(predictions_b, references, name)
         positional = example_ids is None
         ids = resampling.example_ids_of(cls, example_ids, len(references))
-        state = cls.from_sums(cls.host_batch_sums(predictions_a, predictions_b, references, weights, example_ids=ids))
+        state = cls._from_sums(cls._host_batch_sums(predictions_a, predictions_b, references, weights, example_ids=ids))
         return resampling.with_ids(state, resampling.IdSet.of(ids, positional))
 
     @classmethod
-    def host_batch_sums(
+    def _host_batch_sums(
         cls,
         predictions_a: Sequence[Any],
         predictions_b: Sequence[Any],
@@ -207,10 +207,10 @@ class RandomizationState(struct.PyTreeNode):
         }
 
     @classmethod
-    def sums_shape(cls) -> dict[str, Any]:
-        """The structure of :meth:`host_batch_sums` as ``jax.ShapeDtypeStruct`` leaves."""
+    def _sums_shape(cls) -> dict[str, Any]:
+        """The structure of :meth:`_host_batch_sums` as ``jax.ShapeDtypeStruct`` leaves."""
         cfg = cls.resampling
-        plain = cfg.metric.sums_shape()
+        plain = cfg.metric._sums_shape()
         stacked = jax.tree.map(lambda x: jax.ShapeDtypeStruct((cfg.samples, *x.shape), x.dtype), plain)
         return {
             "a": plain,
@@ -221,14 +221,14 @@ class RandomizationState(struct.PyTreeNode):
         }
 
     @classmethod
-    def from_sums(cls, sums: Any) -> RandomizationState:
-        """A state from its sums (see :meth:`host_batch_sums`; NumPy, JAX arrays or tracers)."""
+    def _from_sums(cls, sums: Any) -> RandomizationState:
+        """A state from its sums (see :meth:`_host_batch_sums`; NumPy, JAX arrays or tracers)."""
         m = cls.resampling.metric
         return cls(
-            a=m.from_sums(sums["a"]),
-            b=m.from_sums(sums["b"]),
-            swapped_a=m.from_sums(sums["swapped_a"]),
-            swapped_b=m.from_sums(sums["swapped_b"]),
+            a=m._from_sums(sums["a"]),
+            b=m._from_sums(sums["b"]),
+            swapped_a=m._from_sums(sums["swapped_a"]),
+            swapped_b=m._from_sums(sums["swapped_b"]),
             fingerprint=jnp.asarray(sums["fingerprint"], jnp.float32),
         )
 
@@ -272,7 +272,7 @@ class RandomizationState(struct.PyTreeNode):
         w = resampling.device_weights(weights, n, cfg.name)
         va, vb = (ra, rb) if w is None else (ra * w[:, None], rb * w[:, None])
         a, b, swapped_a, swapped_b = _exact_sums(va, vb, swap_masks(ids, cfg.samples, cfg.seed))
-        state = cls.from_sums(
+        state = cls._from_sums(
             {
                 "a": _named_pairs(m, a),
                 "b": _named_pairs(m, b),
@@ -332,9 +332,9 @@ class RandomizationState(struct.PyTreeNode):
                 }
 
             return jax.tree.map(one, ea, eb, pa, pb)
-        return self.compute_traced()
+        return self._compute_traced()
 
-    def compute_traced(self) -> Any:
+    def _compute_traced(self) -> Any:
         """``compute`` without its eager checks (inside ``jit``; the p-values in float32)."""
         total = self.resampling.samples + 1.0
         return jax.tree.map(
@@ -525,6 +525,6 @@ def _exact_sums(va: jax.Array, vb: jax.Array, masks: jax.Array) -> tuple[jax.Arr
 
 def _named_pairs(metric: Any, pairs: jax.Array) -> dict[str, Any]:
     """A metric's named sums from compensated pairs ``(..., 3 + K + 1, 2)`` of its summed example rows."""
-    hi = metric.sums_from_totals(pairs[..., 0])
-    lo = metric.sums_from_totals(pairs[..., 1])
+    hi = metric._sums_from_totals(pairs[..., 0])
+    lo = metric._sums_from_totals(pairs[..., 1])
     return jax.tree.map(lambda h, lo_: jnp.stack([h[..., 0], lo_[..., 0]], axis=-1), hi, lo)

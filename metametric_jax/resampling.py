@@ -364,13 +364,13 @@ def example_rows(metric: Any, predictions: Sequence[Any], references: Sequence[A
 def sums_from_totals(metric: Any, totals: Any) -> Any:
     """A metric's (or suite's, by member) named sums from summed example rows."""
     if isinstance(metric, type) and issubclass(metric, Suite):
-        return {k: m.sums_from_totals(totals[k]) for k, m in metric.metric_config.members}
-    return metric.sums_from_totals(totals)
+        return {k: m._sums_from_totals(totals[k]) for k, m in metric.metric_config.members}
+    return metric._sums_from_totals(totals)
 
 
 def from_totals(metric: Any, totals: Any) -> Any:
     """A metric's (or suite's) state from summed example rows (leading axes stay stacked)."""
-    return metric.from_sums(sums_from_totals(metric, totals))
+    return metric._from_sums(sums_from_totals(metric, totals))
 
 
 def weighted_sums(rows: Any, base: np.ndarray | None, example_ids: Any, replicates: int, seed: int) -> tuple[Any, Any]:
@@ -405,7 +405,7 @@ def check_state(state: Any) -> None:
     """The eager checks of a metric's or suite's state before ``compute`` (reduced, its own signature)."""
     members = state.states.values() if isinstance(state, Suite) else [state]
     for member in members:
-        member.check_reduced("compute")
+        member._check_reduced("compute")
 
 
 def reduce_leading(tree: Any) -> Any:
@@ -461,7 +461,7 @@ def replicate_counts(stacked: Any) -> jax.Array:
 @jax.jit
 def vmapped_compute(state: Any) -> Any:
     """``compute()`` of each state stacked along the leading axis (the replicates), in one jitted call."""
-    return jax.vmap(lambda s: s.compute_traced())(state)
+    return jax.vmap(lambda s: s._compute_traced())(state)
 
 
 def _conditioned(replicas: Any, plain: Any) -> Any:
@@ -492,7 +492,7 @@ def conditioned(replicas: Any, plain: Any) -> Any:
 @jax.jit
 def conditioned_compute(replicas: Any, plain: Any) -> Any:
     """``compute()`` of each replicate state after :func:`conditioned`, in one jitted call."""
-    return jax.vmap(lambda s: s.compute_traced())(conditioned(replicas, plain))
+    return jax.vmap(lambda s: s._compute_traced())(conditioned(replicas, plain))
 
 
 def check_metric(metric: Any, what: str) -> None:

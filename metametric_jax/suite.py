@@ -82,7 +82,7 @@ class Suite(struct.PyTreeNode, metaclass=MetricType):
         missing = [k for k, _ in cfg.members if k not in stats]
         if missing:
             raise ValueError(f"{cfg.name}: statistics missing for members {missing}.")
-        return cls.from_sums({k: m.host_sums(stats[k], weights) for k, m in cfg.members})
+        return cls._from_sums({k: m._host_sums(stats[k], weights) for k, m in cfg.members})
 
     @classmethod
     def from_model_output(
@@ -116,35 +116,35 @@ class Suite(struct.PyTreeNode, metaclass=MetricType):
         return {k: m.batch_stats(predictions, references) for k, m in cfg.members}
 
     @classmethod
-    def host_batch_sums(cls, predictions: Sequence[Any], references: Sequence[Any], weights: Any = None) -> Any:
+    def _host_batch_sums(cls, predictions: Sequence[Any], references: Sequence[Any], weights: Any = None) -> Any:
         """Every member's sums of a batch, by member (what the callback path computes)."""
         check_batch(predictions, references, cls.metric_config.name)
         stats = cls.member_stats(predictions, references)
-        return {k: m.host_sums(stats[k], weights) for k, m in cls.metric_config.members}
+        return {k: m._host_sums(stats[k], weights) for k, m in cls.metric_config.members}
 
     @classmethod
-    def sums_shape(cls) -> dict[str, Any]:
-        """The structure of :meth:`host_batch_sums` as ``jax.ShapeDtypeStruct`` leaves."""
-        return {k: m.sums_shape() for k, m in cls.metric_config.members}
+    def _sums_shape(cls) -> dict[str, Any]:
+        """The structure of :meth:`_host_batch_sums` as ``jax.ShapeDtypeStruct`` leaves."""
+        return {k: m._sums_shape() for k, m in cls.metric_config.members}
 
     @classmethod
-    def from_sums(cls: type[S], sums: Mapping[str, Any]) -> S:
-        """A suite state from its members' sums (see :meth:`host_batch_sums`).
+    def _from_sums(cls: type[S], sums: Mapping[str, Any]) -> S:
+        """A suite state from its members' sums (see :meth:`_host_batch_sums`).
 
         NumPy sums of every member are packed into one array and split by one jitted call (one transfer).
         """
         cfg = cls.metric_config
         if all(isinstance(x, np.ndarray) for x in jax.tree.leaves(sums)):
-            packed = {k: m.pack(sums[k]) for k, m in cfg.members}
+            packed = {k: m._pack(sums[k]) for k, m in cfg.members}
             return _jitted_unpack(cls, packed)
-        states = {k: m.from_sums(sums[k]) for k, m in cfg.members}
+        states = {k: m._from_sums(sums[k]) for k, m in cfg.members}
         return cls(states=states, config=cfg)
 
     @classmethod
-    def unpack(cls: type[S], packed: Mapping[str, Any]) -> S:
-        """A suite state from each member's packed sums (see :meth:`Metric.pack`; jnp, usable inside ``jit``)."""
+    def _unpack(cls: type[S], packed: Mapping[str, Any]) -> S:
+        """A suite state from each member's packed sums (see :meth:`Metric._pack`; jnp, usable inside ``jit``)."""
         cfg = cls.metric_config
-        return cls(states={k: m.unpack(packed[k]) for k, m in cfg.members}, config=cfg)
+        return cls(states={k: m._unpack(packed[k]) for k, m in cfg.members}, config=cfg)
 
     def __getstate__(self) -> dict[str, Any]:
         return {"states": {k: v.__getstate__() for k, v in self.states.items()}}
@@ -178,13 +178,13 @@ class Suite(struct.PyTreeNode, metaclass=MetricType):
         traced = any(isinstance(v.count, jax.core.Tracer) for v in self.states.values())
         if not traced:
             for v in self.states.values():
-                v.check_reduced("compute")
+                v._check_reduced("compute")
             return _jitted_compute(self)
-        return self.compute_traced()
+        return self._compute_traced()
 
-    def compute_traced(self) -> dict[str, Any]:
+    def _compute_traced(self) -> dict[str, Any]:
         """``compute`` without its eager checks (inside ``jit`` / ``pmap``; the state must be reduced)."""
-        results: dict[str, Any] = {k: v.compute_traced() for k, v in self.states.items()}
+        results: dict[str, Any] = {k: v._compute_traced() for k, v in self.states.items()}
         for key, fn in self.config.derived:
             results[key] = fn(results)
         return results
@@ -224,9 +224,9 @@ def make_suite(
 
 @jax.jit
 def _jitted_compute(state: Any) -> Any:
-    return state.compute_traced()
+    return state._compute_traced()
 
 
 @functools.partial(jax.jit, static_argnums=0)
 def _jitted_unpack(cls: Any, packed: Any) -> Any:
-    return cls.unpack(packed)
+    return cls._unpack(packed)

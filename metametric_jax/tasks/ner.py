@@ -720,8 +720,8 @@ def _ner_metric(labels: tuple[str, ...], scheme: str) -> type[Any]:
         doc=NerMetric.__doc__,
     )
 
-    def compute_traced(self: Any) -> dict[str, Any]:
-        results = base.compute_traced(self)
+    def _compute_traced(self: Any) -> dict[str, Any]:
+        results = base._compute_traced(self)
         return {
             "micro": results["micro"],
             "macro": results["macro"],
@@ -730,7 +730,7 @@ def _ner_metric(labels: tuple[str, ...], scheme: str) -> type[Any]:
             "per_type": {label: results[_member(label)] for label in labels},
         }
 
-    cls = type("NerMetric", (base,), {"compute_traced": compute_traced, "__doc__": NerMetric.__doc__})
+    cls = type("NerMetric", (base,), {"_compute_traced": _compute_traced, "__doc__": NerMetric.__doc__})
     cls.labels = labels  # type: ignore[attr-defined]
     cls.scheme = scheme  # type: ignore[attr-defined]
     return cls
