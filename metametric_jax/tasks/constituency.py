@@ -503,7 +503,8 @@ def ConstituencyMetric(params: EvalbParams = COLLINS) -> Any:  # noqa: N802 - a 
         >>> round(float(out["brackets"]["recall"]), 4), round(float(out["brackets"]["precision"]), 4)
         (0.6667, 0.8)
     """
-    from metametric_jax import make_suite, stats_metric
+    from metametric_jax.build import stats_metric
+    from metametric_jax.suite import make_suite
 
     names = ("brackets", "tagging", "complete_match", "crossing", "no_crossing", "two_or_less_crossing", "valid")
     members = {}
@@ -533,7 +534,7 @@ def SentenceStatsMetric(params: EvalbParams = COLLINS) -> Any:  # noqa: N802 - a
         >>> float(M.from_model_output([{k: v[0] for k, v in rows.items()}], [None]).compute()["brackets"]["f1"])
         1.0
     """
-    from metametric_jax import make_suite
+    from metametric_jax.suite import make_suite
 
     base = ConstituencyMetric(params).metric_config
 

@@ -337,7 +337,9 @@ def _reference_total(xy: Any, xx: Any, yy: Any, zero_division: float) -> Any:
 
 @class_factory
 def _build_metric() -> type[Suite]:
-    from metametric_jax import Normalizer, make_suite, stats_metric
+    from metametric_jax.build import stats_metric
+    from metametric_jax.normalizer import Normalizer
+    from metametric_jax.suite import make_suite
 
     total = Normalizer("reference_total", _reference_total)
     members = {}

@@ -110,7 +110,7 @@ from metametric_jax.tasks.dependency_counts import (
 from metametric_jax.tasks.readers.conllu import DepSentence, DepToken, parse_conllu, read_conllu
 
 if TYPE_CHECKING:
-    from metametric_jax import Suite
+    from metametric_jax.suite import Suite
 
 __all__ = [
     "SentenceCountsMetric",
@@ -185,7 +185,8 @@ _MEMBER_DOC = "{figure}: {what} (per example: {stats}); ``precision``, ``recall`
 
 @class_factory
 def _suite(check_trees: bool, exclude_punct: bool, strip_subtypes: bool) -> type[Suite]:
-    from metametric_jax import make_suite, stats_metric  # JAX only for the accumulator: files score without it
+    from metametric_jax.build import stats_metric  # JAX only for the accumulator: files score without it
+    from metametric_jax.suite import make_suite
 
     options = {"check_trees": check_trees, "exclude_punct": exclude_punct, "strip_subtypes": strip_subtypes}
     members = {}
@@ -254,7 +255,7 @@ def DependencyMetric(  # noqa: N802 - a cached factory named as the task's metri
 
 @class_factory
 def _counts_suite(check_trees: bool, exclude_punct: bool, strip_subtypes: bool) -> type[Suite]:
-    from metametric_jax import make_suite
+    from metametric_jax.suite import make_suite
 
     base = _suite(check_trees, exclude_punct, strip_subtypes).metric_config
 

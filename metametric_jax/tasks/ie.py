@@ -84,7 +84,7 @@ from metametric_jax.tasks.ner import Span
 from metametric_jax.tasks.readers.ie_jsonl import Argument, Document, Event, Relation, pair_documents, read_documents
 
 if TYPE_CHECKING:
-    from metametric_jax import Suite
+    from metametric_jax.suite import Suite
 
 __all__ = ["Argument", "Event", "Relation", "Document", "MODES", "FIGURES", "IEMetric", "document_stats", "figures"]
 __all__ += ["document_rows", "readout", "score", "read_documents", "pair_documents", "count_files", "score_files"]
@@ -182,7 +182,8 @@ def _matched(predicted: list[Any], reference: list[Any]) -> int:
 
 @class_factory
 def _suite(mode: str, directed: bool) -> type[Suite]:
-    from metametric_jax import make_suite, stats_metric  # the accumulators (and JAX) only when asked for
+    from metametric_jax.build import stats_metric  # the accumulators (and JAX) only when asked for
+    from metametric_jax.suite import make_suite
 
     members = {}
     for figure, batch_stats in _batch_stats(mode, directed).items():

@@ -643,7 +643,7 @@ def _span_stats(predictions: Sequence[Any], references: Sequence[Any], scheme: s
 
 @class_factory
 def _span_metric(scheme: str) -> type[Any]:
-    from metametric_jax import stats_metric
+    from metametric_jax.build import stats_metric
 
     return stats_metric(
         name=f"span_f1_{scheme.lower()}",
@@ -683,8 +683,9 @@ def _ner_stats(
 def _ner_metric(labels: tuple[str, ...], scheme: str) -> type[Any]:
     import jax.numpy as jnp
 
-    from metametric_jax import make_suite, stats_metric
+    from metametric_jax.build import stats_metric
     from metametric_jax.normalizer import safe_divide
+    from metametric_jax.suite import make_suite
 
     counters = _counters()
     batch_stats = functools.partial(_ner_stats, labels=labels, scheme=scheme)

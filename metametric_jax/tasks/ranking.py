@@ -480,8 +480,9 @@ _MAYBE_NAN = ("Rndcg",)  # the families whose query figure can be NaN (trec_eval
 
 @class_factory
 def _ranking_suite(plan: Plan, level: int, max_retrieved: int | None) -> Any:
-    from metametric_jax import make_suite, stats_metric
+    from metametric_jax.build import stats_metric
     from metametric_jax.normalizer import Normalizer, safe_divide
+    from metametric_jax.suite import make_suite
 
     def mean(xy: Any, xx: Any, yy: Any, zero_division: float) -> Any:
         return safe_divide(xy - yy, xx, zero_division)
@@ -598,7 +599,7 @@ def precision_at_k(k: int) -> Any:
     >>> float(P2.from_model_output([["a", "c", "b"]], [{"c"}]).compute()["macro_precision"])
     0.5
     """
-    from metametric_jax import make_metric
+    from metametric_jax.build import make_metric
 
     return make_metric(
         AtK(k),
@@ -615,7 +616,7 @@ def recall_at_k(k: int) -> Any:
     >>> float(recall_at_k(2).score(["a", "c", "b"], {"c", "d"}))
     0.5
     """
-    from metametric_jax import make_metric
+    from metametric_jax.build import make_metric
 
     return make_metric(
         AtK(k),
@@ -649,7 +650,7 @@ metametric's documentation:
 
 @class_factory
 def _average_precision_metric() -> Any:
-    from metametric_jax import make_metric
+    from metametric_jax.build import make_metric
     from metametric_jax.normalizer import Normalizer, safe_divide
 
     def average_precision(xy: Any, xx: Any, yy: Any, zero_division: float) -> Any:

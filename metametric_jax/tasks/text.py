@@ -54,8 +54,12 @@ from typing import Any
 
 import numpy as np
 
-from metametric_jax import Discrete, Metric, SetMatching, Suite, make_metric, make_suite, stats_metric
 from metametric_jax._portable import class_factory
+from metametric_jax.accumulate import Metric
+from metametric_jax.build import make_metric, stats_metric
+from metametric_jax.matching import SetMatching
+from metametric_jax.similarity import Discrete
+from metametric_jax.suite import Suite, make_suite
 from metametric_jax.tasks.rouge import (
     DEFAULT_TYPES,
     figures,
