@@ -1,0 +1,184 @@
+"""A 64-bit digest of any reference structure, the same in every process: the fingerprint of a paired test's examples.
+
+:func:`reference_digests` hashes a canonical, self-delimiting encoding of each reference (BLAKE2b), never Python's
+``hash`` (salted per process), so that two systems scored in different processes, or a state merged from workers, pair
+their examples by id *and* reference (:func:`metametric_jax.resampling.fingerprint` sums the digests).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import hashlib
+import struct as _struct
+import sys
+from collections.abc import Callable, Mapping, Sequence
+from typing import Any
+
+import numpy as np
+
+__all__ = ["reference_digests"]
+
+# the canonical encoding of a reference: one encoder per type (found once per type), each self-delimiting
+_Encoder = Callable[[Any, bytearray], None]
+
+
+def _encode(x: Any, out: bytearray) -> None:
+    """Append a canonical, self-delimiting encoding of ``x`` to ``out`` (the same bytes in every process)."""
+    encoder = _ENCODERS.get(type(x))
+    if encoder is None:
+        encoder = _ENCODERS[type(x)] = _encoder_for(type(x))
+    encoder(x, out)
+
+
+def _encoded(x: Any) -> bytes:
+    out = bytearray()
+    _encode(x, out)
+    return bytes(out)
+
+
+def _none(x: Any, out: bytearray) -> None:
+    out += b"N"
+
+
+def _bool(x: Any, out: bytearray) -> None:
+    out += b"B1" if x else b"B0"
+
+
+def _int(x: Any, out: bytearray) -> None:
+    out += b"I%d;" % int(x)
+
+
+def _float(x: Any, out: bytearray) -> None:
+    out += b"F" + _struct.pack("<d", float(x))
+
+
+def _str(x: str, out: bytearray) -> None:
+    data = x.encode("utf-8", "surrogatepass")
+    out += b"S%d:" % len(data)
+    out += data
+
+
+def _bytes(x: Any, out: bytearray) -> None:
+    out += b"Y%d:" % len(x)
+    out += bytes(x)
+
+
+def _sequence(tag: bytes) -> _Encoder:
+    def encode(x: Any, out: bytearray) -> None:
+        out += b"%s%d:" % (tag, len(x))
+        for item in x:
+            _encode(item, out)
+
+    return encode
+
+
+def _sorted(tag: bytes, items: list[bytes], out: bytearray) -> None:
+    out += b"%s%d:" % (tag, len(items))
+    for item in sorted(items):
+        out += item
+
+
+def _set(x: Any, out: bytearray) -> None:
+    _sorted(b"E", [_encoded(item) for item in x], out)
+
+
+def _mapping(x: Any, out: bytearray) -> None:
+    _sorted(b"D", [_encoded(k) + _encoded(v) for k, v in x.items()], out)
+
+
+def _array(x: Any, out: bytearray) -> None:
+    arr = np.ascontiguousarray(np.asarray(x))
+    if arr.dtype == object:
+        out += b"O%s:" % repr(arr.shape).encode()
+        for item in arr.ravel().tolist():
+            _encode(item, out)
+        return
+    data = arr.tobytes()
+    out += b"A%s%s%d:" % (arr.dtype.str.encode(), repr(arr.shape).encode(), len(data))
+    out += data
+
+
+def _object(cls: type, names: list[str] | None) -> _Encoder:
+    """Objects by class name and fields (``names``; ``None``: the instance's attributes, sorted)."""
+    name = cls.__qualname__.encode("utf-8")
+    keys = None if names is None else [(k, _encoded(k)) for k in names]
+
+    def encode(x: Any, out: bytearray) -> None:
+        fields = keys if keys is not None else [(k, _encoded(k)) for k in sorted(_attributes(x))]
+        out += b"C%d:%s%d:" % (len(name), name, len(fields))
+        for key, encoded_key in fields:
+            out += encoded_key
+            _encode(getattr(x, key), out)
+
+    return encode
+
+
+def _attributes(x: Any) -> list[str]:
+    """The attribute names of an object without a repr of its own (its ``__dict__``, else its slots)."""
+    if hasattr(x, "__dict__"):
+        return list(vars(x))
+    names: list[str] = []
+    for c in type(x).__mro__:
+        slots = c.__dict__.get("__slots__", ())
+        names.extend([slots] if isinstance(slots, str) else slots)
+    return [k for k in dict.fromkeys(names) if hasattr(x, k)]
+
+
+def _repr(x: Any, out: bytearray) -> None:
+    text = f"{type(x).__qualname__}:{x!r}".encode("utf-8", "surrogatepass")
+    out += b"R%d:" % len(text)
+    out += text
+
+
+def _encoder_for(cls: type) -> _Encoder:
+    if cls is type(None):
+        return _none
+    if issubclass(cls, (bool, np.bool_)):
+        return _bool
+    if issubclass(cls, (int, np.integer)):
+        return _int
+    if issubclass(cls, (float, np.floating)):
+        return _float
+    if issubclass(cls, str):
+        return _str
+    if issubclass(cls, (bytes, bytearray)):
+        return _bytes
+    if issubclass(cls, (list, tuple)):
+        return _sequence(b"L" if issubclass(cls, list) else b"T")
+    if issubclass(cls, (set, frozenset)):
+        return _set
+    if issubclass(cls, Mapping):
+        return _mapping
+    if dataclasses.is_dataclass(cls):
+        return _object(cls, [f.name for f in dataclasses.fields(cls)])
+    if issubclass(cls, np.ndarray) or _is_jax_array_type(cls):
+        return _array
+    if cls.__repr__ is object.__repr__:  # the default repr names an address: the attributes instead
+        return _object(cls, None)
+    return _repr
+
+
+_ENCODERS: dict[type, _Encoder] = {}
+
+
+def _is_jax_array_type(cls: type) -> bool:
+    """Whether ``cls`` is JAX's array type (without importing JAX: an array exists only once JAX is imported)."""
+    jax = sys.modules.get("jax")
+    return jax is not None and issubclass(cls, jax.Array)
+
+
+def reference_digests(references: Sequence[Any]) -> np.ndarray:
+    """A 64-bit digest of each reference, uint64 ``(n,)``: the same in every process (never Python's ``hash``).
+
+    The digest is BLAKE2b of a canonical encoding: dataclasses by class name and fields, lists and tuples in order,
+    sets, frozensets and mappings by their items' sorted encodings, strings, bytes and numbers by type and value,
+    NumPy arrays by dtype, shape and bytes, anything else by its class name and ``repr``.
+
+    >>> d = reference_digests([frozenset({"a", "b"}), frozenset({"b", "a"}), ["a", "b"]])
+    >>> bool(d[0] == d[1]), bool(d[0] == d[2])
+    (True, False)
+    """
+    out = np.empty(len(references), np.uint64)
+    for i, ref in enumerate(references):
+        out[i] = int.from_bytes(hashlib.blake2b(_encoded(ref), digest_size=8).digest(), "little")
+    return out
