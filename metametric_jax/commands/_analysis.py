@@ -17,7 +17,7 @@ from typing import Any
 from metametric_jax.cli_analysis import integer
 from metametric_jax.commands import Analyze
 
-__all__ = ["SETTINGS", "analysis_hook", "positive", "add_bins"]
+__all__ = ["SETTINGS", "analysis_hook", "positive", "add_bins", "add_bucket"]
 
 #: the options of ``analyze`` every task's ``analyze_files`` takes under the same names: the tests' settings
 SETTINGS = ("samples", "seed", "correction", "statistic", "min_units")
@@ -37,6 +37,22 @@ def add_bins(parser: argparse.ArgumentParser, of: str) -> None:
     )
 
 
+def add_bucket(parser: argparse.ArgumentParser, item: str) -> None:
+    """``--bucket [NAME=]MODULE:FUNCTION``: a user's bucketing of ``item`` (:mod:`metametric_jax.analysis_custom`)."""
+    from metametric_jax.analysis_custom import parse
+
+    parser.add_argument(
+        "--bucket",
+        action="append",
+        type=parse,
+        default=None,
+        metavar="[NAME=]MODULE:FUNCTION",
+        help=f"add the analysis NAME: FUNCTION maps {item} to its bucket's name (a non-empty string); FUNCTION is "
+        "found in MODULE (imported; the current directory first) or in a file, FILE.py:FUNCTION; NAME defaults to "
+        "the function's name; repeat for several bucketings",
+    )
+
+
 def _given(value: Any) -> bool:
     """Whether an option holds a value other than its default when absent (None, False or no files)."""
     return value is not None and value is not False and value != []
@@ -51,6 +67,7 @@ def analysis_hook(
     derived: Callable[[argparse.Namespace], Mapping[str, Any]] | None = None,
     refused: Mapping[str, str] | None = None,
     add_arguments: Callable[[argparse.ArgumentParser], None] | None = None,
+    custom: str | None = None,
 ) -> Analyze:
     """The :class:`~metametric_jax.commands.Analyze` hook of a task.
 
@@ -63,6 +80,8 @@ def analysis_hook(
         refused: ``{dest: message}``: options of ``score`` an analysis refuses (``ValueError(message)`` when given),
             checked in order.
         add_arguments: adds the options only ``analyze`` takes.
+        custom: what a user's bucket function is given (``"an entity: Entity(sentence, ...)"``), where the task's
+            ``analyze_files`` takes ``buckets=``: adds ``--bucket [NAME=]MODULE:FUNCTION`` (:func:`add_bucket`).
     """
     refusals = dict(refused or {})
 
@@ -74,7 +93,18 @@ def analysis_hook(
         passed = {name: getattr(args, name) for name in (*options, *SETTINGS)}
         if derived is not None:
             passed.update(derived(args))
+        if custom is not None:
+            from metametric_jax import analysis_custom
+
+            passed["buckets"] = analysis_custom.load_all(args.bucket)
         result: dict[str, Any] = module.analyze_files(getattr(args, reference), systems, **passed)
         return result
 
-    return Analyze(task=task, run=run, add_arguments=add_arguments, description=description)
+    def arguments(parser: argparse.ArgumentParser) -> None:
+        if add_arguments is not None:
+            add_arguments(parser)
+        if custom is not None:
+            add_bucket(parser, custom)
+
+    adds = arguments if add_arguments is not None or custom is not None else None
+    return Analyze(task=task, run=run, add_arguments=adds, description=description)

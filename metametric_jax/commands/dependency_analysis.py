@@ -12,6 +12,7 @@ ANALYZE = analysis_hook(
     "dependency",
     reference="gold",
     options=("unit", "check_trees", "exclude_punct", "strip_subtypes"),
+    custom="a word, Word(sentence, id, form, upos, deprel, head, side) of metametric_jax.tasks.dependency_analysis",
     refused={
         "pred": "analyze dependency reads --references and --system files; --pred is not accepted",
         "counts": "analyze dependency gives figures per bucket; --counts is a score option",

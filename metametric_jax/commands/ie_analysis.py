@@ -12,6 +12,7 @@ ANALYZE = analysis_hook(
     "ie",
     reference="gold",
     options=("mode",),
+    custom="an item, Item(document, kind, type, role, start, end, side) of metametric_jax.tasks.ie_analysis",
     derived=lambda args: {"directed": not args.undirected},
     refused={"pred": "analyze ie reads --references and --system files; --pred is not accepted"},
     description="Analyses: overall (score ie's figures, exactly), entity_type, relation_type, event_type (triggers "

@@ -29,6 +29,7 @@ ANALYZE = analysis_hook(
         "file": "analyze ner reads --references and --system files (two-file layout); --file is not accepted",
     },
     add_arguments=_add_arguments,
+    custom="an entity, Entity(sentence, start, end, label, text, side) of metametric_jax.tasks.ner_analysis",
     description="Analyses: overall (score ner's micro figures), type (score ner's per-type figures, exactly), length "
     "(1, 2, 3, 4+ tokens), frequency (with --frequency-from); each bucket's F1 tested, each system against the first. "
     "Also nervaluate's error categories (strict, exact, partial, type) and a gold x predicted type confusion matrix.",

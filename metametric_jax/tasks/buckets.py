@@ -441,7 +441,10 @@ def refuse_names(buckets: Mapping[str, Any] | None, reserved: Iterable[str]) -> 
     taken = set(reserved)
     for name in buckets or {}:
         if name in taken:
-            raise ValueError(f"a custom bucketing may not be named {name!r}: the report has an analysis of that name")
+            raise ValueError(
+                f"a custom bucketing may not be named {name!r}: the report has an analysis of that name (on the "
+                "command line, name it with --bucket NAME=MODULE:FUNCTION)"
+            )
 
 
 def resampled_units(
