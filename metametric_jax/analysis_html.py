@@ -15,25 +15,7 @@ import re
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
-from metametric_jax.analysis_report import (
-    _SCHEME_COUNTS,
-    _SCHEME_FIGURES,
-    ALPHA,
-    _category,
-    _columns,
-    _flat,
-    _fmt,
-    _gains,
-    _label,
-    _p,
-    _shown,
-    _significant,
-    _statement,
-    _tests,
-    bucketed,
-    system_names,
-    table_sections,
-)
+from metametric_jax import analysis_report as common
 
 __all__ = ["CSP", "html", "charts"]
 
@@ -54,12 +36,12 @@ def charts(report: Mapping[str, Any]) -> list[tuple[str, str]] | None:
     except ImportError:
         return None
     scale = report.get("scale", 100)
-    names = system_names(report)
+    names = common.system_names(report)
     out = []
     colors = ["#4c72b0", "#dd8452", "#55a868", "#c44e52", "#8172b3", "#937860", "#da8bc3", "#8c8c8c"]
-    for k, name in enumerate(bucketed(report)):
+    for k, name in enumerate(common.bucketed(report)):
         table = report["analyses"][name]
-        _, tested = _columns(report, name)
+        _, tested = common._columns(report, name)
         buckets = list(table)
         if not buckets:
             continue
@@ -67,13 +49,13 @@ def charts(report: Mapping[str, Any]) -> list[tuple[str, str]] | None:
         ax = fig.add_subplot()
         width = 0.8 / len(names)
         for s, sname in enumerate(names):
-            values = [_flat(table[b]["figures"][s]).get(tested) for b in buckets]
+            values = [common._flat(table[b]["figures"][s]).get(tested) for b in buckets]
             heights = [scale * v if v is not None else 0.0 for v in values]
             xs = [i + (s - (len(names) - 1) / 2) * width for i in range(len(buckets))]
             ax.bar(xs, heights, width=width, label=sname, color=colors[s % len(colors)])
         labels = []
         for b in buckets:
-            marks = [t for t in _tests(table[b]) if _significant(t)]
+            marks = [t for t in common._tests(table[b]) if common._significant(t)]
             labels.append(f"{b}{' *' if marks else ''}")
         # many or long bucket names (relations, labels) would overlap: slanted, with room below
         slanted = len(buckets) * max(len(x) for x in labels) > 8 * fig.get_size_inches()[0]
@@ -82,9 +64,9 @@ def charts(report: Mapping[str, Any]) -> list[tuple[str, str]] | None:
             fig.set_size_inches(fig.get_size_inches()[0], 2.8 + 0.06 * max(len(x) for x in labels))
         else:
             ax.set_xticks(range(len(buckets)), labels)
-        ax.set_ylabel(f"{_label(tested)}{' (%)' if scale == 100 else ''}")
+        ax.set_ylabel(f"{common._label(tested)}{' (%)' if scale == 100 else ''}")
         title = report.get("titles", {}).get(name, name)
-        ax.set_title(f"{title}: {_label(tested)} per bucket (* adjusted p < {ALPHA})", fontsize=9)
+        ax.set_title(f"{title}: {common._label(tested)} per bucket (* adjusted p < {common.ALPHA})", fontsize=9)
         ax.legend(fontsize=8, frameon=False, loc="upper left", bbox_to_anchor=(1.0, 1.0), title="system")
         ax.spines[["top", "right"]].set_visible(False)
         bottom = 0.45 + (0.06 * max(len(x) for x in labels) if slanted else 0.0)
@@ -92,7 +74,7 @@ def charts(report: Mapping[str, Any]) -> list[tuple[str, str]] | None:
         out.append((name, _svg(fig, f"{name}-{k}", matplotlib)))
     errors = report["analyses"].get("errors")
     if isinstance(errors, list) and errors:
-        categories, _ = _gains(errors)
+        categories, _ = common._gains(errors)
         fig = Figure(figsize=(6.5, 1.0 + 0.28 * len(names) * len(categories)))
         ax = fig.add_subplot()
         height = 0.8 / len(names)
@@ -100,7 +82,7 @@ def charts(report: Mapping[str, Any]) -> list[tuple[str, str]] | None:
             ys = [i + (s - (len(names) - 1) / 2) * height for i in range(len(categories))]
             gained = [float(scale * (per[c]["gain"].get("conll") or 0.0)) for c in categories]
             ax.barh(ys, gained, height=height, label=sname, color=colors[s % len(colors)])
-        ax.set_yticks(range(len(categories)), [_category(c) for c in categories])
+        ax.set_yticks(range(len(categories)), [common._category(c) for c in categories])
         ax.invert_yaxis()
         ax.set_xlabel(f"CoNLL F1 gained{' (points)' if scale == 100 else ''}")
         ax.set_title("CoNLL F1 gained by fixing each error category, in order", fontsize=9)
@@ -113,7 +95,7 @@ def charts(report: Mapping[str, Any]) -> list[tuple[str, str]] | None:
         ax = fig.add_subplot()
         rows = [(scheme, s, e) for scheme, per in errors.items() for s, e in zip(names, per)]
         left = [0.0] * len(rows)
-        for j, c in enumerate(_SCHEME_COUNTS):
+        for j, c in enumerate(common._SCHEME_COUNTS):
             widths = [float(e[c]) for _, _, e in rows]
             ax.barh(range(len(rows)), widths, left=left, label=c, color=colors[j])
             left = [a + b for a, b in zip(left, widths)]
@@ -217,7 +199,7 @@ def _cell(shown: str, key: str | None = None, value: Any = None, css: str = "") 
 def html(report: Mapping[str, Any], *, title: str | None = None) -> str:
     """The report as one self-contained HTML page (tables, SVG charts, a sorting script; no external resource)."""
     scale = report.get("scale", 100)
-    names = system_names(report)
+    names = common.system_names(report)
     against = f" against {report['references']}" if report.get("references") else ""
     count = len(report["systems"])
     page_title = title or f"{report['task']}: {count} system{'s' if count != 1 else ''}{against}"
@@ -243,13 +225,13 @@ def html(report: Mapping[str, Any], *, title: str | None = None) -> str:
     if report.get("references"):
         parts.append(f"<dt>ref</dt><dd>{_e(report['references'])}</dd>")
     parts.append("</dl>")
-    parts.append(f'<p class="statement" id="statement">{_e(_statement(report))}</p>')
+    parts.append(f'<p class="statement" id="statement">{_e(common._statement(report))}</p>')
     if svgs is None:
         need = "<code>pip install metametric-jax[report]</code>"
         parts.append(f'<p class="note" id="no-charts">Charts need matplotlib: {need}.</p>')
     for note in [*report.get("notes", []), *report.get("warnings", [])]:
         parts.append(f'<p class="note">{_e(note)}</p>')
-    for name in bucketed(report):
+    for name in common.bucketed(report):
         parts += _html_analysis(report, name, names, scale, chart_of.get(name))
     errors = report["analyses"].get("errors")
     if isinstance(errors, list):
@@ -259,7 +241,7 @@ def html(report: Mapping[str, Any], *, title: str | None = None) -> str:
     conf = report["analyses"].get("confusion")
     if conf:
         parts += _html_confusion(conf, names)
-    for name in table_sections(report):
+    for name in common.table_sections(report):
         parts += _html_table(name, report["analyses"][name], scale)
     parts.append(f"<script>{_SCRIPT}</script>")
     parts.append("</body>")
@@ -271,15 +253,15 @@ def _html_analysis(
     report: Mapping[str, Any], name: str, names: Sequence[str], scale: float, svg: str | None
 ) -> list[str]:
     table = report["analyses"][name]
-    paths, tested = _columns(report, name)
+    paths, tested = common._columns(report, name)
     title = report.get("titles", {}).get(name, name)
     out = [f'<section id="analysis-{_e(name)}">', f"<h2>{_e(title)} <small>({_e(name)})</small></h2>"]
     if svg:
         out.append(f"<figure>{svg}</figure>")
     head = ["Bucket", "Count", "Units"]
-    head += [f"{_label(p)} {s}" for s in names for p in paths]
+    head += [f"{common._label(p)} {s}" for s in names for p in paths]
     for n in names[1:]:
-        head += [f"Δ{_label(tested)} {n}−A", f"p {n}", f"± {n}", f"p adj. {n}"]
+        head += [f"Δ{common._label(tested)} {n}−A", f"p {n}", f"± {n}", f"p adj. {n}"]
     out.append(f'<table class="sortable" data-analysis="{_e(name)}">')
     out += [_head(head), "<tbody>"]
     for bucket, entry in table.items():
@@ -287,20 +269,20 @@ def _html_analysis(
         cells = [_cell(bucket), _cell(str(entry["count"]), f"{base}/count", entry["count"])]
         cells.append(_cell(str(entry["units"]), f"{base}/units", entry["units"]))
         for s, figures in enumerate(entry["figures"]):
-            flat = _flat(figures)
+            flat = common._flat(figures)
             for p in paths:
-                cells.append(_cell(_fmt(flat.get(p), scale), f"{base}/figures/{s}/{p}", flat.get(p)))
-        tests = _tests(entry)
+                cells.append(_cell(common._fmt(flat.get(p), scale), f"{base}/figures/{s}/{p}", flat.get(p)))
+        tests = common._tests(entry)
         for s, t in enumerate(tests, start=1):
             key = f"{base}/test" if "test" in entry else f"{base}/tests/{s - 1}"
-            cells.append(_cell(_fmt(t["delta"], scale, True), f"{key}/delta", t["delta"]))
+            cells.append(_cell(common._fmt(t["delta"], scale, True), f"{key}/delta", t["delta"]))
             if t["too_small"]:
                 cells += [_cell("too small", f"{key}/p_value", None, "small"), _cell("–"), _cell("–")]
                 continue
-            cells.append(_cell(_p(t["p_value"]), f"{key}/p_value", t["p_value"]))
+            cells.append(_cell(common._p(t["p_value"]), f"{key}/p_value", t["p_value"]))
             cells.append(_cell("–" if t["p_error"] is None else f"{t['p_error']:.4f}", f"{key}/p_error", t["p_error"]))
-            css = "significant" if _significant(t) else ""
-            cells.append(_cell(_p(t["p_adjusted"]), f"{key}/p_adjusted", t["p_adjusted"], css))
+            css = "significant" if common._significant(t) else ""
+            cells.append(_cell(common._p(t["p_adjusted"]), f"{key}/p_adjusted", t["p_adjusted"], css))
         out.append(f'<tr data-bucket="{_e(bucket)}">' + "".join(cells) + "</tr>")
     out += ["</tbody>", "</table>", "</section>"]
     return out
@@ -310,22 +292,27 @@ def _html_errors(errors: Mapping[str, Any], names: Sequence[str], scale: float, 
     out = ['<section id="analysis-errors">', "<h2>Error categories <small>(nervaluate's schemes)</small></h2>"]
     if svg:
         out.append(f"<figure>{svg}</figure>")
-    head = ["Scheme", "System", *(c.capitalize() for c in _SCHEME_COUNTS), *map(_label, _SCHEME_FIGURES)]
+    head = [
+        "Scheme",
+        "System",
+        *(c.capitalize() for c in common._SCHEME_COUNTS),
+        *map(common._label, common._SCHEME_FIGURES),
+    ]
     out.append('<table class="sortable" data-analysis="errors">')
     out.append(_head(head) + "<tbody>")
     for scheme, per_system in errors.items():
         for s, (n, e) in enumerate(zip(names, per_system)):
             key = f"errors/{scheme}/{s}"
             cells = [_cell(scheme), _cell(n)]
-            cells += [_cell(str(e[c]), f"{key}/{c}", e[c]) for c in _SCHEME_COUNTS]
-            cells += [_cell(_fmt(e.get(k), scale), f"{key}/{k}", e.get(k)) for k in _SCHEME_FIGURES]
+            cells += [_cell(str(e[c]), f"{key}/{c}", e[c]) for c in common._SCHEME_COUNTS]
+            cells += [_cell(common._fmt(e.get(k), scale), f"{key}/{k}", e.get(k)) for k in common._SCHEME_FIGURES]
             out.append("<tr>" + "".join(cells) + "</tr>")
     out += ["</tbody>", "</table>", "</section>"]
     return out
 
 
 def _html_gains(errors: Sequence[Mapping[str, Any]], names: Sequence[str], scale: float, svg: str | None) -> list[str]:
-    categories, figures = _gains(errors)
+    categories, figures = common._gains(errors)
     out = [
         '<section id="analysis-errors">',
         "<h2>Error categories <small>(Kummerfeld and Klein 2013: count, and F1 gained when the category's errors are "
@@ -333,15 +320,15 @@ def _html_gains(errors: Sequence[Mapping[str, Any]], names: Sequence[str], scale
     ]
     if svg:
         out.append(f"<figure>{svg}</figure>")
-    head = ["Category", "System", "Count", *(f"Δ{_label(f)}" for f in figures)]
+    head = ["Category", "System", "Count", *(f"Δ{common._label(f)}" for f in figures)]
     out.append('<table class="sortable" data-analysis="errors">')
     out.append(_head(head) + "<tbody>")
     for c in categories:
         for s, (n, per) in enumerate(zip(names, errors)):
             key = f"errors/{s}/{c}"
-            cells = [_cell(_category(c)), _cell(n), _cell(str(per[c]["count"]), f"{key}/count", per[c]["count"])]
+            cells = [_cell(common._category(c)), _cell(n), _cell(str(per[c]["count"]), f"{key}/count", per[c]["count"])]
             gain = per[c]["gain"]
-            cells += [_cell(_fmt(gain[f], scale, True), f"{key}/gain/{f}", gain[f]) for f in figures]
+            cells += [_cell(common._fmt(gain[f], scale, True), f"{key}/gain/{f}", gain[f]) for f in figures]
             out.append("<tr>" + "".join(cells) + "</tr>")
     out += ["</tbody>", "</table>", "</section>"]
     return out
@@ -380,9 +367,9 @@ def _html_table(name: str, section: Mapping[str, Any], scale: float) -> list[str
         cells = []
         for j, x in enumerate(row):
             if x is None or isinstance(x, (int, float)) and not isinstance(x, bool):
-                cells.append(_cell(_shown(x, scale), f"{name}/rows/{i}/{j}", x))
+                cells.append(_cell(common._shown(x, scale), f"{name}/rows/{i}/{j}", x))
             else:
-                cells.append(_cell(_shown(x, scale)))
+                cells.append(_cell(common._shown(x, scale)))
         out.append("<tr>" + "".join(cells) + "</tr>")
     out += ["</tbody>", "</table>", "</section>"]
     return out

@@ -10,24 +10,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
-from metametric_jax.analysis_report import (
-    _SCHEME_COUNTS,
-    _SCHEME_FIGURES,
-    ALPHA,
-    _category,
-    _columns,
-    _flat,
-    _fmt,
-    _gains,
-    _label,
-    _p,
-    _shown,
-    _significant,
-    _tests,
-    bucketed,
-    system_names,
-    table_sections,
-)
+from metametric_jax import analysis_report as common
 
 __all__ = ["LATEX_ROWS", "latex"]
 
@@ -63,23 +46,28 @@ def _float(
 def latex(report: Mapping[str, Any]) -> str:
     """booktabs tables: the tested figure per bucket and system with the tests, the error categories, confusions."""  # noqa: D403
     scale = report.get("scale", 100)
-    names = system_names(report)
+    names = common.system_names(report)
     lines = [
         f"% metametric-jax analyze {report['task']}: "
         + "; ".join(f"{n} = {s}" for n, s in zip(names, report["systems"])),
         r"% \usepackage{booktabs}",
     ]
-    for name in bucketed(report):
+    for name in common.bucketed(report):
         lines += _latex_analysis(report, name, names, scale)
     errors = report["analyses"].get("errors")
     if isinstance(errors, list):
-        categories, figures = _gains(errors)
+        categories, figures = common._gains(errors)
         rows = [
-            [_tex(_category(c)), n, str(per[c]["count"]), *(_fmt(per[c]["gain"][f], scale, True) for f in figures)]
+            [
+                _tex(common._category(c)),
+                n,
+                str(per[c]["count"]),
+                *(common._fmt(per[c]["gain"][f], scale, True) for f in figures),
+            ]
             for c in categories
             for n, per in zip(names, errors)
         ]
-        head = ["Category", "System", "Count", *(rf"$\Delta$ {_tex(_label(f))}" for f in figures)]
+        head = ["Category", "System", "Count", *(rf"$\Delta$ {_tex(common._label(f))}" for f in figures)]
         caption = (
             "Coreference error categories (Kummerfeld and Klein 2013): number of errors, and F1 gained when the "
             "category's errors are fixed after those of the categories above it"
@@ -88,11 +76,21 @@ def latex(report: Mapping[str, Any]) -> str:
         lines += _float(report, "errors", f"ll r {'r' * len(figures)}", head, rows, caption)
     elif errors:
         rows = [
-            [_tex(scheme), n, *(str(e[c]) for c in _SCHEME_COUNTS), *(_fmt(e.get(k), scale) for k in _SCHEME_FIGURES)]
+            [
+                _tex(scheme),
+                n,
+                *(str(e[c]) for c in common._SCHEME_COUNTS),
+                *(common._fmt(e.get(k), scale) for k in common._SCHEME_FIGURES),
+            ]
             for scheme, per_system in errors.items()
             for n, e in zip(names, per_system)
         ]
-        head = ["Scheme", "System", *(c.capitalize() for c in _SCHEME_COUNTS), *map(_label, _SCHEME_FIGURES)]
+        head = [
+            "Scheme",
+            "System",
+            *(c.capitalize() for c in common._SCHEME_COUNTS),
+            *map(common._label, common._SCHEME_FIGURES),
+        ]
         caption = "Error categories under nervaluate's schemes."
         lines += _float(report, "errors", "ll rrrrr rrr", head, rows, caption)
     conf = report["analyses"].get("confusion")
@@ -103,7 +101,7 @@ def latex(report: Mapping[str, Any]) -> str:
             rows = [[_tex(g), *(str(x) for x in row)] for g, row in zip(conf["gold"], matrix)]
             spec = f"l {'r' * len(conf['predicted'])}"
             lines += _float(report, f"confusion-{n}", spec, head, rows, f"{title}; system {n}.")
-    for name in table_sections(report):
+    for name in common.table_sections(report):
         lines += _latex_table(report, name, scale)
     return "\n".join(lines)
 
@@ -111,28 +109,29 @@ def latex(report: Mapping[str, Any]) -> str:
 def _latex_analysis(report: Mapping[str, Any], name: str, names: Sequence[str], scale: float) -> list[str]:
     """The tested figure of an analysis per bucket and system, with the tests."""
     c = report["correction"]
-    _, tested = _columns(report, name)
-    head = ["Bucket", "Count", *(_tex(f"{_label(tested)} {s}") for s in names)]
+    _, tested = common._columns(report, name)
+    head = ["Bucket", "Count", *(_tex(f"{common._label(tested)} {s}") for s in names)]
     for s in names[1:]:
         head += [rf"$\Delta$ {s}", rf"$p_{{\mathrm{{adj}}}}$ {s}"]
     rows = []
     for bucket, entry in report["analyses"][name].items():
         row = [_tex(bucket), str(entry["count"])]
-        row += [_fmt(_flat(f).get(tested), scale) for f in entry["figures"]]
-        for t in _tests(entry):
-            delta = _fmt(t["delta"], scale, True)
+        row += [common._fmt(common._flat(f).get(tested), scale) for f in entry["figures"]]
+        for t in common._tests(entry):
+            delta = common._fmt(t["delta"], scale, True)
             if t["too_small"]:
                 row += [delta, "--"]
             else:
-                row += [rf"\textbf{{{delta}}}" if _significant(t) else delta, _p(t["p_adjusted"])]
+                row += [rf"\textbf{{{delta}}}" if common._significant(t) else delta, common._p(t["p_adjusted"])]
         rows.append(row)
     percent = r" (\%)" if scale == 100 else ""
     counted = report.get("counted", {}).get(name, "reference items")
     caption = (
-        f"{report.get('titles', {}).get(name, name)}: {_label(tested)} per bucket{percent}; count = {_tex(counted)}. "
+        f"{report.get('titles', {}).get(name, name)}: {common._label(tested)} per bucket{percent}; "
+        f"count = {_tex(counted)}. "
         f"$\\Delta$ = system $-$ A; paired bootstrap, {report['samples']} replicates over "
         f"{report['n']} {report['unit']}, two-sided $p$ corrected over {c['tests']} tests ({_tex(c['method'])}); "
-        f"bold: adjusted $p < {ALPHA}$; -- : fewer than {c['min_units']} {report['unit']}."
+        f"bold: adjusted $p < {common.ALPHA}$; -- : fewer than {c['min_units']} {report['unit']}."
     )
     spec = "l r " + "r" * len(names) + " " + "rr" * (len(names) - 1)
     return _float(report, _tex(name), spec, head, rows, caption)
@@ -149,7 +148,7 @@ def _latex_table(report: Mapping[str, Any], name: str, scale: float) -> list[str
     if len(rows) > LATEX_ROWS:
         return [f"% {_tex(title)}: {len(rows)} rows, in the JSON and HTML forms of the report", ""]
     columns = section["columns"]
-    body = [[_tex(_shown(x, scale)) for x in row] for row in rows]
+    body = [[_tex(common._shown(x, scale)) for x in row] for row in rows]
     return _float(
         report, _tex(name), f"l {'r' * (len(columns) - 1)}", [_tex(c) for c in columns], body, f"{_tex(title)}."
     )
