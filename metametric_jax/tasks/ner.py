@@ -56,11 +56,11 @@ from typing import Any
 import numpy as np
 
 from metametric_jax._portable import class_factory
-from metametric_jax.inputs import check_lengths
 from metametric_jax.normalizer import prf
 from metametric_jax.report import Report
+from metametric_jax.tasks.ner_counts import CHUNK, FIGURES, HEAD, check_labels, readout, report_of, tally
 from metametric_jax.tasks.readers import conll as reader
-from metametric_jax.tasks.spans import SpanCounts, count_spans, is_tag_batch
+from metametric_jax.tasks.spans import count_spans, is_tag_batch
 from metametric_jax.tasks.tagging import (
     SCHEMES,
     Span,
@@ -89,224 +89,6 @@ __all__ = [
     "sample_paths",
     "CHUNK",
 ]
-
-#: Sentences per host counting step (the progress callback is called after each).
-CHUNK = 512
-
-_FIGURES = ("precision", "recall", "f1")
-
-
-# ---------------------------------------------------------------------------------------------------- host figures
-#: The columns of a sentence's row before its per-type columns: the micro (matched, predicted, reference) span counts,
-#: the tokens and the tokens whose predicted tag is the reference tag. Type ``j`` of the row's ``labels`` then has the
-#: columns ``HEAD + 3 j + (0, 1, 2)``: its (matched, predicted, reference) span counts.
-HEAD = 5
-
-
-def _ratio(num: float, den: float) -> float:
-    return num / den if den else 0.0
-
-
-def readout(totals: Any, labels: Sequence[str], reported: Sequence[str] | None = None) -> dict[str, Any]:
-    """The NER figures of summed sentence rows (see :data:`HEAD`): the one read-out of :func:`score` and the files.
-
-    Args:
-        totals: float64 ``(HEAD + 3 len(labels),)``: summed rows, integer counts or any non-negative real weights
-            of them (a bootstrap replicate).
-        labels: the entity types of the per-type columns, in column order.
-        reported: the types to report per type (zeros for a type without a column); default ``sorted(labels)``.
-
-    Returns:
-        ``{"f1", "micro", "macro", "weighted": {"precision", "recall", "f1"}, "accuracy", "per_type": {type:
-        {"precision", "recall", "f1"}}}``, Python floats, 0.0 where a denominator is 0. ``macro`` is the mean over the
-        reported types that occur (predicted or reference spans), ``weighted`` their mean weighted by reference spans.
-    """
-    values = np.asarray(totals, np.float64).tolist()
-    column = {label: HEAD + 3 * j for j, label in enumerate(labels)}
-    types: dict[str, dict[str, float]] = {}
-    present: list[tuple[dict[str, float], float]] = []
-    for label in sorted(labels) if reported is None else reported:
-        j = column.get(label)
-        xy, xx, yy = values[j : j + 3] if j is not None else (0.0, 0.0, 0.0)
-        types[label] = prf(xy, xx, yy)
-        if xx + yy > 0:
-            present.append((types[label], yy))
-    support = sum(yy for _, yy in present)
-    macro = {k: (float(np.mean([r[k] for r, _ in present])) if present else 0.0) for k in _FIGURES}
-    weighted = {k: _ratio(sum(r[k] * yy for r, yy in present), support) for k in _FIGURES}
-    micro = prf(*values[:3])
-    return {
-        "f1": micro["f1"],
-        "micro": micro,
-        "macro": macro,
-        "weighted": weighted,
-        "accuracy": _ratio(values[4], values[3]),
-        "per_type": types,
-    }
-
-
-def _figures(totals: Any, labels: Sequence[str], reported: Sequence[str] | None) -> dict[str, Any]:
-    """The report of exact totals (see :data:`HEAD`): :func:`readout`'s figures and the counts."""
-    values = np.asarray(totals, np.float64).tolist()
-    out = readout(totals, labels, reported)
-    column = {label: HEAD + 3 * j for j, label in enumerate(labels)}
-    for label, figures in out["per_type"].items():
-        j = column.get(label)
-        xy, xx, yy = values[j : j + 3] if j is not None else (0.0, 0.0, 0.0)
-        figures.update(support=int(round(yy)), predicted=int(round(xx)), correct=int(round(xy)))
-    xy, xx, yy, tokens, correct_tags = values[:HEAD]
-    counts = {
-        "tokens": int(round(tokens)),
-        "phrases": int(round(yy)),
-        "found": int(round(xx)),
-        "correct": int(round(xy)),
-        "correct_tags": int(round(correct_tags)),
-    }
-    per_type = out.pop("per_type")
-    return {**out, "counts": counts, "per_type": per_type}
-
-
-class _Tally:
-    """Exact integer totals over chunks of sentences: overall, per type, tokens; and per-sentence counts."""
-
-    def __init__(self, scheme: str, keep_sentences: bool) -> None:
-        self.scheme = scheme
-        self.labels: dict[str, int] = {}
-        self.types = np.zeros((0, 3), np.int64)
-        self.tokens = 0
-        self.correct_tags = 0
-        self.keep_sentences = keep_sentences
-        self.sentences: list[SpanCounts] = []
-
-    def add(self, predictions: Sequence[Any], references: Sequence[Any]) -> SpanCounts:
-        counts = count_spans(predictions, references, self.scheme, self.labels)
-        width = len(counts.labels)
-        if width > len(self.types):
-            self.types = np.concatenate([self.types, np.zeros((width - len(self.types), 3), np.int64)])
-        self.types[:width] += np.stack([counts.matched.sum(0), counts.predicted.sum(0), counts.gold.sum(0)], 1)
-        self.tokens += int(counts.tokens.sum())
-        self.correct_tags += int(counts.correct_tags.sum())
-        if self.keep_sentences:
-            self.sentences.append(counts)
-        return counts
-
-    def absorb(self, counts: SpanCounts) -> None:
-        """Add a chunk's counts made with its own type vocabulary (in a worker process), columns lined up with ours.
-
-        Chunks absorbed in order give the vocabulary, the totals and the sentences of :meth:`add` on the same chunks.
-        """
-        index = np.array([self.labels.setdefault(label, len(self.labels)) for label in counts.labels], np.int64)
-        k, width = counts.matched.shape[0], len(self.labels)
-
-        def lined_up(grid: np.ndarray) -> np.ndarray:
-            out = np.zeros((k, width), np.int64)
-            out[:, index] = grid
-            return out
-
-        matched, predicted, gold = lined_up(counts.matched), lined_up(counts.predicted), lined_up(counts.gold)
-        if width > len(self.types):
-            self.types = np.concatenate([self.types, np.zeros((width - len(self.types), 3), np.int64)])
-        self.types[:width] += np.stack([matched.sum(0), predicted.sum(0), gold.sum(0)], 1)
-        self.tokens += int(counts.tokens.sum())
-        self.correct_tags += int(counts.correct_tags.sum())
-        if self.keep_sentences:
-            self.sentences.append(
-                SpanCounts(matched, predicted, gold, tuple(self.labels), counts.tokens, counts.correct_tags)
-            )
-
-    def rows(self) -> np.ndarray:
-        """float64 ``(sentences, HEAD + 3 types)``: each sentence's counts, types in the order of ``self.labels``."""
-        n = sum(c.matched.shape[0] for c in self.sentences)
-        out = np.zeros((n, HEAD + 3 * len(self.labels)))
-        lo = 0
-        for c in self.sentences:
-            k, width = c.matched.shape
-            hi = lo + k
-            out[lo:hi, 0], out[lo:hi, 1], out[lo:hi, 2] = c.matched.sum(1), c.predicted.sum(1), c.gold.sum(1)
-            out[lo:hi, 3], out[lo:hi, 4] = c.tokens, c.correct_tags
-            out[lo:hi, HEAD : HEAD + 3 * width] = np.stack([c.matched, c.predicted, c.gold], 2).reshape(k, 3 * width)
-            lo = hi
-        return out
-
-    def totals(self) -> np.ndarray:
-        """The summed rows (see :meth:`rows`), from the integer totals."""
-        micro = self.types.sum(0) if len(self.types) else np.zeros(3, np.int64)
-        head = np.array([*micro.tolist(), self.tokens, self.correct_tags], np.float64)
-        return np.concatenate([head, self.types.reshape(-1).astype(np.float64)])
-
-    def report(self, labels: Sequence[str] | None) -> dict[str, Any]:
-        return _figures(self.totals(), list(self.labels), labels)
-
-
-def _check_labels(labels: Sequence[str] | None, what: str) -> tuple[str, ...] | None:
-    if labels is None:
-        return None
-    if isinstance(labels, str):
-        raise TypeError(f"{what} expects a sequence of entity types; found the string {labels!r}.")
-    out = tuple(labels)
-    for label in out:
-        if not isinstance(label, str) or not label:
-            raise ValueError(f"{what}: entity types must be non-empty strings; found {label!r}.")
-    if len(set(out)) != len(out):
-        raise ValueError(f"{what}: duplicated entity types {sorted({x for x in out if out.count(x) > 1})}.")
-    return out
-
-
-def _tally(
-    predictions: Sequence[Any],
-    references: Sequence[Any],
-    scheme: str,
-    keep_sentences: bool,
-    progress: Callable[[int, int], Any] | None,
-    jobs: int = 1,
-) -> _Tally:
-    """Count in chunks of :data:`CHUNK` sentences (one path for every caller; ``progress(done, total)`` displays).
-
-    With ``jobs`` other than 1, worker processes count the chunks (0: every core) and the tally absorbs them in order:
-    the same counts and type vocabulary.
-    """
-    n = len(references)
-    check_lengths(predictions, references, "ner", "sentence")
-    tally = _Tally(scheme, keep_sentences)
-    if jobs != 1 and n:
-        from metametric_jax import parallel
-
-        task = functools.partial(_count_chunk, scheme)
-        size = min(CHUNK, -(-n // (parallel.CHUNKS_PER_WORKER * parallel.resolve_jobs(jobs))))
-        chunks = parallel.map_chunks(
-            task,
-            list(predictions),
-            list(references),
-            jobs=jobs,
-            chunk_size=size,
-            progress=progress,
-            preload=[__name__],
-        )
-        for counts in chunks:
-            tally.absorb(counts)
-        return tally
-    for lo in range(0, max(n, 1), CHUNK):
-        hi = min(n, lo + CHUNK)
-        try:
-            tally.add(predictions[lo:hi], references[lo:hi])
-        except (ValueError, TypeError) as err:  # positions within the chunk → positions in the batch
-            raise type(err)(_shift(str(err), lo)) from None
-        if progress is not None:
-            progress(hi, n)
-    return tally
-
-
-def _count_chunk(scheme: str, predictions: Sequence[Any], references: Sequence[Any]) -> SpanCounts:
-    return count_spans(predictions, references, scheme)
-
-
-def _shift(message: str, offset: int) -> str:
-    """Renumber ``sentence K`` in a chunk's message to the sentence's index in the whole batch."""
-    if not offset:
-        return message
-    import re
-
-    return re.sub(r"sentence (\d+)", lambda m: f"sentence {int(m.group(1)) + offset}", message, count=1)
 
 
 def score(
@@ -341,7 +123,7 @@ def score(
         TypeError: on input that is neither tags nor spans.
     """
     scheme = normalize_scheme(scheme)
-    wanted = _check_labels(labels, "score")
+    wanted = check_labels(labels, "score")
     predictions, references = _batch(predictions, "predictions"), _batch(references, "references")
     if outside != "O" or raw:
         for side, batch in (("predictions", predictions), ("references", references)):
@@ -349,7 +131,7 @@ def score(
                 raise TypeError(f"score: outside= and raw= read tags; the {side} are span collections.")
         predictions, references = recode_tags(predictions, outside, raw), recode_tags(references, outside, raw)
         scheme = "IOB2" if raw else scheme
-    return _tally(predictions, references, scheme, False, None).report(wanted)
+    return tally(predictions, references, scheme, False, None).report(wanted)
 
 
 def _batch(batch: Any, side: str) -> Sequence[Any]:
@@ -513,7 +295,7 @@ def file_rows(
         pred = reader.read_conll(predictions, scheme, delimiter=delimiter, outside=recode, raw=raw)
         reader.check_aligned(gold, pred)
         reference_name = gold.path
-    tally = _tally(pred.tags, gold.tags, "IOB2" if raw else normalize_scheme(scheme), True, progress, jobs)
+    tallied = tally(pred.tags, gold.tags, "IOB2" if raw else normalize_scheme(scheme), True, progress, jobs)
     # -DOCSTART- lines, as conlleval counts them: one token each, decoded on their own; in the two-file layout the
     # reference's lines, with the prediction's tags where its lines stand before the same sentences (else O)
     marks = list(gold.docstart_tags)
@@ -521,8 +303,8 @@ def file_rows(
     predicted = list(pred.docstart_tags) if same else ["O"] * len(marks)
     n = len(gold.tags)
     if marks:
-        tally.add([[t] for t in predicted], [[t] for t in marks])
-    rows = tally.rows()
+        tallied.add([[t] for t in predicted], [[t] for t in marks])
+    rows = tallied.rows()
     if marks:
         if n:
             own = rows[:n].copy()
@@ -535,7 +317,7 @@ def file_rows(
         rest = f"only its {counted}" if marks else "every figure is 0"
         warnings.append(f"{reference_name} holds no sentences; {rest}")
     warnings += _docstart_warnings(gold, pred, file is not None, predicted)
-    return FileRows(rows, tuple(tally.labels), gold, pred, tuple(warnings))
+    return FileRows(rows, tuple(tallied.labels), gold, pred, tuple(warnings))
 
 
 def score_files(
@@ -606,7 +388,7 @@ def score_files(
         item: dict[str, Any] = {"id": f"sentence {k + 1}", "line": lines[0], "tokens": tokens, "phrases": yy}
         item.update(found=xx, correct=xy, **prf(xy, xx, yy))
         items.append(item)
-    return Report(_figures(exact_totals(got.rows), got.labels, None), items, list(got.warnings))
+    return Report(report_of(exact_totals(got.rows), got.labels, None), items, list(got.warnings))
 
 
 def sample_paths() -> tuple[str, str]:
@@ -702,16 +484,16 @@ def _ner_metric(labels: tuple[str, ...], scheme: str) -> type[Any]:
 
     def macro(results: Mapping[str, Any]) -> dict[str, Any]:
         if not labels:
-            return {k: jnp.float32(0.0) for k in _FIGURES}
+            return {k: jnp.float32(0.0) for k in FIGURES}
         present = (stacked(results, "support") + stacked(results, "predicted")) > 0
         count = jnp.sum(present.astype(jnp.float32))
-        return {k: safe_divide(jnp.sum(jnp.where(present, stacked(results, k), 0.0)), count) for k in _FIGURES}
+        return {k: safe_divide(jnp.sum(jnp.where(present, stacked(results, k), 0.0)), count) for k in FIGURES}
 
     def weighted(results: Mapping[str, Any]) -> dict[str, Any]:
         if not labels:
-            return {k: jnp.float32(0.0) for k in _FIGURES}
+            return {k: jnp.float32(0.0) for k in FIGURES}
         support = stacked(results, "support")
-        return {k: safe_divide(jnp.sum(stacked(results, k) * support), jnp.sum(support)) for k in _FIGURES}
+        return {k: safe_divide(jnp.sum(stacked(results, k) * support), jnp.sum(support)) for k in FIGURES}
 
     base = make_suite(
         f"ner_{scheme.lower()}",
@@ -771,7 +553,7 @@ def NerMetric(labels: Sequence[str] = (), scheme: str = "IOB2") -> type[Any]:  #
         >>> round(float(state.compute()["per_type"]["LOC"]["precision"]), 4)
         0.0
     """
-    return _ner_metric(_check_labels(labels, "NerMetric") or (), normalize_scheme(scheme))
+    return _ner_metric(check_labels(labels, "NerMetric") or (), normalize_scheme(scheme))
 
 
 def state_report(state: Any) -> dict[str, Any]:
@@ -795,4 +577,4 @@ def state_report(state: Any) -> dict[str, Any]:
     tokens = states["tokens"].totals()
     head = [*triple(states["micro"]), tokens["xx"], tokens["xy"]]
     totals = np.array(head + [x for label in labels for x in triple(states[_member(label)])], np.float64)
-    return _figures(totals, list(labels), list(labels))
+    return report_of(totals, list(labels), list(labels))
