@@ -11,6 +11,8 @@ on a busy machine):
 * an evaluation of the element search (soft latent matching) costs the cells of the Gram matrix times its smaller side;
 * the linear relaxation (HiGHS interior point) costs :data:`IPM_UNITS` per nonzero of its matrix per iteration; it runs
   with an iteration limit set to what the budget leaves, and not at all when that is under :data:`IPM_MIN_ITERATIONS`;
+* a move of the set-packing search (graph matching past its integer program) costs :data:`SEARCH_OP_UNITS` per
+  variable it reads, a kick :data:`STEP_UNITS` more;
 * the integer program (HiGHS branch and cut) costs :data:`NODE_UNITS` per nonzero per branch-and-bound node, its root
   :data:`ROOT_UNITS` per nonzero; it runs with HiGHS's node limit set to what the budget leaves, and not at all when
   its root does not fit.
@@ -34,6 +36,8 @@ from typing import Any
 
 __all__ = [
     "DEFAULT_WORK_LIMIT",
+    "SEARCH_OP_UNITS",
+    "STEP_UNITS",
     "Budget",
     "SolverBudgetWarning",
     "budget_message",
@@ -50,6 +54,8 @@ __all__ = [
 DEFAULT_WORK_LIMIT = 100_000_000
 #: Units of one move of a local search, besides the cells it weighs.
 STEP_UNITS = 2_000
+#: Units per variable a move of the set-packing search reads (an interpreted step, some ten elementary operations).
+SEARCH_OP_UNITS = 10
 #: Units per nonzero of a linear program's matrix per interior-point iteration ...
 IPM_UNITS = 50
 #: ... which is started only when it affords this many iterations (it usually needs 15 to 30).

@@ -7,6 +7,8 @@ Each solver lives here once; the exact latent matching (Smatch's problem, used b
 from __future__ import annotations
 
 import math
+import random
+import time
 import warnings
 from collections import Counter, defaultdict
 from collections.abc import Callable, Sequence
@@ -18,6 +20,8 @@ from scipy.optimize import Bounds, LinearConstraint, linear_sum_assignment, milp
 
 from metametric_jax._budget import (
     DEFAULT_WORK_LIMIT,
+    SEARCH_OP_UNITS,
+    STEP_UNITS,
     Budget,
     SolverBudgetWarning,
     budget_message,
@@ -44,6 +48,8 @@ __all__ = [
 
 #: The share of its budget the integer program of soft latent matching may use; a local search gets the rest.
 _PROGRAM_SHARE = 0.6
+#: Kicks without a better point after which the local search of a set-packing program stops (``2 n`` when larger).
+_STALE_KICKS = 500
 
 
 def solve_gram(g: np.ndarray, constraint: Constraint, want_pairs: bool = False) -> tuple[float, list[tuple[int, int]]]:
@@ -123,8 +129,9 @@ def solve_binary_program(
         The best value found, its 0/1 solution vector, whether it is proven optimal, and an upper bound on the
         optimum (``inf`` when none is proven). Solved with ``scipy.optimize.milp`` (HiGHS); its output is kept off
         standard output. When the budget runs out (or does not afford the root node), the best solution HiGHS found
-        is used (all zeros, a feasible point, if none; for a set-packing program the better of it and a greedy packing)
-        and a :class:`SolverBudgetWarning` gives its value and the bound.
+        is used (all zeros, a feasible point, if none; for a set-packing program the best point a local search finds
+        from it and from a greedy packing, :func:`_packing_search`, with a work budget of its own the size of the
+        one given, so never worse than greedy) and a :class:`SolverBudgetWarning` gives its value and the bound.
     """
     n = len(weights)
     if n == 0:
@@ -154,6 +161,7 @@ def solve_binary_program(
         ub = np.concatenate([np.ones(n_pack), np.zeros(r - n_pack)])
         constraints.append(LinearConstraint(a_mat, lb, ub))
     budget = Budget(work_limit, time_limit) if budget is None else budget
+    search_units = None if math.isinf(budget.left) else budget.left
     nonzeros = len(data)
     options = program_options(nonzeros, budget)
     res: Any = None
@@ -172,10 +180,13 @@ def solve_binary_program(
         raise RuntimeError(f"integer program failed: {res.message}")
     z = np.zeros(n) if res is None or res.x is None else np.round(res.x)
     value = float(np.asarray(weights) @ z)
-    if not optimal and not pair_le:  # a set-packing program: a greedy packing may beat the solver's incumbent
-        greedy = _greedy_packing(np.asarray(weights, dtype=np.float64), rows)
-        if float(np.asarray(weights) @ greedy) > value:
-            z, value = greedy, float(np.asarray(weights) @ greedy)
+    if not optimal and not pair_le:  # a set-packing program: a local search may beat the solver's incumbent
+        search = Budget(search_units)
+        search.deadline = None if budget.seconds_left() is None else time.monotonic() + budget.seconds_left()
+        found = _packing_search(np.asarray(weights, dtype=np.float64), rows, z, search)
+        if float(np.asarray(weights) @ found) > value:
+            z, value = found, float(np.asarray(weights) @ found)
+        budget.timed_out = budget.timed_out or search.timed_out
     dual = getattr(res, "mip_dual_bound", None)
     bound = value if optimal else (-float(dual) if dual is not None and np.isfinite(dual) else math.inf)
     if not optimal and what is not None:
@@ -199,19 +210,117 @@ def _warn_budget(
     warnings.warn(message, SolverBudgetWarning, stacklevel=4)
 
 
-def _greedy_packing(weights: np.ndarray, rows: list[list[int]]) -> np.ndarray:
-    """A feasible point of a set-packing program: variables by decreasing weight, each kept if its rows are free."""
-    member: list[list[int]] = [[] for _ in range(len(weights))]
-    for r, row in enumerate(rows):
-        for v in row:
-            member[v].append(r)
-    taken_rows: set[int] = set()
-    z = np.zeros(len(weights))
-    for v in np.argsort(-weights, kind="stable"):
-        if weights[v] > 0 and not any(r in taken_rows for r in member[v]):
-            z[v] = 1.0
-            taken_rows.update(member[v])
-    return z
+def _packing_search(weights: np.ndarray, rows: list[list[int]], start: np.ndarray, budget: Budget) -> np.ndarray:
+    """The best feasible point of a set-packing program an iterated local search finds from ``start`` and a greedy one.
+
+    A feasible point is an independent set of the conflict graph (two variables conflict when they share a row). The
+    greedy packing (variables by decreasing weight, each kept if its rows are free) and ``start`` (the solver's
+    incumbent) are each improved to a local optimum of two moves: put a variable in, taking out the chosen ones it
+    conflicts with, when it outweighs them; take one out for two that conflict only with it and outweigh it. Then
+    kicks force a variable in (drawn by a generator of fixed seed) and improve again, accepting any point not worse,
+    until :data:`_STALE_KICKS` kicks (at least, more on larger programs) bring no better point or ``budget`` ends. A
+    move is charged :data:`SEARCH_OP_UNITS` per variable it reads, so the result is a pure function of the input.
+    """
+    n = len(weights)
+    w = [float(x) for x in weights]
+    near: list[set[int]] = [set() for _ in range(n)]
+    for row in rows:
+        if len(row) > 1:
+            for v in row:
+                near[v].update(row)
+    adj = [sorted(s - {v}) for v, s in enumerate(near)]
+    tol = 1e-9 * max(1.0, max(map(abs, w), default=1.0))
+    chosen = [False] * n
+    tight = [0] * n  # chosen variables each conflicts with
+    against = [0.0] * n  # their summed weight
+    ops = [sum(map(len, adj)) + n]
+
+    def put(v: int) -> None:
+        chosen[v] = True
+        for u in adj[v]:
+            tight[u] += 1
+            against[u] += w[v]
+        ops[0] += len(adj[v])
+
+    def drop(v: int) -> None:
+        chosen[v] = False
+        for u in adj[v]:
+            tight[u] -= 1
+            against[u] -= w[v]
+        ops[0] += len(adj[v])
+
+    def force(v: int) -> None:
+        for u in adj[v]:
+            if chosen[u]:
+                drop(u)
+        put(v)
+
+    def improve() -> None:
+        changed = True
+        while changed:
+            changed = False
+            ops[0] += n
+            for v in range(n):
+                if not chosen[v] and w[v] > against[v] + tol:
+                    force(v)
+                    changed = True
+            for u in range(n):
+                if not chosen[u]:
+                    continue
+                alone = [v for v in adj[u] if not chosen[v] and tight[v] == 1]
+                ops[0] += len(adj[u]) + len(alone) ** 2
+                pair = max(
+                    ((w[a] + w[b], a, b) for k, a in enumerate(alone) for b in alone[k + 1 :] if b not in near[a]),
+                    default=None,
+                )
+                if pair is not None and pair[0] > w[u] + tol:
+                    drop(u)
+                    put(pair[1])
+                    put(pair[2])
+                    changed = True
+
+    def total() -> float:
+        return sum(x for x, on in zip(w, chosen) if on)
+
+    best_total, best = -1.0, [False] * n
+    greedy = [v for v in np.argsort(-np.asarray(weights), kind="stable").tolist() if w[v] > 0]
+    for begin in (sorted(int(v) for v in np.nonzero(start > 0.5)[0]), greedy):
+        for v in range(n):
+            if chosen[v]:
+                drop(v)
+        for v in begin:
+            if not chosen[v] and tight[v] == 0 and w[v] > 0:
+                put(v)
+        improve()
+        if total() > best_total + tol:
+            best_total, best = total(), chosen[:]
+    if not budget.spend(SEARCH_OP_UNITS * ops[0]):
+        return np.array(best, dtype=np.float64)
+    for v in range(n):  # the kicks start from the best local optimum
+        if chosen[v] != best[v]:
+            (put if best[v] else drop)(v)
+    current = best_total
+    rng = random.Random(0)
+    stale = 0
+    while stale < max(_STALE_KICKS, 2 * n):
+        outside = [v for v in range(n) if not chosen[v] and w[v] > 0]
+        if not outside:
+            break
+        ops[0] = 3 * n
+        saved = chosen[:], tight[:], against[:]
+        force(outside[rng.randrange(len(outside))])
+        improve()
+        found = total()
+        stale += 1
+        if found > best_total + tol:
+            best_total, best, stale = found, chosen[:], 0
+        if found >= current - tol:
+            current = found
+        else:
+            chosen[:], tight[:], against[:] = saved
+        if not budget.spend(SEARCH_OP_UNITS * ops[0] + STEP_UNITS):
+            break
+    return np.array(best, dtype=np.float64)
 
 
 def lcs_dp(g: np.ndarray) -> tuple[float, list[tuple[int, int]]]:

@@ -5,7 +5,10 @@ from __future__ import annotations
 import functools
 import itertools
 import random
+import subprocess
+import sys
 import time
+import warnings
 from collections import Counter
 from collections.abc import Collection
 from dataclasses import dataclass
@@ -15,11 +18,11 @@ import numpy as np
 import pytest
 from amr_graphs import random_pairs, unrelated_pair
 
-from metametric_jax import Variable, _solvers, dsl, metametric, metric_of
+from metametric_jax import Variable, _budget, _solvers, dsl, metametric, metric_of
 from metametric_jax import _latent as latent
 from metametric_jax._solvers import solve_latent, solve_latent_elements
 from metametric_jax.constraint import parse_constraint
-from metametric_jax.matching import LatentSetMatching
+from metametric_jax.matching import GraphMatching, LatentSetMatching
 from metametric_jax.tasks.amr import smatch_match, smatch_triples
 
 
@@ -319,3 +322,82 @@ def test_graph_matching_is_bounded_and_warned():
     assert value >= 1.0  # at least the greedy packing's first pair
     small = Graph([0, 1, 1], [(0, 1), (1, 2)]), Graph([0, 1], [(0, 1)])
     assert dsl.graph_matching(dsl.discrete()).score(*small) == 2.0
+
+
+# ------------------------------------------------------------------------------------- graph matching past the program
+@dataclass
+class _Nodes:
+    nodes: list
+    edges: list
+
+
+def _sixteen_node_pair(seed: int) -> tuple[_Nodes, _Nodes]:
+    """Two random 16-node graphs of two labels: a program of more nonzeros than the default budget's root affords."""
+    rng = np.random.default_rng(seed)
+
+    def graph() -> _Nodes:
+        ends = rng.integers(0, 16, (20, 2))
+        return _Nodes([int(v) for v in rng.integers(0, 2, 16)], [(int(a), int(b)) for a, b in ends if a != b])
+
+    return graph(), graph()
+
+
+def _greedy_value(x: _Nodes, y: _Nodes) -> int:
+    """Node pairs of equal label in order, each kept if it is 1:1 and keeps reachability with the kept ones."""
+    reach = []
+    for g in (x, y):
+        n = len(g.nodes)
+        r = np.zeros((n, n), dtype=bool)
+        for a, b in g.edges:
+            r[a, b] = True
+        for k in range(n):
+            r |= r[:, k : k + 1] & r[k : k + 1, :]
+        reach.append(r)
+    kept: list[tuple[int, int]] = []
+    for i, j in itertools.product(range(len(x.nodes)), range(len(y.nodes))):
+        if x.nodes[i] != y.nodes[j] or any(i == a or j == b for a, b in kept):
+            continue
+        if all(reach[0][i, a] == reach[1][j, b] and reach[0][a, i] == reach[1][b, j] for a, b in kept):
+            kept.append((i, j))
+    return len(kept)
+
+
+@pytest.mark.parametrize("seed", [0, 1, 7, 11])
+def test_graph_matching_search_reaches_the_optimum_when_the_program_is_skipped(seed):
+    x, y = _sixteen_node_pair(seed)
+    captured = []
+    original = _solvers.solve_binary_program
+
+    def spy(weights, rows, *args, **kwargs):
+        captured.append(sum(len(row) for row in rows if len(row) > 1))
+        return original(weights, rows, *args, **kwargs)
+
+    metric = GraphMatching(dsl.discrete())
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr("metametric_jax.matching.solve_binary_program", spy)
+        with pytest.warns(latent.SolverBudgetWarning, match="graph matching: the work budget of 100,000,000 units"):
+            found = metric.score(x, y)
+    assert _budget.program_cost(captured[0]) > _budget.DEFAULT_WORK_LIMIT  # the root does not fit: no HiGHS
+    optimum = GraphMatching(dsl.discrete(), work_limit=None).score(x, y)
+    assert _greedy_value(x, y) < optimum  # greedy alone falls short on this pair
+    assert found == optimum
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", latent.SolverBudgetWarning)
+        again = [metric.explain_matches(x, y, "", "") for _ in range(2)]
+    assert again[0] == again[1]
+
+
+def test_graph_matching_search_never_below_greedy_and_repeats_in_a_fresh_process():
+    x, y = _sixteen_node_pair(0)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", latent.SolverBudgetWarning)
+        tiny = GraphMatching(dsl.discrete(), work_limit=1).score(x, y)  # no kick affordable: the first local optima
+        here = GraphMatching(dsl.discrete(), work_limit=3 * 10**6).score(x, y)
+    assert tiny >= _greedy_value(x, y)
+    code = (
+        "import sys, warnings; sys.path.insert(0, 'tests'); warnings.simplefilter('ignore')\n"
+        "from test_amr_solver import _sixteen_node_pair, GraphMatching, dsl\n"
+        "print(GraphMatching(dsl.discrete(), work_limit=3 * 10**6).score(*_sixteen_node_pair(0)))"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert float(out.stdout) == here
