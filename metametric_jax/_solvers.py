@@ -182,7 +182,8 @@ def solve_binary_program(
     value = float(np.asarray(weights) @ z)
     if not optimal and not pair_le:  # a set-packing program: a local search may beat the solver's incumbent
         search = Budget(search_units)
-        search.deadline = None if budget.seconds_left() is None else time.monotonic() + budget.seconds_left()
+        seconds = budget.seconds_left()
+        search.deadline = None if seconds is None else time.monotonic() + seconds
         found = _packing_search(np.asarray(weights, dtype=np.float64), rows, z, search)
         if float(np.asarray(weights) @ found) > value:
             z, value = found, float(np.asarray(weights) @ found)
