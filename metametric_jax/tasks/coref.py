@@ -459,6 +459,7 @@ def read_files(
     repeated_mentions: str = "scorer",
     max_repeated_mentions: int | None = 10,
     check_words: bool = False,
+    key_documents: Mapping[str, Any] | None = None,
 ) -> tuple[list[CorefDocument], list[CorefDocument], list[str], list[str]]:
     """The response and key documents of two CoNLL-2012 files, paired as :func:`score_files` pairs them.
 
@@ -468,6 +469,8 @@ def read_files(
         repeated_mentions: ``"scorer"`` or ``"first"`` (then each repeated span is already kept once).
         max_repeated_mentions: see :func:`score_files`.
         check_words: see :func:`score_files`.
+        key_documents: the key file as ``read_conll2012(references)`` reads it, where the caller has read it already
+            (``analyze coref`` pairs several responses with one key).
 
     Returns:
         ``(responses, keys, ids, warnings)``: one response (empty when the file lacks it) per key document, in key
@@ -484,7 +487,7 @@ def read_files(
     key_path, resp_path = str(references), str(predictions)
     pairs, warnings = pair_documents(
         predictions=read_conll2012(resp_path),
-        references=read_conll2012(key_path),
+        references=read_conll2012(key_path) if key_documents is None else key_documents,
         prediction_path=resp_path,
         reference_path=key_path,
         check_words=check_words,

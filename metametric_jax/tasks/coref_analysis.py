@@ -417,6 +417,7 @@ def analyze_files(
     keys: list[CorefDocument] = []
     ids: list[str] = []
     responses, rows, warnings = [], [], []
+    key_documents = read_conll2012(references)  # read once for every system
     for path in systems:
         resp, keys, ids, found = coref.read_files(
             predictions=path,
@@ -424,11 +425,12 @@ def analyze_files(
             repeated_mentions=repeated_mentions,
             max_repeated_mentions=max_repeated_mentions,
             check_words=check_words,
+            key_documents=key_documents,
         )
         responses.append(resp)
         rows.append(count_rows([document_counts(r, k) for r, k in zip(resp, keys)]))
         warnings += found
-    tokens = {doc.spec.strip(): doc.n_tokens for doc in read_conll2012(references).values()}
+    tokens = {doc.spec.strip(): doc.n_tokens for doc in key_documents.values()}
     return _report(
         responses,
         keys,
