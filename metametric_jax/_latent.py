@@ -27,8 +27,6 @@ from collections.abc import Mapping
 from typing import Any
 
 import numpy as np
-from scipy import sparse
-from scipy.optimize import Bounds, LinearConstraint, linear_sum_assignment, linprog, milp
 
 from metametric_jax._budget import (
     DEFAULT_WORK_LIMIT,
@@ -46,6 +44,8 @@ from metametric_jax._budget import (
 __all__ = ["solve_latent", "LatentSolution", "SolverBudgetWarning", "DEFAULT_WORK_LIMIT"]
 
 _BNB_NODE_LIMIT = 400
+#: The largest ``rows * columns * min(rows, columns)`` of an assignment solved without SciPy.
+_SMALL_ASSIGNMENT = 200_000
 _TOL = 1e-9
 #: The share of the budget the swap search may use when the integer program fits in the rest.
 _SEARCH_SHARE = 0.3
@@ -121,8 +121,58 @@ def _assignment_only(p: _Problem) -> set[int]:
     weights = np.zeros((len(rows), len(cols)))
     for a, w in p.unary.items():
         weights[r_index[a // p.n_gold], c_index[a % p.n_gold]] = w
-    ri, ci = linear_sum_assignment(weights, maximize=True)
-    return {rows[i] * p.n_gold + cols[j] for i, j in zip(ri, ci) if weights[i, j] > 0}
+    if p.integral and len(rows) * len(cols) * min(len(rows), len(cols)) <= _SMALL_ASSIGNMENT:
+        pairs = _small_assignment([[int(x) for x in row] for row in weights.tolist()])
+    else:
+        from scipy.optimize import linear_sum_assignment  # imported on use: SciPy takes a while to import
+
+        pairs = list(zip(*linear_sum_assignment(weights, maximize=True)))
+    return {rows[i] * p.n_gold + cols[j] for i, j in pairs if weights[i, j] > 0}
+
+
+def _small_assignment(weights: list[list[int]]) -> list[tuple[int, int]]:
+    """A maximum-weight assignment of the smaller side of an integer matrix (Hungarian method, shortest paths).
+
+    Exact in integers, without SciPy (whose import costs more than a small problem): the rows (or the columns, when
+    fewer) are placed one by one along a shortest augmenting path under dual potentials.
+    """
+    flip = len(weights) > len(weights[0])
+    grid = [list(col) for col in zip(*weights)] if flip else weights
+    n, m = len(grid), len(grid[0])
+    top = max(max(row) for row in grid)
+    cost = [[0] * (m + 1)] + [[0] + [top - x for x in row] for row in grid]  # 1-based, minimized
+    inf = math.inf
+    u, v = [0.0] * (n + 1), [0.0] * (m + 1)
+    owner, way = [0] * (m + 1), [0] * (m + 1)
+    for i in range(1, n + 1):
+        owner[0], j0 = i, 0
+        slack, used = [inf] * (m + 1), [False] * (m + 1)
+        while True:
+            used[j0] = True
+            i0, delta, j1 = owner[j0], inf, 0
+            row, ui = cost[i0], u[i0]
+            for j in range(1, m + 1):
+                if not used[j]:
+                    reduced = row[j] - ui - v[j]
+                    if reduced < slack[j]:
+                        slack[j], way[j] = reduced, j0
+                    if slack[j] < delta:
+                        delta, j1 = slack[j], j
+            for j in range(m + 1):
+                if used[j]:
+                    u[owner[j]] += delta
+                    v[j] -= delta
+                else:
+                    slack[j] -= delta
+            j0 = j1
+            if owner[j0] == 0:
+                break
+        while j0:
+            j1 = way[j0]
+            owner[j0] = owner[j1]
+            j0 = j1
+    pairs = [(owner[j] - 1, j - 1) for j in range(1, m + 1) if owner[j]]
+    return sorted((j, i) for i, j in pairs) if flip else sorted(pairs)
 
 
 def _branch_and_bound(p: _Problem, limit: int) -> tuple[float, set[int], bool, float]:
@@ -238,6 +288,8 @@ def _formulation(p: _Problem) -> _Formulation:
 
     Variables: one ``y`` per variable pair (binary), one ``x`` per term in ``[0, 1]``.
     """
+    from scipy import sparse
+
     n_g, pairs = p.n_gold, p.pairs
     col = {a: i for i, a in enumerate(pairs)}
     n_y = len(pairs)
@@ -287,6 +339,8 @@ def _relaxation(form: _Formulation, budget: Budget) -> tuple[np.ndarray | None, 
 
     Within the iterations ``budget`` affords (half of it at most; unsolved past them).
     """
+    from scipy.optimize import linprog
+
     c, matrix, upper, n_y = form
     part = budget.share(_RELAXATION_SHARE)
     options = relaxation_options(matrix.nnz, part)
@@ -306,6 +360,8 @@ def _program(form: _Formulation, budget: Budget) -> tuple[np.ndarray | None, flo
     Returns the values of the pair variables ``y`` (``None`` without a feasible point, or when not even the root node
     fits), an upper bound on the optimum (``inf`` when none is known) and whether the program was solved to optimality.
     """
+    from scipy.optimize import Bounds, LinearConstraint, milp
+
     c, matrix, upper, n_y = form
     options = program_options(matrix.nnz, budget)
     if options is None:
@@ -330,6 +386,8 @@ def _program(form: _Formulation, budget: Budget) -> tuple[np.ndarray | None, flo
 
 def _rounded(p: _Problem, y: np.ndarray) -> set[int]:
     """A one-to-one mapping maximizing the summed ``y`` (ties broken by unary weight)."""
+    from scipy.optimize import linear_sum_assignment
+
     weights = np.zeros((p.n_pred, p.n_gold))
     for a, value in zip(p.pairs, y):
         weights[a // p.n_gold, a % p.n_gold] = value + 1e-6 * p.unary.get(a, 0.0)

@@ -15,8 +15,6 @@ from collections.abc import Callable, Sequence
 from typing import Any
 
 import numpy as np
-from scipy import sparse
-from scipy.optimize import Bounds, LinearConstraint, linear_sum_assignment, milp
 
 from metametric_jax._budget import (
     DEFAULT_WORK_LIMIT,
@@ -63,6 +61,8 @@ def solve_gram(g: np.ndarray, constraint: Constraint, want_pairs: bool = False) 
     if g.size == 0:
         return 0.0, []
     if constraint is Constraint.ONE_TO_ONE:
+        from scipy.optimize import linear_sum_assignment  # imported on use: SciPy takes a while to import
+
         rows, cols = linear_sum_assignment(g, maximize=True)
         vals = g[rows, cols]
         pairs = [(int(i), int(j)) for i, j, v in zip(rows, cols, vals) if v > 0] if want_pairs else []
@@ -133,6 +133,9 @@ def solve_binary_program(
         from it and from a greedy packing, :func:`_packing_search`, with a work budget of its own the size of the
         one given, so never worse than greedy) and a :class:`SolverBudgetWarning` gives its value and the bound.
     """
+    from scipy import sparse
+    from scipy.optimize import Bounds, LinearConstraint, milp
+
     n = len(weights)
     if n == 0:
         return 0.0, np.zeros(0), True, 0.0
