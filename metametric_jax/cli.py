@@ -27,9 +27,9 @@ JSON is strict: ``null`` where a figure does not exist. ``analyze`` (tasks with 
 bucket of items for one or more systems and tests each system against the first per bucket, corrected over every test
 shown (:mod:`metametric_jax.cli_analysis`; the report's forms: :mod:`metametric_jax.analysis_report`).
 
-``--jobs N`` (``score`` with or without ``--bootstrap``, and ``compare``) scores the examples in N worker processes
-(0: every core this process may use), chunk by chunk (:mod:`metametric_jax.parallel`): every figure comes from the
-same per-example counts summed in the same order, so the output is the same for every N.
+``--jobs N`` (``score`` with or without ``--bootstrap``, ``compare`` and ``analyze``) scores the examples in N worker
+processes (0: every core this process may use), chunk by chunk (:mod:`metametric_jax.parallel`): every figure comes
+from the same per-example counts summed in the same order, so the output is the same for every N.
 
 Exit status: 0 on success, 1 on unreadable or malformed input (``metametric-jax: error: FILE:LINE: MESSAGE``) or
 missing optional software, 2 on bad usage. No input a user can give makes it print a Python traceback.
@@ -161,6 +161,7 @@ def build_parser(commands: dict[str, Command] | None = None) -> argparse.Argumen
             except argparse.ArgumentError:  # the task names its reference files --references already
                 pass
             analysis_cli.add_analyze_options(sub)
+            _add_jobs(sub)
             if command.analyze.add_arguments is not None:
                 command.analyze.add_arguments(sub)
             sub.set_defaults(parser_=sub)
@@ -287,6 +288,7 @@ def _analyze(command: Command, args: argparse.Namespace, sub: argparse.ArgumentP
     if getattr(args, reference, None) is None:
         sub.error("--references is required: the reference file the systems are scored against")
     files = [*_files(getattr(args, reference)), *systems]
+    _prepare_workers(command, args)
     status, done = _guarded(lambda: analysis_cli.analyze(command, args, systems), files, command.name)
     if status:
         return status

@@ -8,7 +8,8 @@ report: ``--format table`` (default), ``json`` (the versioned source every other
 Every bucket's tested figure is compared between each system and the first (the baseline) by the paired bootstrap over
 the task's units (``--samples`` replicates, ``--seed``), and the p-values are corrected over all the tests shown
 (``--correction holm|bh|maxt|none``, Holm by default; ``--statistic studentized|raw`` for max-T). A bucket with items in
-fewer than ``--min-units`` units is not tested and is flagged (:mod:`metametric_jax.analysis`).
+fewer than ``--min-units`` units is not tested and is flagged (:mod:`metametric_jax.analysis`). ``--jobs N`` counts the
+items in N worker processes as ``score --jobs`` does (0: every core): the report is the same for every N.
 """
 
 from __future__ import annotations

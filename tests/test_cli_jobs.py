@@ -106,3 +106,66 @@ def test_coreference_files_read_in_chunks_give_the_same_figures_and_warnings(cap
         outputs.append((out, err))
     assert parallel.last_run().chunks > 1
     assert outputs[0] == outputs[1] and "outside any mention" in outputs[0][1] and "repeated spans" in outputs[0][1]
+
+
+#: each task's analysis request on its bundled sample: reference, two systems (so the paired tests run), options
+ANALYZED = {
+    "amr": ("amr/gold.txt", ("amr/pred.txt", "amr/gold.txt"), ()),
+    "constituency": ("parsing/gold.mrg", ("parsing/pred.mrg", "parsing/gold.mrg"), ()),
+    "coref": ("coref/sample.key", ("coref/sample.response", "coref/sample.key"), ()),
+    "dependency": ("parsing/gold.conllu", ("parsing/pred.conllu", "parsing/gold.conllu"), ()),
+    "ie": ("ie/gold.jsonl", ("ie/pred.jsonl", "ie/gold.jsonl"), ()),
+    "ner": ("ner/gold.txt", ("ner/pred.txt", "ner/pred_b.txt"), ("--unit", "sentence")),
+    "ranking": ("ranking/sample.qrels", ("ranking/sample.run", "ranking/sample.run"), ()),
+    "rouge": ("rouge/references.txt", ("rouge/predictions.txt", "rouge/references.txt"), ()),
+}
+
+
+def test_analyze_prints_the_same_json_for_every_number_of_jobs(capsys):
+    """``analyze TASK --jobs 2`` (and ``0``, every core) of every task: the JSON of one process, chunked for real."""
+    from importlib import resources
+
+    from metametric_jax.commands import registry
+
+    assert sorted(ANALYZED) == sorted(name for name, c in registry().items() if c.analyze is not None)
+    base = resources.files("metametric_jax") / "data"
+    for task, (reference, systems, options) in ANALYZED.items():
+        argv = ["analyze", task, "--references", str(base / reference)]
+        argv += [x for s in systems for x in ("--system", str(base / s))]
+        argv += [*options, "--samples", "50", "--min-units", "2", "--format", "json"]
+        outputs = []
+        for jobs in ("1", "2", "0") if task == "ner" else ("1", "2"):
+            code, out, err = run(capsys, *argv, "--jobs", jobs)
+            assert code == 0, err
+            if jobs == "2":
+                info = parallel.last_run()
+                assert info.jobs == 2 and info.chunks > 1, (task, info)  # the sample was cut into chunks
+            outputs.append(out)
+        assert '"analyses"' in outputs[0] and all(out == outputs[0] for out in outputs), task
+
+
+def test_brackets_counted_in_chunks_are_one_process_brackets():
+    """EVALB's labelled brackets in chunks (errors and skips included): the same counts, the same named brackets."""
+    from pathlib import Path
+
+    import numpy as np
+
+    from metametric_jax.tasks import constituency
+    from metametric_jax.tasks.constituency_counts import evalb_brackets
+    from metametric_jax.tasks.readers.ptb import read_treebank
+
+    data = Path(__file__).parent / "data" / "constituency"
+    gold, pred = read_treebank(data / "gold.mrg"), read_treebank(data / "pred.mrg")
+    one_counts, one = evalb_brackets(pred, gold)
+    counts, got = constituency.brackets_in_chunks(pred, gold, jobs=2)
+    assert parallel.last_run().chunks > 1
+    for field in ("status", "length", "matched", "gold", "test", "crossing", "words", "correct_tags", "line"):
+        np.testing.assert_array_equal(getattr(counts, field), getattr(one_counts, field))
+    assert counts.messages == one_counts.messages
+
+    def named(brackets, side):
+        return sorted((*row[:3], brackets.labels[row[3]]) for row in getattr(brackets, side).tolist())
+
+    assert got.labels != one.labels  # numbered in another order: the test below compares names
+    for side in ("gold", "test"):
+        assert named(got, side) == named(one, side) and len(named(got, side)) > 100

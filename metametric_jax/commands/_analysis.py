@@ -1,9 +1,10 @@
 """The ``metametric-jax analyze TASK`` hooks, built from a few parts of each task (:func:`analysis_hook`).
 
 Every hook runs the same way: it refuses the ``score`` options an analysis has no use for, then passes the reference
-file (the command's first input), the ``--system`` files, the task's file options and the tests' settings
-(:data:`SETTINGS`) to ``analyze_files`` of the task's analysis module, ``metametric_jax.tasks.<task>_analysis``,
-imported when the command runs (NumPy and the host scorer only, no JAX). A hook module declares the parts:
+file (the command's first input), the ``--system`` files, the task's file options, the tests' settings
+(:data:`SETTINGS`) and ``--jobs`` (``jobs``: the worker processes that count, as ``score --jobs``) to
+``analyze_files`` of the task's analysis module, ``metametric_jax.tasks.<task>_analysis``, imported when the command
+runs (NumPy and the host scorer only, no JAX). A hook module declares the parts:
 ``ANALYZE = analysis_hook("ner", reference="gold", options=(...), refused={...}, description=...)``.
 """
 
@@ -91,6 +92,7 @@ def analysis_hook(
             if _given(getattr(args, dest, None)):
                 raise ValueError(message)
         passed = {name: getattr(args, name) for name in (*options, *SETTINGS)}
+        passed["jobs"] = getattr(args, "jobs", 1)
         if derived is not None:
             passed.update(derived(args))
         if custom is not None:

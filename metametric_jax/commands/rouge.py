@@ -42,18 +42,12 @@ def _resolve(args: argparse.Namespace, parser: argparse.ArgumentParser) -> None:
         parser.error(f"argument --types: {err}")
 
 
-def _chunk_stats(types: tuple[str, ...], use_stemmer: bool, preds: list[str], refs: list[Any]) -> Any:
-    from metametric_jax.tasks import rouge
-
-    return rouge.rouge_stats(preds, refs, list(types), use_stemmer=use_stemmer, multi_reference=True)
-
-
 def _stats(args: argparse.Namespace, preds: list[str], refs: list[Any], progress: Any = None) -> Any:
     """Each example's statistics per type, in ``--jobs`` worker processes: the same arrays for every number."""
-    from metametric_jax import parallel
+    from metametric_jax.tasks import rouge
 
-    task = functools.partial(_chunk_stats, tuple(args.types), args.use_stemmer)
-    return parallel.map_rows(task, preds, refs, jobs=getattr(args, "jobs", 1), progress=progress, preload=[__name__])
+    jobs = getattr(args, "jobs", 1)
+    return rouge.stats_in_chunks(preds, refs, args.types, use_stemmer=args.use_stemmer, jobs=jobs, progress=progress)
 
 
 def _run(args: argparse.Namespace) -> tuple[dict[str, Any], list[str]]:

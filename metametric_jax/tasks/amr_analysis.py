@@ -31,6 +31,7 @@ And three tables per system (not tested), in the report's table form (``{"title"
 
 from __future__ import annotations
 
+import functools
 import os
 from collections import Counter
 from collections.abc import Mapping, Sequence
@@ -38,7 +39,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from metametric_jax import analysis
+from metametric_jax import analysis, parallel
 from metametric_jax.analysis_report import letters
 from metametric_jax.matching import DEFAULT_WORK_LIMIT
 from metametric_jax.tasks import buckets as kit
@@ -122,6 +123,19 @@ def role_counts(
         entry(role)["matched"] += n
     for e in out.values():
         e["missing"], e["extra"] = e["reference"] - e["matched"], e["predicted"] - e["matched"]
+    return out
+
+
+def _role_chunk(
+    work_limit: int | None, time_limit: float | None, predicted: Sequence[Any], reference: Sequence[Any]
+) -> list[dict[str, dict[str, int]]]:
+    """:func:`role_counts` of each graph pair of a chunk under its Smatch alignment (a worker's task)."""
+    from metametric_jax.tasks import amr
+
+    out = []
+    for p, g in zip(predicted, reference):
+        found = amr.smatch_match(p, g, work_limit=work_limit, time_limit=time_limit)
+        out.append(role_counts(p, g, found.mapping))
     return out
 
 
@@ -255,6 +269,7 @@ def analyze_files(
     fine_grained: Any = True,
     top: int = TOP,
     bins: int = analysis.BINS,
+    jobs: int = 1,
     **settings: Unpack[kit.Tests],
 ) -> dict[str, Any]:
     """The analysis report of PENMAN files (the JSON of ``metametric-jax analyze amr``).
@@ -268,6 +283,8 @@ def analyze_files(
         fine_grained: the fine-grained figures asked of ``score_files`` (``True``: its default reading).
         top: how many pairs the ``lowest``, ``losses`` and ``gains`` tables list per system.
         bins: the number of equal-frequency buckets of ``size``.
+        jobs: worker processes that match the graph pairs (0: every core; default 1: this process); the report is
+            the same for every number.
         **settings: the tests' settings (:class:`~metametric_jax.tasks.buckets.Tests`).
 
     Raises:
@@ -290,12 +307,11 @@ def analyze_files(
             keep_alignments=keep_alignments,
             work_limit=work_limit,
             time_limit=time_limit,
+            jobs=jobs,
         )
         pred, gold, _ = amr.read_files(predictions=path, references=reference, keep_alignments=keep_alignments)
-        pairs = []
-        for p, g in zip(pred, gold):
-            found = amr.smatch_match(p, g, work_limit=work_limit, time_limit=time_limit)
-            pairs.append(role_counts(p, g, found.mapping))
+        task = functools.partial(_role_chunk, work_limit, time_limit)
+        pairs = parallel.map_items(task, list(pred), list(gold), jobs=jobs, preload=[__name__])
         sizes = [sum(1 for r, _, _ in g if r.lower() == "instance") for g in gold]
         items.append(report.items)
         roles.append(_sum_roles(pairs))

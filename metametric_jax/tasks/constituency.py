@@ -75,8 +75,10 @@ from metametric_jax.normalizer import f_measure
 from metametric_jax.report import Report
 from metametric_jax.tasks.constituency_counts import (
     COLLINS,
+    Brackets,
     EvalbParams,
     SentenceCounts,
+    evalb_brackets,
     evalb_counts,
     read_params,
 )
@@ -89,6 +91,7 @@ __all__ = [
     "SentenceCounts",
     "evalb_counts",
     "counts_in_chunks",
+    "brackets_in_chunks",
     "summarize",
     "sentence_rows",
     "readout",
@@ -382,6 +385,37 @@ def _chunk_counts(params: EvalbParams, predictions: list[Treebank], references: 
     return evalb_counts(predictions[0], references[0], params)
 
 
+def _chunk_brackets(
+    params: EvalbParams, predictions: list[Treebank], references: list[Treebank]
+) -> tuple[SentenceCounts, Brackets]:
+    return evalb_brackets(predictions[0], references[0], params)
+
+
+def _in_chunks(fn: Any, predictions: Treebank, references: Treebank, jobs: int) -> tuple[list[int], list[Any]]:
+    """``fn``'s result on chunks of sentences, in ``jobs`` worker processes: the chunks' first sentences, results."""
+    from metametric_jax import parallel
+
+    n = references.sentences
+    size = max(1, -(-n // (parallel.CHUNKS_PER_WORKER * parallel.resolve_jobs(jobs))))
+    bounds = [(lo, min(n, lo + size)) for lo in range(0, n, size)]
+    parts = parallel.map_chunks(
+        fn,
+        [_sentences(predictions, lo, hi) for lo, hi in bounds],
+        [_sentences(references, lo, hi) for lo, hi in bounds],
+        jobs=jobs,
+        chunk_size=1,
+        preload=[__name__],
+    )
+    return [lo for lo, _ in bounds], parts
+
+
+def _joined(starts: Sequence[int], parts: Sequence[SentenceCounts]) -> SentenceCounts:
+    fields = [f.name for f in dataclasses.fields(SentenceCounts) if f.name != "messages"]
+    joined: dict[str, Any] = {f: np.concatenate([getattr(c, f) for c in parts]) for f in fields}
+    joined["messages"] = {lo + k: why for lo, c in zip(starts, parts) for k, why in c.messages.items()}
+    return SentenceCounts(**joined)
+
+
 def counts_in_chunks(
     predictions: Treebank, references: Treebank, params: EvalbParams = COLLINS, *, jobs: int = 1
 ) -> SentenceCounts:
@@ -393,22 +427,33 @@ def counts_in_chunks(
     n = references.sentences
     if jobs == 1 or predictions.sentences != n or n < 2:
         return evalb_counts(predictions, references, params)
-    from metametric_jax import parallel
+    return _joined(*_in_chunks(functools.partial(_chunk_counts, params), predictions, references, jobs))
 
-    size = max(1, -(-n // (parallel.CHUNKS_PER_WORKER * parallel.resolve_jobs(jobs))))
-    bounds = [(lo, min(n, lo + size)) for lo in range(0, n, size)]
-    parts = parallel.map_chunks(
-        functools.partial(_chunk_counts, params),
-        [_sentences(predictions, lo, hi) for lo, hi in bounds],
-        [_sentences(references, lo, hi) for lo, hi in bounds],
-        jobs=jobs,
-        chunk_size=1,
-        preload=[__name__],
-    )
-    fields = [f.name for f in dataclasses.fields(SentenceCounts) if f.name != "messages"]
-    joined: dict[str, Any] = {f: np.concatenate([getattr(c, f) for c in parts]) for f in fields}
-    joined["messages"] = {lo + k: why for (lo, _), c in zip(bounds, parts) for k, why in c.messages.items()}
-    return SentenceCounts(**joined)
+
+def brackets_in_chunks(
+    predictions: Treebank, references: Treebank, params: EvalbParams = COLLINS, *, jobs: int = 1
+) -> tuple[SentenceCounts, Brackets]:
+    """:func:`evalb_brackets` with the sentences in chunks counted by ``jobs`` worker processes (0: every core).
+
+    The counts are :func:`counts_in_chunks`'; the brackets the same multiset for every number of processes (their
+    sentences counted in the whole file, their label numbers those of the labels in order of first appearance over the
+    chunks, where one process numbers them as it meets them).
+    """
+    n = references.sentences
+    if jobs == 1 or predictions.sentences != n or n < 2:
+        return evalb_brackets(predictions, references, params)
+    starts, parts = _in_chunks(functools.partial(_chunk_brackets, params), predictions, references, jobs)
+    labels: dict[str, int] = {}
+    sides: list[list[np.ndarray]] = [[], []]
+    for lo, (_, brackets) in zip(starts, parts):
+        code = np.array([labels.setdefault(x, len(labels)) for x in brackets.labels] + [0], np.int64)
+        for side, found in zip(sides, (brackets.gold, brackets.test)):
+            shifted = found.copy()
+            shifted[:, 0] += lo
+            shifted[:, 3] = code[found[:, 3]]
+            side.append(shifted)
+    gold, test = (np.concatenate(side).reshape(-1, 4) for side in sides)
+    return _joined(starts, [c for c, _ in parts]), Brackets(gold, test, list(labels))
 
 
 def score_files(

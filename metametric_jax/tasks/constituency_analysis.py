@@ -41,7 +41,7 @@ from metametric_jax.errors import InputFormatError
 from metametric_jax.normalizer import f_measure
 from metametric_jax.tasks import buckets as kit
 from metametric_jax.tasks import constituency
-from metametric_jax.tasks.constituency_counts import Brackets, EvalbParams, SentenceCounts, evalb_brackets
+from metametric_jax.tasks.constituency_counts import Brackets, EvalbParams, SentenceCounts
 from metametric_jax.tasks.readers.ptb import Tree, Treebank, read_treebank
 
 if TYPE_CHECKING:
@@ -185,6 +185,7 @@ def _report(
     buckets: Mapping[str, Callable[[Sentence], Any]] | None,
     settings: kit.Settings,
     paths: Sequence[str],
+    jobs: int = 1,
 ) -> dict[str, Any]:
     kit.refuse_names(buckets, ("overall", "label", "length", "sentences"))
     n = gold.sentences
@@ -222,7 +223,7 @@ def _report(
     all_counts: list[SentenceCounts] = []
     warnings: list[str] = []
     for s, (bank, path) in enumerate(zip(systems, paths)):
-        counts, brackets = evalb_brackets(bank, gold, params)
+        counts, brackets = constituency.brackets_in_chunks(bank, gold, params, jobs=jobs)
         all_counts.append(counts)
         warnings += constituency.file_warnings(counts, params, path)
         rows = constituency.sentence_rows(counts, params)
@@ -297,6 +298,7 @@ def analyze_files(
     *,
     params: EvalbParams | str | os.PathLike[str] | None = None,
     buckets: Mapping[str, Callable[[Sentence], Any]] | None = None,
+    jobs: int = 1,
     **settings: Unpack[kit.Tests],
 ) -> dict[str, Any]:
     """The analysis report of bracketed files, read as ``score constituency`` reads them (``evalb -p PARAMS``).
@@ -306,6 +308,8 @@ def analyze_files(
         systems: the parsers' output files, the first the baseline.
         params: :class:`EvalbParams` or an EVALB parameter file; default ``COLLINS.prm``.
         buckets: custom bucketings, as :func:`analyze`.
+        jobs: worker processes that count the sentences (0: every core; default 1: this process); the report is
+            the same for every number.
         **settings: the tests' settings (:class:`~metametric_jax.tasks.buckets.Tests`).
 
     Raises:
@@ -326,4 +330,5 @@ def analyze_files(
         buckets=buckets,
         settings=kit.Settings(**settings),
         paths=[os.fspath(x) for x in systems],
+        jobs=jobs,
     )

@@ -195,6 +195,7 @@ def _report(
     settings: kit.Settings,
     options: Mapping[str, Any],
     warnings: Sequence[str] = (),
+    jobs: int = 1,
 ) -> dict[str, Any]:
     check_trees, exclude_punct, strip = parse_options(options)
     kit.refuse_names(buckets, ("overall", "confusion", *(a[0] for a in _ANALYSES)))
@@ -232,7 +233,7 @@ def _report(
     items.update(found.custom(buckets, width, word_readout, "las/f1", count=_word_count))
     pairs_of, missed_of, spurious_of = [], [], []
     for s, sentences in enumerate(systems):
-        counts = dependency.sentence_counts(list(sentences), list(gold), **options)
+        counts = dependency.counts_in_chunks(list(sentences), list(gold), jobs=jobs, **options)
         overall.add(dependency.sentence_rows(counts), units, ["all"] * len(gold), s)
         p_side = _Side(list(sentences), strip, check_trees, "<predictions>")
         _check_text(g_side, p_side)
@@ -350,6 +351,7 @@ def analyze_files(
     check_trees: bool = True,
     exclude_punct: bool = False,
     strip_subtypes: bool = True,
+    jobs: int = 1,
     **settings: Unpack[kit.Tests],
 ) -> dict[str, Any]:
     """The analysis report of CoNLL-U files: a reference file and system files read as ``score dependency`` reads them.
@@ -363,6 +365,8 @@ def analyze_files(
         check_trees: as :func:`analyze`.
         exclude_punct: as :func:`analyze`.
         strip_subtypes: as :func:`analyze`.
+        jobs: worker processes that count the sentences (0: every core; default 1: this process); the report is the
+            same for every number.
         **settings: the tests' settings (:class:`~metametric_jax.tasks.buckets.Tests`).
 
     Raises:
@@ -393,4 +397,5 @@ def analyze_files(
         buckets=buckets,
         settings=kit.Settings(**settings),
         options=options,
+        jobs=jobs,
     )

@@ -88,7 +88,7 @@ if TYPE_CHECKING:
 
 __all__ = ["Argument", "Event", "Relation", "Document", "MODES", "FIGURES", "IEMetric", "document_stats", "figures"]
 __all__ += ["document_rows", "readout", "score", "read_documents", "pair_documents", "count_files", "score_files"]
-__all__ += ["state_report"]
+__all__ += ["state_report", "stats_in_chunks"]
 
 #: The evaluation modes: ``strict`` (offsets and types) and ``boundaries`` (offsets only, see the module docstring).
 MODES: tuple[str, ...] = ("strict", "boundaries")
@@ -363,6 +363,28 @@ def _stats_chunk(mode: str, directed: bool, predictions: list[Document], referen
     return document_stats(predictions, references, mode=mode, directed=directed)
 
 
+def stats_in_chunks(
+    predictions: Sequence[Document],
+    references: Sequence[Document],
+    *,
+    mode: str = "strict",
+    directed: bool = True,
+    jobs: int = 1,
+    progress: Callable[[int, int], Any] | None = None,
+) -> dict[str, np.ndarray]:
+    """:func:`document_stats` with the documents in chunks counted by ``jobs`` worker processes (0: every core).
+
+    The same arrays for every number of processes; ``progress(done, total)`` is called as chunks finish.
+    """
+    from metametric_jax import parallel
+
+    task = functools.partial(_stats_chunk, mode, bool(directed))
+    got: dict[str, np.ndarray] = parallel.map_rows(
+        task, list(predictions), list(references), jobs=jobs, progress=progress, preload=[__name__]
+    )
+    return got
+
+
 def count_files(
     *,
     predictions: str | os.PathLike[str],
@@ -397,11 +419,8 @@ def count_files(
     pair_documents(pred_docs, ref_docs, pred_path, ref_path)
     preds, refs = [d for _, d in pred_docs], [d for _, d in ref_docs]
     if jobs != 1:
-        from metametric_jax import parallel
-
         report = None if progress is None else (lambda done, total: progress(done))
-        task = functools.partial(_stats_chunk, mode, bool(directed))
-        stats = parallel.map_rows(task, preds, refs, jobs=jobs, progress=report, preload=[__name__])
+        stats = stats_in_chunks(preds, refs, mode=mode, directed=directed, jobs=jobs, progress=report)
     elif progress is None:
         stats = document_stats(preds, refs, mode=mode, directed=directed)
     else:

@@ -150,6 +150,7 @@ def _report(
     buckets: Mapping[str, Callable[[Item], Any]] | None,
     settings: kit.Settings,
     warnings: Sequence[str] = (),
+    jobs: int = 1,
 ) -> dict[str, Any]:
     strict = _check_mode(mode) == "strict"
     kit.refuse_names(buckets, ("overall", "entity_type", "relation_type", "event_type", "role"))
@@ -191,7 +192,7 @@ def _report(
     gold_items = [items(d, k, "reference") for k, d in enumerate(references)]
     gold_keys = [{kind: keys[kind](d) for kind in KINDS} for d in references]
     for s, predictions in enumerate(systems):
-        stats = ie.document_stats(predictions, references, mode=mode, directed=directed)
+        stats = ie.stats_in_chunks(predictions, references, mode=mode, directed=directed, jobs=jobs)
         overall.add(ie.document_rows(stats), units, ["all"] * n, s)
         for k, doc in enumerate(predictions):
             mine = items(doc, k, "predicted")
@@ -275,6 +276,7 @@ def analyze_files(
     mode: str = "strict",
     directed: bool = True,
     buckets: Mapping[str, Callable[[Item], Any]] | None = None,
+    jobs: int = 1,
     **settings: Unpack[kit.Tests],
 ) -> dict[str, Any]:
     """The analysis report of JSON Lines files, read as ``score ie`` reads them.
@@ -285,6 +287,8 @@ def analyze_files(
         mode: as :func:`analyze`.
         directed: as :func:`analyze`.
         buckets: custom bucketings, as :func:`analyze`.
+        jobs: worker processes that count the documents (0: every core; default 1: this process); the report is
+            the same for every number.
         **settings: the tests' settings (:class:`~metametric_jax.tasks.buckets.Tests`).
 
     Raises:
@@ -312,4 +316,5 @@ def analyze_files(
         buckets=buckets,
         settings=kit.Settings(**settings),
         warnings=warnings,
+        jobs=jobs,
     )

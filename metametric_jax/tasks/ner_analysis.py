@@ -422,6 +422,7 @@ def analyze_files(
     unit: str | None = None,
     frequency_from: str | os.PathLike[str] | None = None,
     buckets: Mapping[str, Callable[[Entity], Any]] | None = None,
+    jobs: int = 1,
     **settings: Unpack[kit.Tests],
 ) -> dict[str, Any]:
     """The analysis report of CoNLL files: a reference file and system files read as ``score ner`` reads them.
@@ -437,6 +438,8 @@ def analyze_files(
             ``"sentence"``: the unit resampled, as ``score ner --bootstrap`` and ``compare ner`` resample.
         frequency_from: a training file in the same format (tokens in the first column): adds ``frequency``.
         buckets: custom bucketings, as :func:`analyze`.
+        jobs: worker processes that count the sentences (0: every core; default 1: this process); the report is
+            the same for every number.
         **settings: the tests' settings (:class:`~metametric_jax.tasks.buckets.Tests`).
 
     Raises:
@@ -451,7 +454,7 @@ def analyze_files(
     options: dict[str, Any] = {"scheme": scheme, "delimiter": delimiter, "raw": raw}
     if outside is not None:
         options["outside"] = outside
-    got = [ner.file_rows(references=references, predictions=p, **options) for p in systems]
+    got = [ner.file_rows(references=references, predictions=p, **options, jobs=jobs) for p in systems]
     first = got[0]
     gold = first.references
     decoded = "IOB2" if raw else normalize_scheme(scheme)

@@ -108,6 +108,7 @@ def analyze_files(
     complete: bool = False,
     max_retrieved: int | None = None,
     buckets: Mapping[str, Callable[[Query], Any]] | None = None,
+    jobs: int = 1,
     **settings: Unpack[kit.Tests],
 ) -> dict[str, Any]:
     """The analysis report of TREC runs against qrels, read and scored as ``score ranking`` scores them.
@@ -120,6 +121,8 @@ def analyze_files(
         complete: score judged queries a run leaves out as empty rankings (``-c``).
         max_retrieved: only the first documents of each ranking count (``-M``).
         buckets: custom bucketings of queries, ``{name: fn(Query) -> bucket name}``.
+        jobs: worker processes that score the queries (0: every core; default 1: this process); the report is
+            the same for every number.
         **settings: the tests' settings (:class:`~metametric_jax.tasks.buckets.Tests`).
 
     Raises:
@@ -137,6 +140,7 @@ def analyze_files(
             level=level,
             complete=complete,
             max_retrieved=max_retrieved,
+            jobs=jobs,
         )
         for path in systems
     ]

@@ -49,6 +49,7 @@ agrees with :func:`score` to about 1e-14, not to the last bit (its example count
 
 from __future__ import annotations
 
+import functools
 import os
 import re
 from collections import Counter
@@ -67,6 +68,7 @@ from metametric_jax.tasks.stem import porter_stem
 
 __all__ = [
     "DEFAULT_TYPES",
+    "stats_in_chunks",
     "tokenize",
     "sentences",
     "parse_types",
@@ -304,6 +306,33 @@ def rouge_stats(
                     best, best_f = stats, f
             out[k][i] = best
     return out
+
+
+def _chunk_stats(types: tuple[str, ...], use_stemmer: bool, predictions: list[Any], references: list[Any]) -> Any:
+    return rouge_stats(predictions, references, types, use_stemmer=use_stemmer, multi_reference=True)
+
+
+def stats_in_chunks(
+    predictions: Sequence[Any],
+    references: Sequence[Sequence[Any]],
+    types: str | Iterable[str] = DEFAULT_TYPES,
+    *,
+    use_stemmer: bool = False,
+    jobs: int = 1,
+    progress: Any = None,
+) -> dict[str, np.ndarray]:
+    """:func:`rouge_stats` (``multi_reference=True``) with the examples in chunks scored by ``jobs`` worker processes.
+
+    ``jobs`` 0 means every core, 1 this process; the arrays are the same for every number. ``progress(done, total)``
+    is called as chunks finish.
+    """
+    from metametric_jax import parallel
+
+    task = functools.partial(_chunk_stats, parse_types(types), bool(use_stemmer))
+    got: dict[str, np.ndarray] = parallel.map_rows(
+        task, list(predictions), list(references), jobs=jobs, progress=progress, preload=[__name__]
+    )
+    return got
 
 
 def figures(stats: np.ndarray) -> np.ndarray:

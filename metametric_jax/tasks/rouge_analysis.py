@@ -72,6 +72,7 @@ def _report(
     buckets: Mapping[str, Callable[[Example], Any]] | None,
     settings: kit.Settings,
     warnings: Sequence[str] = (),
+    jobs: int = 1,
 ) -> dict[str, Any]:
     kit.refuse_names(buckets, ("overall", "reference_length"))
     n = len(references)
@@ -99,7 +100,7 @@ def _report(
     length_names = [length_bucket(t) for t in lengths]
     custom_names = {name: [str(fn(x)) for x in examples] for name, fn in (buckets or {}).items()}
     for s, predictions in enumerate(systems):
-        stats = rouge.rouge_stats(predictions, references, types, use_stemmer=use_stemmer, multi_reference=True)
+        stats = rouge.stats_in_chunks(predictions, references, types, use_stemmer=use_stemmer, jobs=jobs)
         rows = rouge.example_rows(stats)
         overall.add(rows, units, ["all"] * n, s)
         by_length.add(rows, units, length_names, s)
@@ -159,6 +160,7 @@ def analyze_files(
     types: str | Iterable[str] = rouge.DEFAULT_TYPES,
     use_stemmer: bool = False,
     buckets: Mapping[str, Callable[[Example], Any]] | None = None,
+    jobs: int = 1,
     **settings: Unpack[kit.Tests],
 ) -> dict[str, Any]:
     """The analysis report of summary files, read as ``score rouge`` reads them (one example per line).
@@ -170,6 +172,8 @@ def analyze_files(
         types: ROUGE types, as :func:`analyze`.
         use_stemmer: as :func:`analyze`.
         buckets: custom bucketings, as :func:`analyze`.
+        jobs: worker processes that score the examples (0: every core; default 1: this process); the report is
+            the same for every number.
         **settings: the tests' settings (:class:`~metametric_jax.tasks.buckets.Tests`).
 
     Raises:
@@ -191,4 +195,5 @@ def analyze_files(
         use_stemmer=use_stemmer,
         buckets=buckets,
         settings=kit.Settings(**settings),
+        jobs=jobs,
     )
