@@ -89,6 +89,7 @@ from metametric_jax.tasks.coref_counts import (
 
 if TYPE_CHECKING:
     from metametric_jax.suite import Suite
+    from metametric_jax.tasks.readers.conll2012 import ConllDocument, DocumentId
 
     CorefMetric: type[Suite]
 
@@ -459,7 +460,7 @@ def read_files(
     repeated_mentions: str = "scorer",
     max_repeated_mentions: int | None = 10,
     check_words: bool = False,
-    key_documents: Mapping[str, Any] | None = None,
+    key_documents: Mapping[DocumentId, ConllDocument] | None = None,
 ) -> tuple[list[CorefDocument], list[CorefDocument], list[str], list[str]]:
     """The response and key documents of two CoNLL-2012 files, paired as :func:`score_files` pairs them.
 

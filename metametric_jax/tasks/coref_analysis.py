@@ -53,7 +53,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from metametric_jax import analysis
+from metametric_jax import analysis, parallel
 from metametric_jax.inputs import check_lengths
 from metametric_jax.intervals import exact_totals
 from metametric_jax.tasks import buckets as kit
@@ -250,13 +250,34 @@ def transform(response: CorefDocument | Iterable[Any], key: CorefDocument | Iter
     return Transformation(counts, tuple(stages), key_doc)
 
 
-def error_analysis(
+def _stage_counts(
     responses: Sequence[CorefDocument | Iterable[Any]], keys: Sequence[CorefDocument | Iterable[Any]]
+) -> list[tuple[list[Any], dict[str, int]]]:
+    """Per document pair: the :func:`document_counts` of each stage of its :func:`transform`, and its error counts."""
+    out = []
+    for response, key in zip(responses, keys):
+        t = transform(response, key)
+        counts = document_counts(t.stages[0], t.key)
+        stages = [counts]
+        for j, category in enumerate(CATEGORIES, start=1):
+            if t.counts[category]:  # a step without errors leaves the document as it was
+                counts = document_counts(t.stages[j], t.key)
+            stages.append(counts)
+        out.append((stages, dict(t.counts)))
+    return out
+
+
+def error_analysis(
+    responses: Sequence[CorefDocument | Iterable[Any]],
+    keys: Sequence[CorefDocument | Iterable[Any]],
+    *,
+    jobs: int = 1,
 ) -> dict[str, dict[str, Any]]:
     """Each category's number of errors and the gain of fixing them, over a corpus: ``{category: {"count", "gain"}}``.
 
     ``gain`` is ``{figure: F1 after the category's fixes - F1 before}`` for each of :data:`FIGURES`, the fixes of the
     categories before it applied already (corpus figures: counts summed over documents, as ``score coref``).
+    ``jobs`` worker processes transform the documents (0: every core; default 1: this process): the same result.
 
     >>> out = error_analysis([[[0, 1], [2, 3]]], [[[0, 1, 2, 3]]])
     >>> out["divided_entity"]["count"], round(out["divided_entity"]["gain"]["muc"], 4)
@@ -265,15 +286,11 @@ def error_analysis(
     check_lengths(responses, keys, "error_analysis", "document")
     per_stage: list[list[dict[str, tuple[float, float, float, float]]]] = [[] for _ in range(len(CATEGORIES) + 1)]
     totals = dict.fromkeys(CATEGORIES, 0)
-    for response, key in zip(responses, keys):
-        t = transform(response, key)
-        counts = document_counts(t.stages[0], t.key)
-        per_stage[0].append(counts)
-        for j, category in enumerate(CATEGORIES, start=1):
-            totals[category] += t.counts[category]
-            if t.counts[category]:  # a step without errors leaves the document as it was
-                counts = document_counts(t.stages[j], t.key)
+    for stages, found in parallel.map_items(_stage_counts, list(responses), list(keys), jobs=jobs, preload=[__name__]):
+        for j, counts in enumerate(stages):
             per_stage[j].append(counts)
+        for category in CATEGORIES:
+            totals[category] += found[category]
     figures = [bucket_readout(exact_totals(count_rows(stage))) for stage in per_stage]
     out: dict[str, dict[str, Any]] = {}
     for j, category in enumerate(CATEGORIES, start=1):
@@ -295,6 +312,7 @@ def _report(
     bins: int,
     settings: kit.Settings,
     warnings: Sequence[str] = (),
+    jobs: int = 1,
 ) -> dict[str, Any]:
     if metric not in TESTED:
         raise ValueError(f"the tested figure must be one of {', '.join(TESTED)}; found {metric!r}")
@@ -322,7 +340,7 @@ def _report(
         systems=systems,
         references=references,
         unit="documents",
-        extra={"errors": [error_analysis(r, keys) for r in responses]},
+        extra={"errors": [error_analysis(r, keys, jobs=jobs) for r in responses]},
         warnings=warnings,
         titles={"errors": "Error categories"},
         counted=dict.fromkeys(found.names(), "documents"),
@@ -389,6 +407,7 @@ def analyze_files(
     check_words: bool = False,
     metric: str = "conll",
     bins: int = BINS,
+    jobs: int = 1,
     **settings: Unpack[kit.Tests],
 ) -> dict[str, Any]:
     """The analysis report of CoNLL-2012 files: a key file and response files read as ``score coref`` reads them.
@@ -402,6 +421,8 @@ def analyze_files(
         check_words: as there.
         metric: the tested figure, as :func:`analyze`.
         bins: the number of equal-frequency buckets of ``length`` and ``entities``.
+        jobs: worker processes that count the documents and their errors (0: every core; default 1: this process);
+            the report is the same for every number.
         **settings: the tests' settings (:class:`~metametric_jax.tasks.buckets.Tests`).
 
     Raises:
@@ -428,7 +449,7 @@ def analyze_files(
             key_documents=key_documents,
         )
         responses.append(resp)
-        rows.append(count_rows([document_counts(r, k) for r, k in zip(resp, keys)]))
+        rows.append(count_rows(coref.counts_per_document(resp, keys, jobs=jobs)))
         warnings += found
     tokens = {doc.spec.strip(): doc.n_tokens for doc in key_documents.values()}
     return _report(
@@ -442,4 +463,5 @@ def analyze_files(
         bins=bins,
         settings=kit.Settings(**settings),
         warnings=list(dict.fromkeys(warnings)),
+        jobs=jobs,
     )
