@@ -10,6 +10,7 @@ import random
 import subprocess
 import sys
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import pytest
@@ -29,6 +30,7 @@ from metametric_jax.tasks.ranking import (
     score,
     score_files,
 )
+from metametric_jax.tasks.readers import trec as trec_reader
 from metametric_jax.tasks.readers.trec import parse_qrels, parse_run, read_run
 from metametric_jax.tasks.trec_measures import MEASURES, NICKNAMES, query_figures
 
@@ -302,6 +304,55 @@ def test_bom_crlf_comments_and_extra_fields(tmp_path: Path) -> None:
     bad.write_bytes(b"q Q0 d 1 1 r\nq Q0 \xff 2 1 r\n")
     with pytest.raises(InputFormatError, match="bad.txt:2: expected UTF-8"):
         read_run(bad)
+
+
+def _line_by_line(monkeypatch: pytest.MonkeyPatch, parse: Any, text: str) -> Any:
+    with monkeypatch.context() as patched:
+        patched.setattr(trec_reader, "_bulk_run", lambda text: None)
+        patched.setattr(trec_reader, "_bulk_qrels", lambda text: None)
+        return parse(text)
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_files_read_in_bulk_as_line_by_line(monkeypatch: pytest.MonkeyPatch, seed: int) -> None:
+    rng = random.Random(seed)
+    numbers = ["0", "-0", "+1.5", "2.50", "-.25", "7.", "1e-3", "3E2", "1_0", "0.1", "123456789012345.6", "-9.999"]
+    names = [f"d{n}" for n in range(60)] + ["D7", "d7x", "x" * 20, "a" * 9, "a" * 8, "a" * 10]
+    run_lines, qrels_lines = [], []
+    for q in rng.sample(range(40), 12):  # queries out of order, interleaved below
+        docs = rng.sample(names, rng.randint(1, 40))
+        for i, d in enumerate(docs):
+            score = rng.choice(numbers) if rng.random() < 0.3 else f"{rng.randint(-30, 30) / rng.choice([1, 4, 8]):g}"
+            run_lines.append(f"q{q}{rng.choice(' ' * 4 + chr(9))}Q0 {d} {i} {score} run{seed}")
+        qrels_lines += [f"q{q} 0 {d} {rng.choice(['-1', '0', '1', '+2', '03'])}" for d in rng.sample(names, 8)]
+    rng.shuffle(run_lines)
+    run_text = "\n".join(run_lines) + rng.choice(["", "\n", "\n\n  \n"])
+    qrels_text = "\r\n".join(qrels_lines)
+    assert trec_reader._bulk_run(run_text) is not None and trec_reader._bulk_qrels(qrels_text) is not None
+    line_run = _line_by_line(monkeypatch, parse_run, run_text)
+    assert parse_run(run_text) == line_run
+    line_qrels = _line_by_line(monkeypatch, parse_qrels, qrels_text)
+    bulk_qrels = parse_qrels(qrels_text)
+    assert bulk_qrels == line_qrels and list(bulk_qrels) == list(line_qrels)
+    assert all(list(bulk_qrels[q]) == list(line_qrels[q]) for q in bulk_qrels)
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "# c\nq Q0 d 1 1 r\n",  # a comment
+        "q Q0 d 1 1 r extra\n",  # a seventh field
+        "q Q0 d 1 1 r\nq Q0 e 1 1\nq Q0 f 1 1 r r\n",  # 18 fields, not 6 on each line
+        "q Q0 d\u00e9 1 1 r\n",  # not ASCII
+        "q Q0 d 1 1 r\x07\n",  # a control character that is not white space
+        "q Q0 " + "d" * 100 + " 1 1 r\n",  # a long field
+        "q Q0 d 1 1 r\nq Q0 d 2 3 r\n",  # ranked twice
+        "q Q0 d 1 x r\n",  # not a number
+        "q Q0 d 1 inf r\n",
+    ],
+)
+def test_files_that_are_not_plain_are_read_line_by_line(text: str) -> None:
+    assert trec_reader._bulk_run(text) is None
 
 
 def test_no_common_query_is_an_error(tmp_path: Path) -> None:

@@ -7,6 +7,8 @@ r"""TREC relevance judgements (qrels) and runs, as trec_eval reads them.
   fields too, as trec_eval does): documents are ranked by score, descending, ties broken by document id, descending
   (trec_eval's order; the file's rank column plays no part).
 
+A plain file (ASCII, no comment, the same number of fields on every line: what systems write) is read in bulk
+with NumPy, its scores parsed as ``float()`` parses them; any other file line by line, with the same result.
 Lines starting with ``#`` are comments and blank lines are skipped; a UTF-8 byte-order mark and CRLF line endings
 are accepted. A line of the wrong shape, a grade that is not an integer, a score that is not a finite number, a
 document judged or ranked twice for one query (trec_eval stops on both) are an
@@ -30,6 +32,9 @@ import dataclasses
 import math
 import os
 from collections.abc import Iterator
+from typing import NamedTuple
+
+import numpy as np
 
 from metametric_jax.errors import InputFormatError
 from metametric_jax.tasks.readers.text import read_text
@@ -59,6 +64,149 @@ def _lines(text: str) -> Iterator[tuple[int, list[str]]]:
             yield number, fields
 
 
+# ---------------------------------------------------------------------------------------------- in bulk
+_WIDEST = 64  # the longest field read in bulk (a longer one: line by line)
+
+
+class _Fields(NamedTuple):
+    """The fields of a file whose every non-blank line has the same number of them: one row a line."""
+
+    data: np.ndarray  # the file's bytes
+    start: np.ndarray  # (lines, fields) offsets of each field's first byte
+    end: np.ndarray  # (lines, fields) offsets past each field's last byte
+
+    def column(self, k: int) -> list[bytes]:
+        """The ``k``-th field of every line."""
+        return self.strings(k).tolist()  # type: ignore[no-any-return]
+
+    def chars(self, k: int, multiple: int = 1) -> np.ndarray:
+        """The bytes of the ``k``-th field of every line, NUL-padded: ``(lines, width)`` uint8, width a multiple."""
+        start, length = self.start[:, k], self.end[:, k] - self.start[:, k]
+        width = -(-max(int(length.max()) if length.size else 1, 1) // multiple) * multiple
+        out = np.zeros((start.size, width), np.uint8)
+        last = self.data.size - 1
+        for j in range(width):
+            out[:, j] = np.where(length > j, self.data[np.minimum(start + j, last)], 0)
+        return out
+
+    def strings(self, k: int) -> np.ndarray:
+        """The ``k``-th field of every line as a NumPy byte-string array."""
+        chars = self.chars(k)
+        return chars.view(f"S{chars.shape[1]}").reshape(-1)
+
+
+def _fields(text: str, width: int) -> _Fields | None:
+    """The fields of ``text`` in bulk when it is plain, ``None`` otherwise (read it line by line).
+
+    Plain: ASCII, no comment, no control character but white space, exactly ``width`` fields on each non-blank line
+    and none longer than :data:`_WIDEST` bytes. The fields are those of ``line.split()`` for each line of
+    the text split at newlines; reading line by line also names the first bad line.
+    """
+    if not text.isascii() or text.startswith("#") or "\n#" in text:
+        return None
+    data = np.frombuffer(text.encode("ascii"), np.uint8)
+    if ((data < 9) | ((data > 13) & (data < 28))).any():  # a control character that str.split() keeps
+        return None
+    space = data <= 32  # white space, as str.split() has it, once the other control characters are ruled out
+    edges = np.flatnonzero(np.diff(space, prepend=True, append=True))  # alternately a field's start and its end
+    start, end = edges[0::2].reshape(-1, 1), edges[1::2].reshape(-1, 1)
+    if start.size % width or (start.size and int((end - start).max()) > _WIDEST):
+        return None
+    start, end = start.reshape(-1, width), end.reshape(-1, width)
+    newlines = np.flatnonzero(data == 10)
+    first, last = np.searchsorted(newlines, start[:, 0]), np.searchsorted(newlines, start[:, -1])
+    if not (first == last).all() or not (first[1:] > last[:-1]).all():  # a line's fields on it, one line a row
+        return None
+    return _Fields(data, start, end)
+
+
+_TENS = np.array([float(10**k) for k in range(16)])  # exact
+
+
+def _decimals(chars: np.ndarray) -> np.ndarray:
+    """``float()`` of each row of NUL-padded ASCII numbers, bit for bit; ``ValueError`` where ``float()`` fails.
+
+    A plain decimal (``[+-]digits[.digits]``, at most 15 digits) is its digits as an integer, exact in a double,
+    divided by a power of ten, also exact: the quotient is correctly rounded, as ``float()`` is (Clinger's fast
+    path). Any other row goes through ``float()``.
+    """
+    signed = (chars[:, 0] == 45) | (chars[:, 0] == 43)
+    body = chars.copy()
+    body[signed, 0] = 0
+    digit = (body >= 48) & (body <= 57)
+    dot = body == 46
+    dots = np.count_nonzero(dot, axis=1)
+    digits = np.count_nonzero(digit, axis=1)
+    plain = (digit | dot | (body == 0)).all(axis=1) & (dots <= 1) & (digits >= 1) & (digits <= 15)
+    mantissa = np.zeros(chars.shape[0], np.int64)
+    after = np.zeros(chars.shape[0], np.int64)  # digits after the point
+    seen = np.zeros(chars.shape[0], bool)
+    for j in range(chars.shape[1]):
+        d = digit[:, j]
+        mantissa = np.where(d, mantissa * 10 + (body[:, j].astype(np.int64) - 48), mantissa)
+        after += d & seen
+        seen |= dot[:, j]
+    values = mantissa.astype(np.float64) / _TENS[np.minimum(after, 15)]
+    values = np.where(chars[:, 0] == 45, -values, values)
+    for i in np.flatnonzero(~plain).tolist():
+        values[i] = float(chars[i].tobytes().rstrip(b"\0"))
+    return values
+
+
+def _bulk_qrels(text: str) -> dict[str, dict[str, int]] | None:
+    fields = _fields(text, 4)
+    if fields is None:
+        return None
+    try:
+        grades = list(map(int, fields.column(3)))
+    except ValueError:
+        return None
+    out: dict[str, dict[str, int]] = {}
+    queries = fields.strings(0).astype("U").tolist()
+    docs = fields.strings(2).astype("U").tolist()
+    for query, doc, grade in zip(queries, docs, grades):
+        judged = out.get(query)
+        if judged is None:
+            judged = out[query] = {}
+        judged[doc] = grade
+    if sum(map(len, out.values())) != len(grades):
+        return None  # a document judged twice
+    return out
+
+
+def _bulk_run(text: str) -> Run | None:
+    fields = _fields(text, 6)
+    if fields is None:
+        return None
+    if not fields.start.shape[0]:
+        return Run({}, "")
+    try:
+        scores = _decimals(fields.chars(4))
+    except ValueError:
+        return None
+    if not np.isfinite(scores).all():
+        return None
+    queries, first, query_of = np.unique(fields.strings(0), return_index=True, return_inverse=True)
+    in_file = np.argsort(first)  # the queries in file order
+    place = np.empty_like(in_file)
+    place[in_file] = np.arange(in_file.size)
+    chars = fields.chars(2, 8)
+    # A document id as big-endian 8-byte words: their order is the ids' (NUL padding sorts first, as a prefix does).
+    words = chars.view(">u8")
+    keys = [~words[:, j] for j in range(words.shape[1] - 1, -1, -1)]  # ~: descending
+    order = np.lexsort((*keys, -scores, place[query_of]))  # score descending, then document id descending
+    ranked = chars[order].view(f"S{chars.shape[1]}").reshape(-1).astype("U").tolist()
+    bounds = np.cumsum(np.bincount(place[query_of], minlength=in_file.size)).tolist()
+    ids = queries[in_file].astype("U").tolist()
+    rankings = {q: ranked[a:b] for q, a, b in zip(ids, [0, *bounds[:-1]], bounds)}
+    if any(len(set(docs)) != len(docs) for docs in rankings.values()):
+        return None  # a document ranked twice for one query
+    last = fields.start.shape[0] - 1
+    run_id = bytes(fields.data[fields.start[last, 5] : fields.end[last, 5]]).decode("ascii")
+    return Run(rankings, run_id)
+
+
+# ---------------------------------------------------------------------------------------------- line by line
 def parse_qrels(text: str, path: str = "<string>") -> dict[str, dict[str, int]]:
     """Relevance judgements ``{query: {document: grade}}`` from the text of a qrels file (queries in file order).
 
@@ -66,6 +214,9 @@ def parse_qrels(text: str, path: str = "<string>") -> dict[str, dict[str, int]]:
         InputFormatError: a line without exactly four fields, a grade that is not an integer, or a document judged
             twice for one query.
     """
+    bulk = _bulk_qrels(text)
+    if bulk is not None:
+        return bulk
     out: dict[str, dict[str, int]] = {}
     for number, fields in _lines(text):
         if len(fields) != 4:
@@ -91,6 +242,9 @@ def parse_run(text: str, path: str = "<string>") -> Run:
         InputFormatError: a line with fewer than six fields, a score that is not a finite number, or a document
             ranked twice for one query.
     """
+    bulk = _bulk_run(text)
+    if bulk is not None:
+        return bulk
     scored: dict[str, dict[str, float]] = {}
     run_id = ""
     for number, fields in _lines(text):
