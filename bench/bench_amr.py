@@ -12,7 +12,11 @@
 3. One solver: the derived latent metric (``LatentSetMatching`` over Instance / Attribute / Relation dataclasses) and
    AMR's Smatch on the same pairs: time ratio and equal optima.
 
-Run: ``python bench/bench_amr.py [--pairs 50] [--seed 0] [--repeats 3] [--hard-pairs 3]``.
+0. Whole processes, first: ``metametric-jax score amr`` (``python -m metametric_jax``) against ``smatch.py -f PRED GOLD
+   -r 5`` (smatch 1.0.4) on ``--pred`` / ``--gold`` (default: the 181 pairs of ``tests/data/amr/evaluation_*.txt``),
+   best of ``--process-repeats`` interleaved runs, with the free CPU share before and after.
+
+Run: ``python bench/bench_amr.py [--pairs 50] [--seed 0] [--repeats 3] [--hard-pairs 3] [--only-process]``.
 """
 
 from __future__ import annotations
@@ -20,12 +24,15 @@ from __future__ import annotations
 import argparse
 import gc
 import io
+import math
 import random
+import shutil
 import statistics
 import time
 import warnings
 from collections.abc import Collection
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Union
 
 import amr as smatch_amr
@@ -35,6 +42,8 @@ import smatch
 
 from metametric_jax import LatentSetMatching, Variable, dsl, metametric
 from metametric_jax.tasks.amr import score, smatch_match, smatch_triples
+
+DATA = Path(__file__).resolve().parent.parent / "tests" / "data" / "amr"
 
 CONCEPTS = ["want-01", "go-02", "boy", "girl", "person", "thing", "city", "name", "say-01", "and", "believe-01", "dog"]
 ROLES = ["ARG0", "ARG1", "ARG2", "mod", "op1", "op2", "location", "time", "poss", "consist-of"]
@@ -239,7 +248,14 @@ def main() -> None:
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--repeats", type=int, default=3, help="time each pair this often, keep the fastest")
     parser.add_argument("--hard-pairs", type=int, default=3, help="unrelated pairs per size in the bounded-time part")
+    parser.add_argument("--pred", default=str(DATA / "evaluation_pred.txt"), help="whole-process part: predictions")
+    parser.add_argument("--gold", default=str(DATA / "evaluation_gold.txt"), help="whole-process part: references")
+    parser.add_argument("--process-repeats", type=int, default=5, help="whole processes: runs each, keep the fastest")
+    parser.add_argument("--only-process", action="store_true", help="run only the whole-process comparison")
     args = parser.parse_args()
+    whole_process(args)
+    if args.only_process:
+        return
     rng = random.Random(args.seed)
     random.seed(args.seed)
     print(
@@ -291,6 +307,34 @@ def main() -> None:
     )
     bounded(args)
     one_solver(args)
+
+
+def whole_process(args: argparse.Namespace) -> None:
+    """``metametric-jax score amr`` against ``smatch.py -r 5`` (smatch 1.0.4), whole processes, best of N."""
+    import subprocess
+    import sys
+
+    from bench_parallel import cpu_share
+
+    share = cpu_share()
+    ours = [sys.executable, "-m", "metametric_jax", "score", "amr", "--pred", args.pred, "--gold", args.gold]
+    theirs = [sys.executable, shutil.which("smatch.py") or "smatch.py", "-f", args.pred, args.gold, "-r", "5"]
+    best = {"ours": math.inf, "smatch": math.inf}
+    out = {}
+    for _ in range(args.process_repeats):
+        for name, argv in (("smatch", theirs), ("ours", ours)):
+            start = time.perf_counter()
+            done = subprocess.run(argv, capture_output=True, text=True, check=True)
+            best[name] = min(best[name], time.perf_counter() - start)
+            out[name] = done.stdout
+    after = cpu_share()
+    pairs = sum(1 for block in Path(args.gold).read_text(encoding="utf-8").split("\n\n") if "(" in block)
+    f1 = next(line for line in out["smatch"].splitlines() if line.startswith("F-score"))
+    print(
+        f"whole process, {pairs} pairs ({args.pred} vs {args.gold}), best of {args.process_repeats}: "
+        f"smatch.py -r 5 {best['smatch']:.3f} s ({f1}), metametric-jax score amr {best['ours']:.3f} s: "
+        f"ours / smatch {best['ours'] / best['smatch']:.2f}x; free CPU share {share:.2f} -> {after:.2f} of 2 cores"
+    )
 
 
 if __name__ == "__main__":

@@ -10,9 +10,11 @@ predicted onto reference variables for an objective made of terms over variable 
     [m(u_1) = v_1][m(u_2) = v_2] + \dots
 
 (a quadratic assignment problem, NP-hard in general), solved by a cascade that stops at the first certificate of
-optimality: a linear assignment when no term links two pairs; else a depth-first branch and bound (small problems);
-else the linear relaxation of the integer program of Cai & Knight (2013, Section 3, tightened), whose rounding is
-optimal when it reaches the relaxation's bound; else a swap local search, then the integer program (HiGHS through
+optimality: a linear assignment when no term links two pairs; else a depth-first branch and bound (small problems),
+then again from the local optimum of a swap ascent, looking only for a better mapping (a short proof when the ascent
+found the optimum; neither needs SciPy, whose import costs more than most problems); else the linear relaxation of
+the integer program of Cai & Knight (2013, Section 3, tightened), whose rounding is optimal when
+it reaches the relaxation's bound; else a swap local search, then the integer program (HiGHS through
 ``scipy.optimize.milp``). The last three steps share a budget of work units counted in their own steps, not seconds
 (:mod:`metametric_jax._budget`), so a result never depends on the machine or its load: when it runs out, the best
 mapping found is returned with ``optimal=False`` and the best upper bound known.
@@ -44,6 +46,8 @@ from metametric_jax._budget import (
 __all__ = ["solve_latent", "LatentSolution", "SolverBudgetWarning", "DEFAULT_WORK_LIMIT"]
 
 _BNB_NODE_LIMIT = 400
+#: Nodes of the second branch and bound, which starts from a swap search's local optimum.
+_PROOF_NODE_LIMIT = 1000
 #: The largest ``rows * columns * min(rows, columns)`` of an assignment solved without SciPy.
 _SMALL_ASSIGNMENT = 200_000
 _TOL = 1e-9
@@ -121,6 +125,8 @@ def _assignment_only(p: _Problem) -> set[int]:
     weights = np.zeros((len(rows), len(cols)))
     for a, w in p.unary.items():
         weights[r_index[a // p.n_gold], c_index[a % p.n_gold]] = w
+    if not rows:
+        return set()
     if p.integral and len(rows) * len(cols) * min(len(rows), len(cols)) <= _SMALL_ASSIGNMENT:
         pairs = _small_assignment([[int(x) for x in row] for row in weights.tolist()])
     else:
@@ -175,10 +181,14 @@ def _small_assignment(weights: list[list[int]]) -> list[tuple[int, int]]:
     return sorted((j, i) for i, j in pairs) if flip else sorted(pairs)
 
 
-def _branch_and_bound(p: _Problem, limit: int) -> tuple[float, set[int], bool, float]:
+def _branch_and_bound(
+    p: _Problem, limit: int, incumbent: tuple[float, set[int]] = (-1.0, set())
+) -> tuple[float, set[int], bool, float]:
     """Depth-first search over predicted variables: ``(best, chosen, complete, bound)``; stops after ``limit`` nodes.
 
-    ``bound`` is the optimistic bound of the search (each variable's best pair with its best partners).
+    ``bound`` is the optimistic bound of the search (each variable's best pair with its best partners). The search
+    only looks for mappings better than ``incumbent`` (a value and its pairs, returned when none is), so a good one
+    turns it into a short proof.
     """
     n_g = p.n_gold
     neighbours: dict[int, set[int]] = defaultdict(set)
@@ -235,7 +245,7 @@ def _branch_and_bound(p: _Problem, limit: int) -> tuple[float, set[int], bool, f
     n = len(order)
     assign: dict[int, int] = {}
     used: set[int] = set()
-    best: list[Any] = [-1.0, set()]
+    best: list[Any] = [incumbent[0], incumbent[1]]
     visited = [0]
 
     class _StopError(Exception):
@@ -523,6 +533,14 @@ def solve_latent(
     best, chosen, complete, bound = _branch_and_bound(p, _BNB_NODE_LIMIT)
     if complete:
         return LatentSolution(best, p.mapping(chosen), True, best)
+    if not p.higher:  # a swap ascent, then the branch and bound again from its mapping: often a quick proof
+        searched = _local_search(p, [chosen, _assignment_only(p)], Budget(None), max_rounds=0)
+        found = p.evaluate(searched)
+        if found > best + _TOL:
+            best, chosen = found, searched
+        best, chosen, complete, _ = _branch_and_bound(p, _PROOF_NODE_LIMIT, (best, chosen))
+        if complete:
+            return LatentSolution(best, p.mapping(chosen), True, best)
     # The linear relaxation is usually tight on graphs that resemble each other: its rounding is then optimal.
     form = _formulation(p)
     y, relaxed = _relaxation(form, budget)
