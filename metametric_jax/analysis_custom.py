@@ -1,8 +1,9 @@
 """User-defined buckets on the command line: ``analyze TASK --bucket [NAME=]MODULE:FUNCTION`` (or ``FILE.py:FUNCTION``).
 
 A bucketing is a function from an item (``analyze ner``: an entity; ``dependency``: a word; ``constituency``: a
-sentence; ``ie``: an entity, relation, trigger or argument) to the name of its bucket, a string. On the command line
-it is named the way ``python -m``, pytest and uvicorn name objects:
+sentence; ``ie``: an entity, relation, trigger or argument; ``coref``: a document; ``amr``: a graph pair;
+``ranking``: a query; ``rouge``: an example) to the name of its bucket, a string. On the command line it is named the
+way ``python -m``, pytest and uvicorn name objects:
 
 * ``--bucket mybuckets:capitalised`` imports the module ``mybuckets`` (the current directory is searched first, as
   ``python -m`` does) and takes its attribute ``capitalised`` (a dotted path, ``mod:Class.method``, is followed);

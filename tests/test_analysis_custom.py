@@ -14,22 +14,53 @@ from metametric_jax import analysis_custom
 
 DATA = Path(__file__).resolve().parents[1] / "metametric_jax" / "data"
 NER = (DATA / "ner" / "gold.txt", [DATA / "ner" / "pred.txt", DATA / "ner" / "pred_b.txt"])
-#: per task: the reference, the systems, a bucket function rebuilding one of the task's own analyses, that analysis
+#: per task: the reference, the systems, a bucket function rebuilding one of the task's own analyses, that analysis, and
+#: the task's options (as many equal-frequency bins as values, so that each value is its own bucket)
 TASKS = {
-    "ner": (*NER, "return x.label", "type"),
+    "ner": (*NER, "return x.label", "type", ()),
     "dependency": (
         DATA / "parsing" / "gold.conllu",
         [DATA / "parsing" / "pred.conllu"] * 2,
         "return x.deprel",
         "deprel",
+        (),
     ),
     "constituency": (
         DATA / "parsing" / "gold.mrg",
         [DATA / "parsing" / "pred.mrg"] * 2,
         "from metametric_jax.tasks.constituency_analysis import length_bucket\n    return length_bucket(x.length)",
         "length",
+        (),
     ),
-    "ie": (DATA / "ie" / "gold.jsonl", [DATA / "ie" / "pred.jsonl"] * 2, "return 'all'", "overall"),
+    "ie": (DATA / "ie" / "gold.jsonl", [DATA / "ie" / "pred.jsonl"] * 2, "return 'all'", "overall", ()),
+    "coref": (
+        DATA / "coref" / "sample.key",
+        [DATA / "coref" / "sample.response", DATA / "coref" / "sample.key"],
+        "return str(len(x.key.first_occurrences().entities))",
+        "entities",
+        ("--bins", "100"),
+    ),
+    "amr": (
+        DATA / "amr" / "gold.txt",
+        [DATA / "amr" / "pred.txt"] * 2,
+        "return str(x.variables)",
+        "size",
+        ("--bins", "100"),
+    ),
+    "ranking": (
+        DATA / "ranking" / "sample.qrels",
+        [DATA / "ranking" / "sample.run"] * 2,
+        "from metametric_jax.tasks.ranking_analysis import relevant_bucket\n    return relevant_bucket(x.relevant)",
+        "relevant",
+        (),
+    ),
+    "rouge": (
+        DATA / "rouge" / "references.txt",
+        [DATA / "rouge" / "predictions.txt", DATA / "rouge" / "references.txt"],
+        "from metametric_jax.tasks.rouge_analysis import length_bucket\n    return length_bucket(x.tokens)",
+        "reference_length",
+        (),
+    ),
 }
 
 MODULE = """
@@ -73,10 +104,10 @@ def _write(module_dir: tuple[Path, str], body: str) -> str:
 
 @pytest.mark.parametrize("task", sorted(TASKS))
 def test_a_bucket_function_by_module_rebuilds_the_task_s_own_analysis(capsys, monkeypatch, module_dir, task) -> None:
-    references, systems, body, own = TASKS[task]
+    references, systems, body, own, options = TASKS[task]
     name = _write(module_dir, body)
     monkeypatch.chdir(module_dir[0])
-    report = analysis_json(capsys, task, references, systems, "--bucket", f"mine={name}:rebuilt", samples=50)
+    report = analysis_json(capsys, task, references, systems, "--bucket", f"mine={name}:rebuilt", *options, samples=50)
     mine, theirs = report["analyses"]["mine"], report["analyses"][own]
     assert set(mine) == set(theirs) and mine
     for bucket, entry in theirs.items():
@@ -152,11 +183,12 @@ def test_a_malformed_bucket_option_is_a_usage_error(capsys, value) -> None:
     assert code == 2 and out == "" and "argument --bucket: expected" in err and "Traceback" not in err
 
 
-def test_tasks_without_custom_buckets_do_not_offer_the_option(capsys) -> None:
-    code, out, err = run(capsys, "analyze", "coref", "--help")
-    assert code == 0 and "--bucket" not in out
-    code, out, err = run(capsys, "analyze", "ner", "--help")
-    assert code == 0 and "--bucket [NAME=]MODULE:FUNCTION" in out and "Entity(sentence" in " ".join(out.split())
+@pytest.mark.parametrize("task", sorted(TASKS))
+def test_every_task_s_help_names_the_option_and_what_the_function_is_given(capsys, task) -> None:
+    code, out, _ = run(capsys, "analyze", task, "--help")
+    text = " ".join(out.split())
+    assert code == 0 and "--bucket [NAME=]MODULE:FUNCTION" in text
+    assert f"of metametric_jax.tasks.{task}_analysis" in text
 
 
 def test_a_loaded_function_pickles_by_its_spec(tmp_path) -> None:

@@ -33,6 +33,7 @@ ANALYZE = analysis_hook(
         "per_pair": "analyze amr lists the pairs that lose most (--top); --per-pair is a score option",
     },
     add_arguments=_add_arguments,
+    custom="a graph pair, Pair(position, id, variables, reference) of metametric_jax.tasks.amr_analysis",
     description="Analyses (graph pairs resampled): fine (Smatch and the fine-grained figures of Damonte et al. 2017, "
     "score amr --fine-grained's exactly) and size (the reference graph's variables, in equal-frequency buckets); each "
     "bucket's F1 tested, each system against the first. Also the pairs with the lowest Smatch F1, the pairs where "

@@ -34,6 +34,7 @@ ANALYZE = analysis_hook(
         "per_document": "analyze coref reports per bucket of documents; --per-document is not accepted",
     },
     add_arguments=lambda parser: add_bins(parser, "documents by length and by number of key entities"),
+    custom="a document, Document(position, id, tokens, key) of metametric_jax.tasks.coref_analysis",
     description="Analyses (documents resampled): overall (score coref's F1 of every metric and the CoNLL average), "
     "length (tokens) and entities (key entities), in equal-frequency buckets of documents; each bucket's CoNLL F1 "
     "tested (--metric picks another), each system against the first. Also Kummerfeld and Klein's (2013) error "

@@ -12,6 +12,7 @@ ANALYZE = analysis_hook(
     "ranking",
     reference="qrels",
     options=("measures", "level", "complete", "max_retrieved"),
+    custom="a query, Query(id, relevant) of metametric_jax.tasks.ranking_analysis",
     refused={
         "run": "analyze ranking reads --references (the qrels) and --system run files; --run is not accepted",
         "per_query": "analyze ranking compares queries in its wins table; --per-query is a score option",

@@ -12,6 +12,7 @@ ANALYZE = analysis_hook(
     "rouge",
     reference="references",
     options=("types", "use_stemmer"),
+    custom="an example, Example(position, references, tokens) of metametric_jax.tasks.rouge_analysis",
     refused={"predictions": "analyze rouge reads --references and --system files; --predictions is not accepted"},
     description="Analyses: overall (score rouge's figures, exactly) and reference_length (0-50, 51-100, 101-200, "
     "201+ tokens of the first reference); each bucket's F1 of the first --types type tested, each system against the "

@@ -13,6 +13,7 @@ Poisson bootstrap over the graph pairs, paired tests per bucket corrected over a
 * ``size`` — Smatch by the reference graph's number of variables (concepts), in equal-frequency buckets of the pairs
   (:func:`metametric_jax.analysis.equal_frequency_buckets`; ExplainaBoard's bucketing by quantiles); a bucket's
   ``count`` is its number of graph pairs.
+* custom — ``buckets={"name": fn}``: ``fn(Pair)`` names the bucket of a graph pair, read out and tested as ``size``.
 
 And three tables per system (not tested), in the report's table form (``{"title", "description", "columns",
 "rows"}``):
@@ -34,8 +35,8 @@ from __future__ import annotations
 import functools
 import os
 from collections import Counter
-from collections.abc import Mapping, Sequence
-from typing import TYPE_CHECKING, Any
+from collections.abc import Callable, Mapping, Sequence
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 import numpy as np
 
@@ -52,12 +53,29 @@ __all__ = [
     "VERSION",
     "FIGURES",
     "TOP",
+    "Pair",
     "role_counts",
     "analyze_files",
 ]
 
 #: the version of the report's JSON
 VERSION = kit.VERSION
+
+
+class Pair(NamedTuple):
+    """A graph pair as a custom bucketing sees it.
+
+    Attributes:
+        position: its position (0-based, in the files' order).
+        id: the reference graph's ``# ::id`` (``None`` where it has none).
+        variables: the reference graph's number of variables (concepts).
+        reference: the reference graph's triples, ``(role, source, target)``, as Smatch reads them.
+    """
+
+    position: int
+    id: str | None
+    variables: int
+    reference: tuple[Any, ...]
 #: the buckets of the ``fine`` analysis: Smatch, then the fine-grained figures (``score amr``'s JSON keys)
 FIGURES = ("smatch", *NAMES)
 #: how many pairs the ``lowest``, ``losses`` and ``gains`` tables list per system by default
@@ -270,6 +288,7 @@ def analyze_files(
     top: int = TOP,
     bins: int = analysis.BINS,
     jobs: int = 1,
+    buckets: Mapping[str, Callable[[Pair], Any]] | None = None,
     **settings: Unpack[kit.Tests],
 ) -> dict[str, Any]:
     """The analysis report of PENMAN files (the JSON of ``metametric-jax analyze amr``).
@@ -285,6 +304,7 @@ def analyze_files(
         bins: the number of equal-frequency buckets of ``size``.
         jobs: worker processes that match the graph pairs (0: every core; default 1: this process); the report is
             the same for every number.
+        buckets: custom bucketings of graph pairs, ``{name: fn(Pair) -> bucket name}``.
         **settings: the tests' settings (:class:`~metametric_jax.tasks.buckets.Tests`).
 
     Raises:
@@ -294,6 +314,7 @@ def analyze_files(
     from metametric_jax.tasks import amr
 
     kit.need_systems(systems)
+    kit.refuse_names(buckets, ("fine", "size", "lowest", "losses", "gains", "roles"))
     if int(top) < 1:
         raise ValueError(f"top must be a positive integer; found {top}")
     items, roles, warnings = [], [], []
@@ -318,6 +339,13 @@ def analyze_files(
         warnings += [f"{path}: {w}" for w in report.warnings]
     analyses = kit.Analyses(len(items), np.arange(len(sizes)), kit.Settings(**settings))
     _analyses(analyses, items, sizes, bins)
+    if buckets:
+        pairs_seen = [Pair(i, items[0][i].get("id"), sizes[i], tuple(g)) for i, g in enumerate(gold)]
+        for name, fn in buckets.items():
+            custom = analyses.add(name, 3, kit.match_readout, description=f"user-defined: {name}")
+            listed = [str(fn(x)) for x in pairs_seen]
+            for s, per in enumerate(items):
+                custom.add([_counts_of(item, "smatch") for item in per], analyses.units, listed, s)
     extra = {"lowest": _lowest(items, top)}
     if len(items) > 1:
         extra["losses"] = _deltas(items, top, True)
@@ -330,5 +358,9 @@ def analyze_files(
         unit="graph pairs",
         extra=extra,
         warnings=warnings,
-        counted={"fine": "reference triples (or items)", "size": "graph pairs"},
+        counted={
+            "fine": "reference triples (or items)",
+            "size": "graph pairs",
+            **dict.fromkeys(buckets or {}, "graph pairs"),
+        },
     )

@@ -11,6 +11,8 @@ the Poisson bootstrap over the documents, paired tests per bucket corrected over
   of the key documents (:func:`metametric_jax.analysis.equal_frequency_buckets`; ExplainaBoard's bucketing by
   quantiles), so each bucket holds about a quarter of the documents. An item is a document: its counts add to its
   bucket; a bucket's ``count`` is its number of documents.
+* custom — ``buckets={"name": fn}``: ``fn(Document)`` names the bucket of a document (its position, id, tokens and
+  key), read out and tested as ``length``.
 
 And the error categories of Kummerfeld and Klein (2013, "Error-Driven Analysis of Challenges in Coreference
 Resolution", EMNLP), per system (not tested): the response of each document is turned into the key by a sequence of
@@ -47,9 +49,9 @@ from __future__ import annotations
 import dataclasses
 import functools
 import os
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from fractions import Fraction
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 import numpy as np
 
@@ -70,6 +72,7 @@ __all__ = [
     "BUCKET_FIGURES",
     "TESTED",
     "Transformation",
+    "Document",
     "bucket_readout",
     "span_pairs",
     "transform",
@@ -98,6 +101,23 @@ BUCKET_FIGURES = ("muc", "bcub", "ceafe", "lea", "conll")
 TESTED = ("conll", *(m for m in METRICS if m != "mentions"))
 #: the default number of equal-frequency buckets of the length and entities analyses
 BINS = analysis.BINS
+
+
+class Document(NamedTuple):
+    """A document as a custom bucketing sees it.
+
+    Attributes:
+        position: its position (0-based, in the key's order).
+        id: its id as the key file writes it (``None`` in memory).
+        tokens: its number of tokens (``None`` where not known).
+        key: its key document (:class:`~metametric_jax.tasks.coref.CorefDocument`): ``key.entities``,
+            ``key.mentions()``...
+    """
+
+    position: int
+    id: str | None
+    tokens: int | None
+    key: CorefDocument
 
 Cluster = list[Mention]
 
@@ -313,7 +333,10 @@ def _report(
     settings: kit.Settings,
     warnings: Sequence[str] = (),
     jobs: int = 1,
+    buckets: Mapping[str, Callable[[Document], Any]] | None = None,
+    ids: Sequence[str] | None = None,
 ) -> dict[str, Any]:
+    kit.refuse_names(buckets, ("overall", "length", "entities", "errors"))
     if metric not in TESTED:
         raise ValueError(f"the tested figure must be one of {', '.join(TESTED)}; found {metric!r}")
     n = rows[0].shape[0]
@@ -335,6 +358,13 @@ def _report(
         add("length", "Document length (tokens)", "the key document's tokens", names, order)
     names, order = analysis.equal_frequency_buckets([len(k.first_occurrences().entities) for k in keys], bins)
     add("entities", "Key entities per document", "the key document's entities", names, order)
+    if buckets:
+        documents = [
+            Document(k, None if ids is None else ids[k], None if lengths is None else int(lengths[k]), key)
+            for k, key in enumerate(keys)
+        ]
+        for name, fn in buckets.items():
+            add(name, name, f"user-defined: {name}", [str(fn(d)) for d in documents])
     return found.report(
         "coref",
         systems=systems,
@@ -355,6 +385,7 @@ def analyze(
     lengths: Sequence[int] | None = None,
     metric: str = "conll",
     bins: int = BINS,
+    buckets: Mapping[str, Callable[[Document], Any]] | None = None,
     **settings: Unpack[kit.Tests],
 ) -> dict[str, Any]:
     """The analysis report of documents in memory (the JSON of ``metametric-jax analyze coref``).
@@ -367,6 +398,7 @@ def analyze(
         metric: the tested figure: ``conll`` or a metric's F1 (``muc``, ``bcub``, ``ceafm``, ``ceafe``, ``blanc``,
             ``lea``).
         bins: the number of equal-frequency buckets of ``length`` and ``entities``.
+        buckets: custom bucketings of documents, ``{name: fn(Document) -> bucket name}``.
         **settings: the tests' settings (:class:`~metametric_jax.tasks.buckets.Tests`).
 
     >>> key = [[[0, 1], [3, 4]], [[0, 2]]] * 6
@@ -395,6 +427,7 @@ def analyze(
         metric=metric,
         bins=bins,
         settings=kit.Settings(**settings),
+        buckets=buckets,
     )
 
 
@@ -408,6 +441,7 @@ def analyze_files(
     metric: str = "conll",
     bins: int = BINS,
     jobs: int = 1,
+    buckets: Mapping[str, Callable[[Document], Any]] | None = None,
     **settings: Unpack[kit.Tests],
 ) -> dict[str, Any]:
     """The analysis report of CoNLL-2012 files: a key file and response files read as ``score coref`` reads them.
@@ -423,6 +457,7 @@ def analyze_files(
         bins: the number of equal-frequency buckets of ``length`` and ``entities``.
         jobs: worker processes that count the documents and their errors (0: every core; default 1: this process);
             the report is the same for every number.
+        buckets: custom bucketings, as :func:`analyze`.
         **settings: the tests' settings (:class:`~metametric_jax.tasks.buckets.Tests`).
 
     Raises:
@@ -464,4 +499,6 @@ def analyze_files(
         settings=kit.Settings(**settings),
         warnings=list(dict.fromkeys(warnings)),
         jobs=jobs,
+        buckets=buckets,
+        ids=ids,
     )
