@@ -4,10 +4,13 @@ from __future__ import annotations
 
 import json
 from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
 import pytest
+
+from metametric_jax import dsl, make_metric, metametric
 
 
 def flat(state: Any) -> np.ndarray:
@@ -61,3 +64,47 @@ def assert_one_line_errors(capsys, task: str, cases: Iterable[tuple[Sequence[str
         code, out, err = run(capsys, "analyze", task, *argv, "--samples", str(samples))
         assert code == 1 and out == "", argv
         assert err.count("\n") == 1 and "Traceback" not in err and needle in err, err
+
+
+# ------------------------------------------------------------------------------------------------ resampled data
+BAG = make_metric(dsl.set_matching(dsl.discrete()), "f1", name="resampled_bag")
+"""F1 of sets of hashable items (what :func:`corpus` makes): the metric the host resampling tests resample."""
+
+
+@dataclass(frozen=True)
+class Span:
+    start: int
+    end: int
+    label: str
+
+
+@metametric(normalizer="f1")
+@dataclass(frozen=True)
+class Sentence:
+    """A tagged sentence (what :func:`decode` makes of a row of :func:`tags`): its device path has records."""
+
+    spans: frozenset[Span]
+
+
+LABELS = ("PER", "LOC")
+
+
+def decode(row: np.ndarray) -> Sentence:
+    """One row of tags as a sentence: a one-token span per non-zero tag (1: PER, 2: LOC)."""
+    return Sentence(frozenset(Span(int(i), int(i) + 1, LABELS[int(v) - 1]) for i, v in enumerate(row) if v > 0))
+
+
+def corpus(n: int, seed: int, min_refs: int = 0) -> tuple[list[list[int]], list[list[int]]]:
+    """``n`` predicted and reference sets of up to 4 integers in ``[0, 8)`` (references of at least ``min_refs``)."""
+    rng = np.random.default_rng(seed)
+    preds = [sorted({int(x) for x in rng.integers(0, 8, rng.integers(0, 5))}) for _ in range(n)]
+    refs = [sorted({int(x) for x in rng.integers(0, 8, rng.integers(min_refs, 5))}) for _ in range(n)]
+    return preds, refs
+
+
+def tags(n: int, seed: int) -> tuple[np.ndarray, np.ndarray]:
+    """Predicted and gold tag rows ``(n, 6)`` in ``{0, 1, 2}`` (0: no span); about 30% of the predictions redrawn."""
+    rng = np.random.default_rng(seed)
+    gold = rng.integers(0, 3, (n, 6)).astype(np.int32)
+    pred = np.where(rng.random((n, 6)) < 0.3, rng.integers(0, 3, (n, 6)), gold).astype(np.int32)
+    return pred, gold

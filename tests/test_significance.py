@@ -2,19 +2,19 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-
 import jax
 import jax.numpy as jnp
 import numpy as np
 import pytest
+from conftest import REPLICATES
+from helpers import BAG, Sentence, corpus, decode, tags
 
-from metametric_jax import dsl, make_metric, make_suite, metametric, metric_of, resampling
+from metametric_jax import dsl, make_metric, make_suite, metric_of, resampling
 from metametric_jax import significance as sig
 from metametric_jax.device import encode_pairs
 from metametric_jax.normalizer import safe_divide
 
-Spans = make_metric(dsl.set_matching(dsl.discrete()), "f1", name="sig_spans")
+Spans = BAG
 P = make_metric(dsl.set_matching(dsl.discrete()), "precision", name="sig_p")
 R = make_metric(dsl.set_matching(dsl.discrete()), "recall", name="sig_r")
 PR = make_suite(
@@ -27,12 +27,7 @@ PR = make_suite(
     },
 )
 
-
-def corpus(n: int, seed: int) -> tuple[list[list[int]], list[list[int]]]:
-    rng = np.random.default_rng(seed)
-    preds = [sorted({int(x) for x in rng.integers(0, 8, rng.integers(0, 5))}) for _ in range(n)]
-    refs = [sorted({int(x) for x in rng.integers(0, 8, rng.integers(0, 5))}) for _ in range(n)]
-    return preds, refs
+PR_BOOT = sig.bootstrap(PR, replicates=REPLICATES, seed=0)  # the suite's: its compute compiles once
 
 
 def test_weights_and_masks_are_pure_functions_of_seed_id_and_replicate() -> None:
@@ -48,14 +43,13 @@ def test_weights_and_masks_are_pure_functions_of_seed_id_and_replicate() -> None
     assert set(np.unique(m)) == {0.0, 1.0} and abs(m.mean() - 0.5) < 0.01
 
 
-def test_each_replicate_equals_the_weighted_metric() -> None:
+def test_each_replicate_equals_the_weighted_metric(bag_boot) -> None:
     preds, refs = corpus(40, 0)
     ids = np.arange(100, 140)
-    Boot = sig.bootstrap(Spans, replicates=30, seed=2)
-    state = Boot.from_model_output(preds, refs, example_ids=ids)
+    state = bag_boot.from_model_output(preds, refs, example_ids=ids)
     reps = state.replicates()
-    w = sig.poisson_weights(ids, 30, seed=2)
-    for b in range(30):
+    w = sig.poisson_weights(ids, REPLICATES, seed=0)
+    for b in range(REPLICATES):
         direct = Spans.from_model_output(preds, refs, weights=w[b]).compute()
         for key, value in direct.items():
             # a raw sum is conditioned on the number of examples: rescaled by n / n_b; ratios are unchanged
@@ -66,10 +60,10 @@ def test_each_replicate_equals_the_weighted_metric() -> None:
         assert float(est[key]) == float(value)
 
 
-def test_state_does_not_depend_on_batching_order_or_stacking() -> None:
+def test_state_does_not_depend_on_batching_order_or_stacking(bag_boot) -> None:
     preds, refs = corpus(37, 1)
     ids = np.arange(37)
-    Boot = sig.bootstrap(Spans, replicates=25, seed=0)
+    Boot = bag_boot
     one = Boot.from_model_output(preds, refs, example_ids=ids)
     parts = [
         Boot.from_model_output(preds[i : i + 5], refs[i : i + 5], example_ids=ids[i : i + 5]) for i in range(0, 37, 5)
@@ -90,10 +84,9 @@ def test_state_does_not_depend_on_batching_order_or_stacking() -> None:
 def test_suite_figures_are_computed_per_replicate() -> None:
     preds, refs = corpus(30, 2)
     ids = np.arange(30)
-    Boot = sig.bootstrap(PR, replicates=20, seed=4)
-    reps = Boot.from_model_output(preds, refs, example_ids=ids).replicates()
-    w = sig.poisson_weights(ids, 20, seed=4)
-    for b in range(20):
+    reps = PR_BOOT.from_model_output(preds, refs, example_ids=ids).replicates()
+    w = sig.poisson_weights(ids, REPLICATES, seed=0)
+    for b in range(REPLICATES):
         direct = PR.from_model_output(preds, refs, weights=w[b]).compute()
         np.testing.assert_allclose(reps["f1"][b], float(direct["f1"]), rtol=1e-6)
         np.testing.assert_allclose(reps["p"]["precision"][b], float(direct["p"]["precision"]), rtol=1e-6)
@@ -158,23 +151,25 @@ def test_identical_systems_give_p_one_and_a_better_system_a_small_p() -> None:
     assert Rnd.from_model_output(better, base, refs, example_ids=ids).compute()["f1"]["p_value"] < 0.01
 
 
-def test_systems_scored_on_different_examples_are_refused() -> None:
+def test_systems_scored_on_different_examples_are_refused(bag_boot) -> None:
     preds, refs = corpus(10, 8)
-    Boot = sig.bootstrap(Spans, replicates=10)
+    Boot = bag_boot
     a = Boot.from_model_output(preds, refs, example_ids=np.arange(10))
     b = Boot.from_model_output(preds, refs, example_ids=np.arange(1, 11))
     with pytest.raises(ValueError, match="different examples"):
         sig.paired_bootstrap(a, b)
-    other = sig.bootstrap(Spans, replicates=10, seed=1).from_model_output(preds, refs, example_ids=np.arange(10))
+    other = sig.bootstrap(Spans, replicates=REPLICATES, seed=1).from_model_output(
+        preds, refs, example_ids=np.arange(10)
+    )
     with pytest.raises(ValueError, match="seed"):
         sig.paired_bootstrap(a, other)
     with pytest.raises(TypeError, match="integers"):
         Boot.from_model_output(preds, refs, example_ids=[0.5] * 10)
 
 
-def test_running_positions_are_the_default_ids() -> None:
+def test_running_positions_are_the_default_ids(bag_boot) -> None:
     preds, refs = corpus(12, 9)
-    Boot = sig.bootstrap(Spans, replicates=15)
+    Boot = bag_boot
     Boot.reset_positions()
     streamed = Boot.from_model_output(preds[:5], refs[:5]).merge(Boot.from_model_output(preds[5:], refs[5:]))
     explicit = Boot.from_model_output(preds, refs, example_ids=np.arange(12))
@@ -225,35 +220,7 @@ def test_interval_covers_the_population_f1_about_95_percent_of_the_time() -> Non
 
 
 # ------------------------------------------------------------------------------------------------ every path
-@dataclass(frozen=True)
-class Span:
-    start: int
-    end: int
-    label: str
-
-
-@metametric(normalizer="f1")
-@dataclass(frozen=True)
-class Sentence:
-    spans: frozenset[Span]
-
-
-LABELS = ("PER", "LOC")
-
-
-def decode(row: np.ndarray) -> Sentence:
-    return Sentence(frozenset(Span(int(i), int(i) + 1, LABELS[int(v) - 1]) for i, v in enumerate(row) if v > 0))
-
-
-def tag_batch(n: int, seed: int) -> tuple[np.ndarray, np.ndarray]:
-    rng = np.random.default_rng(seed)
-    gold = rng.integers(0, 3, (n, 6)).astype(np.int32)
-    pred = np.where(rng.random((n, 6)) < 0.3, rng.integers(0, 3, (n, 6)), gold).astype(np.int32)
-    return pred, gold
-
-
 def test_replicates_that_weight_no_example_have_no_statistic() -> None:
-    Spans = make_metric(dsl.set_matching(dsl.discrete()), "f1", name="spans")
     Boot = sig.bootstrap(Spans, replicates=400, seed=1)
     preds, refs, ids = [["a", "b"], ["c"], []], [["a"], ["c", "d"], ["e"]], np.arange(3)
     state = Boot.from_model_output(preds, refs, example_ids=ids)
@@ -272,38 +239,38 @@ def test_replicates_that_weight_no_example_have_no_statistic() -> None:
     assert p == pytest.approx((1 + np.sum(np.abs(d - delta) >= abs(delta))) / (d.size + 1))
 
 
-def test_device_bootstrap_checks_ids_and_weights_as_the_host_does() -> None:
-    pred, gold = tag_batch(6, 1)
+def test_device_bootstrap_checks_ids_and_weights_as_the_host_does(sentence_boot) -> None:
+    pred, gold = tags(8, 1)
     pair = encode_pairs([decode(r) for r in pred], [decode(r) for r in gold], metric=metric_of(Sentence))
-    Boot = sig.bootstrap(metric_of(Sentence), replicates=20, seed=0)
-    ids = np.arange(6)
+    Boot = sentence_boot
+    ids = np.arange(8)
     with pytest.raises(TypeError, match="integers"):
         Boot.from_records(pair, example_ids=ids + 0.5)  # was truncated to integers without a word
     with pytest.raises(ValueError, match="int32 range"):
         Boot.from_records(pair, example_ids=ids + 2**40)
     with pytest.raises(ValueError, match="shape"):
-        Boot.from_records(pair, example_ids=ids[:5])
-    for bad in (-np.ones(6), np.full(6, np.nan), np.ones(5)):
+        Boot.from_records(pair, example_ids=ids[:7])
+    for bad in (-np.ones(8), np.full(8, np.nan), np.ones(7)):
         with pytest.raises(ValueError):
             Boot.from_records(pair, bad, example_ids=ids)
-    weights = np.array([0.0, 1.0, 2.0, 1.0, 3.0, 1.0])
+    weights = np.array([0.0, 1.0, 2.0, 1.0, 3.0, 1.0, 0.5, 1.0])
     host = Boot.from_model_output([decode(r) for r in pred], [decode(r) for r in gold], weights, example_ids=ids)
     device = Boot.from_records(pair, weights, example_ids=ids)
     for key, value in host.replicates().items():
         np.testing.assert_allclose(device.replicates()[key], value, rtol=2e-6, atol=1e-6, err_msg=key)
 
 
-def test_callback_and_device_paths_equal_the_host_path() -> None:
-    pred, gold = tag_batch(24, 0)
-    ids = np.arange(500, 524)
-    Boot = sig.bootstrap(metric_of(Sentence), replicates=40, seed=3)
+def test_callback_and_device_paths_equal_the_host_path(sentence_boot) -> None:
+    pred, gold = tags(8, 0)
+    ids = np.arange(500, 508)
+    Boot = sentence_boot
     host = Boot.from_model_output([decode(r) for r in pred], [decode(r) for r in gold], example_ids=ids)
     eager = Boot.from_model_output(pred, gold, example_ids=ids, decode=decode)
     jitted = jax.jit(lambda p, g, i: Boot.from_model_output(p, g, example_ids=i, decode=decode))(pred, gold, ids)
     pair = encode_pairs([decode(r) for r in pred], [decode(r) for r in gold], metric=metric_of(Sentence))
     device = jax.jit(lambda pr, i: Boot.from_records(pr, example_ids=i))(pair, jnp.asarray(ids, jnp.int32))
     np.testing.assert_array_equal(
-        sig.poisson_weights(jnp.asarray(ids, jnp.int32), 40, 3), sig.poisson_weights(ids, 40, 3)
+        sig.poisson_weights(jnp.asarray(ids, jnp.int32), REPLICATES, 0), sig.poisson_weights(ids, REPLICATES, 0)
     )
     want = host.replicates()
     for other in (eager, jitted, device):
@@ -314,7 +281,7 @@ def test_callback_and_device_paths_equal_the_host_path() -> None:
         if other is device:  # the ids and their number; the encoded references are not digested
             lanes = [resampling.FP_IDS, resampling.FP_EXAMPLES]
             np.testing.assert_array_equal(fp[lanes], want_fp[lanes])
-            assert fp[resampling.FP_DIGESTED] == 0 and want_fp[resampling.FP_DIGESTED] == 24
+            assert fp[resampling.FP_DIGESTED] == 0 and want_fp[resampling.FP_DIGESTED] == 8
         else:  # the callback path digests the decoded references on the host: the same fingerprint
             np.testing.assert_array_equal(fp, want_fp)
         assert float(other.compute()["estimate"]["f1"]) == pytest.approx(float(host.compute()["estimate"]["f1"]))
@@ -323,13 +290,12 @@ def test_callback_and_device_paths_equal_the_host_path() -> None:
 
 
 # ------------------------------------------------------------------------------------------------ laws, checkpoints
-def test_bootstrap_and_randomization_states_obey_the_accumulator_laws() -> None:
+def test_bootstrap_and_randomization_states_obey_the_accumulator_laws(bag_rnd) -> None:
     from metametric_jax import testing as laws
 
     preds, refs = corpus(30, 12)
-    Boot = sig.bootstrap(PR, replicates=16, seed=2)
     parts = [
-        Boot.from_model_output(preds[i : i + 10], refs[i : i + 10], example_ids=np.arange(i, i + 10))
+        PR_BOOT.from_model_output(preds[i : i + 10], refs[i : i + 10], example_ids=np.arange(i, i + 10))
         for i in (0, 10, 20)
     ]
     laws.check_identity(parts[0])
@@ -338,9 +304,8 @@ def test_bootstrap_and_randomization_states_obey_the_accumulator_laws() -> None:
     laws.check_stack_reduce(parts)
     laws.check_jit(parts)
     preds_b, _ = corpus(30, 13)
-    Rnd = sig.randomization(Spans, permutations=16, seed=2)
     rparts = [
-        Rnd.from_model_output(
+        bag_rnd.from_model_output(
             preds[i : i + 10], preds_b[i : i + 10], refs[i : i + 10], example_ids=np.arange(i, i + 10)
         )
         for i in (0, 10, 20)
@@ -351,38 +316,44 @@ def test_bootstrap_and_randomization_states_obey_the_accumulator_laws() -> None:
     laws.check_stack_reduce(rparts)
 
 
-def test_bootstrap_checkpoints_restore_only_into_the_same_metric() -> None:
+def test_bootstrap_checkpoints_restore_only_into_the_same_metric(bag_boot) -> None:
     from flax import serialization
 
     preds, refs = corpus(12, 14)
-    Boot = sig.bootstrap(Spans, replicates=8, seed=0)
+    Boot = bag_boot
     state = Boot.from_model_output(preds, refs, example_ids=np.arange(12))
     restored = serialization.from_bytes(Boot.empty(), serialization.to_bytes(state))
     np.testing.assert_array_equal(restored.replicates()["f1"], state.replicates()["f1"])
-    Other = sig.bootstrap(make_metric(dsl.set_matching(dsl.discrete()), "f1", name="sig_other"), replicates=8)
-    with pytest.raises(ValueError, match="sig_spans"):
+    Other = sig.bootstrap(make_metric(dsl.set_matching(dsl.discrete()), "f1", name="sig_other"), REPLICATES)
+    with pytest.raises(ValueError, match="resampled_bag"):
         serialization.from_bytes(Other.empty(), serialization.to_bytes(state))
 
 
 def test_the_same_arguments_give_the_same_class_whose_states_merge() -> None:
     preds, refs = corpus(10, 15)
-    assert sig.bootstrap(Spans, 40, 3, 0.9) is sig.bootstrap(Spans, replicates=40, seed=3, level=0.9)
-    assert sig.randomization(Spans, 30, 2) is sig.randomization(Spans, permutations=30, seed=2)
+    assert sig.bootstrap(Spans, REPLICATES, 0, 0.95) is sig.bootstrap(Spans, replicates=REPLICATES, seed=0, level=0.95)
+    assert sig.randomization(Spans, REPLICATES, 0) is sig.randomization(Spans, permutations=REPLICATES, seed=0)
     for other in (
-        sig.bootstrap(Spans, 41, 3, 0.9),
-        sig.bootstrap(Spans, 40, 4, 0.9),
-        sig.bootstrap(Spans, 40, 3, 0.95),
-        sig.bootstrap(P, 40, 3, 0.9),
+        sig.bootstrap(Spans, REPLICATES + 1, 0, 0.95),
+        sig.bootstrap(Spans, REPLICATES, 1, 0.95),
+        sig.bootstrap(Spans, REPLICATES, 0, 0.9),
+        sig.bootstrap(P, REPLICATES, 0, 0.95),
     ):
-        assert other is not sig.bootstrap(Spans, 40, 3, 0.9)
-    assert sig.randomization(Spans, 30, 3) is not sig.randomization(Spans, 30, 2)
-    a = sig.bootstrap(Spans, 40, 3, 0.9).from_model_output(preds[:5], refs[:5], example_ids=np.arange(5))
-    b = sig.bootstrap(Spans, 40, 3, 0.9).from_model_output(preds[5:], refs[5:], example_ids=np.arange(5, 10))
-    whole = sig.bootstrap(Spans, 40, 3, 0.9).from_model_output(preds, refs, example_ids=np.arange(10))
+        assert other is not sig.bootstrap(Spans, REPLICATES, 0, 0.95)
+    assert sig.randomization(Spans, REPLICATES, 1) is not sig.randomization(Spans, REPLICATES, 0)
+    a = sig.bootstrap(Spans, REPLICATES, 0, 0.95).from_model_output(preds[:5], refs[:5], example_ids=np.arange(5))
+    b = sig.bootstrap(Spans, REPLICATES, 0, 0.95).from_model_output(preds[5:], refs[5:], example_ids=np.arange(5, 10))
+    whole = sig.bootstrap(Spans, REPLICATES, 0, 0.95).from_model_output(preds, refs, example_ids=np.arange(10))
     np.testing.assert_allclose(a.merge(b).replicates()["f1"], whole.replicates()["f1"], rtol=1e-6)
-    ra = sig.randomization(Spans, 30, 2).from_model_output(preds[:5], refs[:5], refs[:5], example_ids=np.arange(5))
-    rb = sig.randomization(Spans, 30, 2).from_model_output(preds[5:], refs[5:], refs[5:], example_ids=np.arange(5, 10))
+    ra = sig.randomization(Spans, REPLICATES, 0).from_model_output(
+        preds[:5], refs[:5], refs[:5], example_ids=np.arange(5)
+    )
+    rb = sig.randomization(Spans, REPLICATES, 0).from_model_output(
+        preds[5:], refs[5:], refs[5:], example_ids=np.arange(5, 10)
+    )
     assert (
         ra.merge(rb).compute()
-        == sig.randomization(Spans, 30, 2).from_model_output(preds, refs, refs, example_ids=np.arange(10)).compute()
+        == sig.randomization(Spans, REPLICATES, 0)
+        .from_model_output(preds, refs, refs, example_ids=np.arange(10))
+        .compute()
     )
