@@ -76,6 +76,8 @@ class Pair(NamedTuple):
     id: str | None
     variables: int
     reference: tuple[Any, ...]
+
+
 #: the buckets of the ``fine`` analysis: Smatch, then the fine-grained figures (``score amr``'s JSON keys)
 FIGURES = ("smatch", *NAMES)
 #: how many pairs the ``lowest``, ``losses`` and ``gains`` tables list per system by default

@@ -119,6 +119,7 @@ class Document(NamedTuple):
     tokens: int | None
     key: CorefDocument
 
+
 Cluster = list[Mention]
 
 
