@@ -6,51 +6,25 @@ from __future__ import annotations
 import os
 import subprocess
 import sys
-from dataclasses import dataclass
 
 import jax
 import jax.numpy as jnp
 import numpy as np
 import pytest
+from conftest import REPLICATES
+from helpers import BAG, Sentence, Span, decode, tags
+from helpers import corpus as any_corpus
 
-from metametric_jax import dsl, intervals, make_metric, metametric, metric_of, resampling
+from metametric_jax import intervals, metric_of, resampling
 from metametric_jax import significance as sig
 from metametric_jax.device import encode_pairs
 
-Bag = make_metric(dsl.set_matching(dsl.discrete()), "f1", name="ids_bag")
+Bag = BAG
 
 
 def corpus(n: int, seed: int) -> tuple[list[list[int]], list[list[int]]]:
-    rng = np.random.default_rng(seed)
-    preds = [sorted({int(x) for x in rng.integers(0, 8, rng.integers(0, 5))}) for _ in range(n)]
-    refs = [sorted({int(x) for x in rng.integers(0, 8, rng.integers(1, 5))}) for _ in range(n)]
-    return preds, refs
-
-
-@dataclass(frozen=True)
-class Span:
-    start: int
-    label: str
-
-
-@metametric(normalizer="f1")
-@dataclass(frozen=True)
-class Sentence:
-    spans: frozenset[Span]
-
-
-LABELS = ("PER", "LOC")
-
-
-def decode(row: np.ndarray) -> Sentence:
-    return Sentence(frozenset(Span(int(i), LABELS[int(v) - 1]) for i, v in enumerate(row) if v > 0))
-
-
-def tags(n: int, seed: int) -> tuple[np.ndarray, np.ndarray]:
-    rng = np.random.default_rng(seed)
-    gold = rng.integers(0, 3, (n, 5)).astype(np.int32)
-    pred = np.where(rng.random((n, 5)) < 0.3, rng.integers(0, 3, (n, 5)), gold).astype(np.int32)
-    return pred, gold
+    """Sets of up to 4 integers; every reference non-empty."""
+    return any_corpus(n, seed, min_refs=1)
 
 
 # ------------------------------------------------------------------------------------------------ 64-bit ids
@@ -66,13 +40,12 @@ def test_ids_that_agree_in_their_low_32_bits_get_different_weights() -> None:
     np.testing.assert_array_equal(sig.swap_masks(ids, 64, seed=9), intervals.swap_masks(ids, 64, seed=9))
 
 
-def test_a_bootstrap_state_weights_64_bit_ids_as_the_host_hash_does() -> None:
+def test_a_bootstrap_state_weights_64_bit_ids_as_the_host_hash_does(bag_boot) -> None:
     preds, refs = corpus(6, 0)
     ids = np.array([1, 2**32 + 1, 0, 2**32, 2**40 + 3, -(2**35)])
-    Boot = sig.bootstrap(Bag, replicates=40, seed=2)
-    reps = Boot.from_model_output(preds, refs, example_ids=ids).replicates()["f1"]
-    w = intervals.poisson_weights(ids, 40, seed=2)
-    for b in range(40):
+    reps = bag_boot.from_model_output(preds, refs, example_ids=ids).replicates()["f1"]
+    w = intervals.poisson_weights(ids, REPLICATES, seed=0)
+    for b in range(REPLICATES):
         if w[b].sum() == 0:
             continue
         direct = float(Bag.from_model_output(preds, refs, weights=w[b]).compute()["f1"])
@@ -102,24 +75,23 @@ def test_int32_ids_hash_the_same_on_the_host_and_on_the_device() -> None:
 
 
 # ------------------------------------------------------------------------------------------------ repeats in a call
-def test_an_id_repeated_within_a_call_is_refused_naming_it() -> None:
+def test_an_id_repeated_within_a_call_is_refused_naming_it(bag_boot, bag_rnd) -> None:
     preds, refs = [["a"], ["b"], ["c"], []], [["a"], ["b", "x"], ["c"], ["d"]]
-    Boot = sig.bootstrap(Bag, replicates=50, seed=0)
+    Boot = bag_boot
     with pytest.raises(ValueError, match="example id 0 is given to more than one example"):
         Boot.from_model_output(preds, refs, example_ids=[0, 0, 0, 0])  # was the interval [0.857, 0.857]
     with pytest.raises(ValueError, match="example id 7 "):
         Boot.from_model_output(preds, refs, example_ids=[3, 7, 5, 7])
     with pytest.raises(ValueError, match="example id 2"):
-        sig.randomization(Bag, permutations=20).from_model_output(preds, preds, refs, example_ids=[2, 1, 2, 0])
+        bag_rnd.from_model_output(preds, preds, refs, example_ids=[2, 1, 2, 0])
     Boot.from_model_output(preds, refs, example_ids=[0, 1, 2**32, 2**32 + 1])  # distinct 64-bit ids are fine
 
 
-def test_repeats_are_refused_on_the_callback_and_the_concrete_device_paths() -> None:
+def test_repeats_are_refused_on_the_callback_and_the_concrete_device_paths(sentence_boot, sentence_rnd) -> None:
     pred, gold = tags(4, 0)
     ids = np.array([4, 9, 4, 1])
     M = metric_of(Sentence)
-    Boot = sig.bootstrap(M, replicates=20, seed=1)
-    Rnd = sig.randomization(M, permutations=20, seed=1)
+    Boot, Rnd = sentence_boot, sentence_rnd
     with pytest.raises(ValueError, match="example id 4"):
         Boot.from_model_output(pred, gold, example_ids=ids, decode=decode)
     with pytest.raises(ValueError, match="example id 4"):
@@ -140,9 +112,9 @@ def test_repeats_are_refused_on_the_callback_and_the_concrete_device_paths() -> 
 
 
 # ------------------------------------------------------------------------------------------------ repeats across merges
-def test_batches_whose_ids_restart_at_zero_refuse_to_merge() -> None:
+def test_batches_whose_ids_restart_at_zero_refuse_to_merge(bag_boot, bag_rnd) -> None:
     preds, refs = corpus(12, 1)
-    Boot = sig.bootstrap(Bag, replicates=30, seed=0)
+    Boot = bag_boot
     first = Boot.from_model_output(preds[:6], refs[:6], example_ids=np.arange(6))
     second = Boot.from_model_output(preds[6:], refs[6:], example_ids=np.arange(6))  # the np.arange(len(batch)) slip
     for a, b in ((first, second), (second, first), (Boot.empty().merge(first), second)):
@@ -159,9 +131,8 @@ def test_batches_whose_ids_restart_at_zero_refuse_to_merge() -> None:
     whole = Boot.from_model_output(preds, refs, example_ids=np.arange(12))
     np.testing.assert_allclose(offset.replicates()["f1"], whole.replicates()["f1"], rtol=1e-6)
     assert list(resampling.ids_held(offset).ids()) == list(range(12))
-    Rnd = sig.randomization(Bag, permutations=16, seed=0)
-    r1 = Rnd.from_model_output(preds[:6], preds[:6], refs[:6], example_ids=np.arange(6))
-    r2 = Rnd.from_model_output(preds[6:], preds[6:], refs[6:], example_ids=np.arange(6))
+    r1 = bag_rnd.from_model_output(preds[:6], preds[:6], refs[:6], example_ids=np.arange(6))
+    r2 = bag_rnd.from_model_output(preds[6:], preds[6:], refs[6:], example_ids=np.arange(6))
     with pytest.raises(ValueError, match="example id 0 is in both merged states"):
         r1.merge(r2)
 
@@ -178,9 +149,9 @@ def test_a_long_stream_of_batches_checks_every_id() -> None:
     assert held.common(resampling.IdSet.of(np.array([5000, -1, 2**40]))) is None
 
 
-def test_running_positions_stream_and_a_reset_inside_a_stream_is_named() -> None:
+def test_running_positions_stream_and_a_reset_inside_a_stream_is_named(bag_boot) -> None:
     preds, refs = corpus(10, 2)
-    Boot = sig.bootstrap(Bag, replicates=20, seed=5)
+    Boot = bag_boot
     Boot.reset_positions()
     first = Boot.from_model_output(preds[:5], refs[:5])
     streamed = first.merge(Boot.from_model_output(preds[5:], refs[5:]))
@@ -194,10 +165,10 @@ def test_running_positions_stream_and_a_reset_inside_a_stream_is_named() -> None
         first.merge(Boot.from_model_output(preds[5:], refs[5:]))
 
 
-def test_a_second_system_scored_without_ids_is_refused_naming_the_remedies() -> None:
+def test_a_second_system_scored_without_ids_is_refused_naming_the_remedies(bag_boot) -> None:
     preds_a, refs = corpus(8, 3)
     preds_b, _ = corpus(8, 4)
-    Boot = sig.bootstrap(Bag, replicates=40, seed=0)
+    Boot = bag_boot
     Boot.reset_positions()
     a = Boot.from_model_output(preds_a, refs)
     b = Boot.from_model_output(preds_b, refs)  # the class's positions continue: ids 8..15
@@ -213,10 +184,10 @@ def test_a_second_system_scored_without_ids_is_refused_naming_the_remedies() -> 
     assert sig.paired_bootstrap(a, b) == explicit
 
 
-def test_states_that_went_through_jit_merge_without_the_check() -> None:
+def test_states_that_went_through_jit_merge_without_the_check(sentence_boot) -> None:
     pred, gold = tags(8, 5)
     M = metric_of(Sentence)
-    Boot = sig.bootstrap(M, replicates=16, seed=0)
+    Boot = sentence_boot
     host = Boot.from_model_output(
         [decode(r) for r in pred[:4]], [decode(r) for r in gold[:4]], example_ids=np.arange(4)
     )
@@ -234,11 +205,11 @@ def test_states_that_went_through_jit_merge_without_the_check() -> None:
 
 
 # ------------------------------------------------------------------------------------------------ references
-def test_a_paired_test_refuses_another_order_under_the_same_ids() -> None:
+def test_a_paired_test_refuses_another_order_under_the_same_ids(bag_boot) -> None:
     preds_a, refs = corpus(20, 6)
     preds_b, _ = corpus(20, 7)
     ids = np.arange(20)
-    Boot = sig.bootstrap(Bag, replicates=50, seed=0)
+    Boot = bag_boot
     a = Boot.from_model_output(preds_a, refs, example_ids=ids)
     order = np.random.default_rng(0).permutation(20)
     shuffled = Boot.from_model_output([preds_b[i] for i in order], [refs[i] for i in order], example_ids=ids)
@@ -256,12 +227,12 @@ def test_a_paired_test_refuses_another_order_under_the_same_ids() -> None:
         sig.paired_bootstrap(a, Boot.from_model_output(preds_b, edited, example_ids=ids))
 
 
-def test_host_callback_and_device_states_pair_with_each_other() -> None:
-    pred_a, gold = tags(10, 8)
-    pred_b, _ = tags(10, 9)
+def test_host_callback_and_device_states_pair_with_each_other(sentence_boot) -> None:
+    pred_a, gold = tags(8, 8)
+    pred_b, _ = tags(8, 9)
     M = metric_of(Sentence)
-    Boot = sig.bootstrap(M, replicates=30, seed=2)
-    ids = np.arange(100, 110)
+    Boot = sentence_boot
+    ids = np.arange(100, 108)
     host_a = Boot.from_model_output([decode(r) for r in pred_a], [decode(r) for r in gold], example_ids=ids)
     callback_b = jax.jit(lambda p, g, i: Boot.from_model_output(p, g, example_ids=i, decode=decode))(pred_b, gold, ids)
     want = sig.paired_bootstrap(
@@ -280,12 +251,12 @@ def test_host_callback_and_device_states_pair_with_each_other() -> None:
 def test_reference_digests_are_canonical() -> None:
     digest = lambda *xs: [int(d) for d in resampling.reference_digests(list(xs))]  # noqa: E731
     s1, s2 = (
-        Sentence(frozenset({Span(0, "PER"), Span(3, "LOC")})),
-        Sentence(frozenset({Span(3, "LOC"), Span(0, "PER")})),
+        Sentence(frozenset({Span(0, 1, "PER"), Span(3, 4, "LOC")})),
+        Sentence(frozenset({Span(3, 4, "LOC"), Span(0, 1, "PER")})),
     )
     assert len(set(digest(s1, s2))) == 1  # sets by content, not iteration order
     assert len(set(digest({"a": 1, "b": [2]}, {"b": [2], "a": 1}))) == 1
-    distinct = digest([1, 2], [2, 1], (1, 2), {1, 2}, 1, 1.0, True, "1", b"1", None, "", [], s1, Span(0, "PER"))
+    distinct = digest([1, 2], [2, 1], (1, 2), {1, 2}, 1, 1.0, True, "1", b"1", None, "", [], s1, Span(0, 1, "PER"))
     assert len(set(distinct)) == len(distinct)  # order of lists, types and classes count
     assert len(set(digest(np.arange(3), np.arange(3), np.arange(3.0), np.arange(3).reshape(3, 1)))) == 3
     assert digest(np.int64(3)) == digest(3)
@@ -308,9 +279,12 @@ class Slotted:
 
 
 def test_reference_digests_are_the_same_in_every_process() -> None:
+    from metametric_jax import digests
+
+    assert resampling.reference_digests is digests.reference_digests  # the one home, which imports no JAX
     code = (
         "from dataclasses import dataclass\n"
-        "from metametric_jax.resampling import reference_digests\n"
+        "from metametric_jax.digests import reference_digests\n"
         "@dataclass(frozen=True)\n"
         "class Span:\n    start: int\n    label: str\n"
         "refs = [frozenset({Span(0, 'PER'), Span(3, 'LOC'), Span(9, 'ORG')}), {'x': {'y', 'z'}}, ['é', 2.5, None]]\n"
