@@ -130,7 +130,7 @@ entities = st.builds(Entity, st.integers(0, 4), st.integers(0, 4), st.sampled_fr
 docs = st.builds(Spans, st.frozensets(entities, max_size=5))
 
 
-@settings(max_examples=40, deadline=None)
+@settings(max_examples=20, deadline=None)
 @given(data=st.lists(st.tuples(docs, docs), min_size=1, max_size=6))
 def test_host_callback_device_and_per_pair_paths_agree(data) -> None:
     M = metric_of(Spans)
