@@ -16,6 +16,8 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from helpers import cli_json as run_json
+from helpers import run
 
 from metametric_jax.cli import main
 from metametric_jax.commands import registry
@@ -55,18 +57,6 @@ def numbers(tree: Any, prefix: str = "") -> dict[str, Any]:
     if tree is None or (isinstance(tree, (int, float)) and not isinstance(tree, bool)):
         return {prefix.rstrip("/"): tree}
     return {}
-
-
-def run(capsys, *argv: str) -> tuple[int, str, str]:
-    code = main(list(argv))
-    out, err = capsys.readouterr()
-    return code, out, err
-
-
-def run_json(capsys, *argv: str) -> dict:
-    code, out, err = run(capsys, *argv)
-    assert code == 0, err
-    return json.loads(out, parse_constant=lambda c: pytest.fail(f"non-strict JSON constant {c}"))
 
 
 def test_every_task_of_the_command_line_can_be_resampled() -> None:
