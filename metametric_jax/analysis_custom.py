@@ -7,7 +7,8 @@ way ``python -m``, pytest and uvicorn name objects:
 
 * ``--bucket mybuckets:capitalised`` imports the module ``mybuckets`` (the current directory is searched first, as
   ``python -m`` does) and takes its attribute ``capitalised`` (a dotted path, ``mod:Class.method``, is followed);
-* ``--bucket path/to/buckets.py:capitalised`` loads the file itself, wherever it is, without touching ``sys.path``;
+* ``--bucket path/to/buckets.py:capitalised`` loads the file itself, wherever it is, its folder searched first for
+  the modules it imports (as ``python path/to/buckets.py`` would);
 * ``--bucket caps=mybuckets:capitalised`` names the analysis ``caps`` in the report; without ``NAME=`` it is named
   after the function (``capitalised``).
 
@@ -111,6 +112,9 @@ def _module(spec: BucketSpec) -> Any:
             raise ValueError(f"{where}: cannot import {spec.source}: not a Python source file")
         module = importlib.util.module_from_spec(loader_spec)
         sys.modules[module_name] = module  # dataclasses and pickling look their module up by name
+        folder = os.path.dirname(path)
+        if folder not in sys.path:  # its own modules, imported now or when the function runs
+            sys.path.insert(0, folder)
         try:
             loader_spec.loader.exec_module(module)
         except Exception as err:
@@ -119,8 +123,7 @@ def _module(spec: BucketSpec) -> Any:
                 f"{where}: importing {spec.source} raised {type(err).__name__}: {_one_line(str(err))}"
             ) from None
         return module
-    added = os.getcwd() not in sys.path and "" not in sys.path
-    if added:
+    if os.getcwd() not in sys.path and "" not in sys.path:  # kept: the module may import more when it runs
         sys.path.insert(0, os.getcwd())
     try:
         return importlib.import_module(spec.source)
@@ -133,9 +136,6 @@ def _module(spec: BucketSpec) -> Any:
         raise ValueError(
             f"{where}: importing module {spec.source!r} raised {type(err).__name__}: {_one_line(str(err))}"
         ) from None
-    finally:
-        if added:
-            sys.path.remove(os.getcwd())
 
 
 class BucketFunction:

@@ -88,6 +88,14 @@ not_a_function = 5
 """
 
 
+@pytest.fixture(autouse=True)
+def _restore_sys_path():
+    """Loading a bucket function puts its folder (or the current one) on sys.path, as python does: undone here."""
+    saved = list(sys.path)
+    yield
+    sys.path[:] = saved
+
+
 @pytest.fixture()
 def module_dir(tmp_path, monkeypatch, request) -> tuple[Path, str]:
     """A directory holding a bucket module of a name unique to the test, as the current directory."""
@@ -225,3 +233,30 @@ def test_the_readme_s_bucket_example_runs_as_written(capsys, monkeypatch, tmp_pa
 
     case = json.loads(out)["analyses"]["case"]
     assert set(case) == {"capitalised", "lower case"} or set(case) == {"capitalised"}
+
+
+def test_a_bucket_file_imports_modules_beside_it_at_load_and_at_call(capsys, tmp_path) -> None:
+    folder = tmp_path / "rules"
+    folder.mkdir()
+    suffix = abs(hash(str(tmp_path))) % 10**9
+    (folder / f"labels_{suffix}.py").write_text(
+        "def group(label):\n    return 'person' if label == 'PER' else 'other'\n"
+    )
+    (folder / f"lazy_{suffix}.py").write_text("def length(e):\n    return f'{e.end - e.start} tokens'\n")
+    (folder / "b.py").write_text(
+        f"from labels_{suffix} import group\n\n"
+        "def by_group(e):\n    return group(e.label)\n\n"
+        f"def by_length(e):\n    from lazy_{suffix} import length\n    return length(e)\n",
+        encoding="utf-8",
+    )
+    references, systems = NER
+    try:
+        report = analysis_json(
+            capsys, "ner", references, systems[:1],
+            "--bucket", f"{folder / 'b.py'}:by_group", "--bucket", f"{folder / 'b.py'}:by_length", samples=20,
+        )  # fmt: skip
+    finally:
+        for name in (f"labels_{suffix}", f"lazy_{suffix}"):
+            sys.modules.pop(name, None)
+    assert set(report["analyses"]["by_group"]) == {"person", "other"}
+    assert "1 tokens" in report["analyses"]["by_length"]
