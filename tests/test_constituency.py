@@ -474,3 +474,12 @@ def test_counts_are_numpy_free_python_values() -> None:
         assert all(type(v) in (int, float) for v in s.scores[part].values())
     assert all(type(v) in (int, float, str) for item in s.items for v in item.values())
     assert isinstance(np.float64(s.scores["f1"]), float)
+
+
+def test_summary_files_equals_score_files_without_items():
+    from metametric_jax.tasks.constituency import score_files, summary_files
+
+    for params in (None, DATA / "custom.prm"):
+        report = score_files(predictions=DATA / "pred.mrg", references=DATA / "gold.mrg", params=params)
+        summary, warnings = summary_files(predictions=DATA / "pred.mrg", references=DATA / "gold.mrg", params=params)
+        assert summary == report.scores and warnings == list(report.warnings) and warnings

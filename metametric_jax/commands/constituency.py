@@ -38,11 +38,11 @@ def _add_arguments(parser: argparse.ArgumentParser) -> None:
 def _run(args: argparse.Namespace) -> tuple[dict[str, Any], list[str]]:
     from metametric_jax.tasks import constituency
 
-    report = constituency.score_files(
+    summary, warnings = constituency.summary_files(  # the summary only: no per-sentence items to build
         predictions=args.pred, references=args.gold, params=args.params, jobs=getattr(args, "jobs", 1)
     )
-    scores = {"all": report.scores["all"], "len40": report.scores["len40"]}
-    return scores, empty_warning(args.gold, scores["all"]["sentences"], "trees") + list(report.warnings)
+    scores = {"all": summary["all"], "len40": summary["len40"]}
+    return scores, empty_warning(args.gold, scores["all"]["sentences"], "trees") + warnings
 
 
 def _table(scores: dict[str, Any], args: argparse.Namespace) -> Any:

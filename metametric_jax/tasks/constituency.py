@@ -100,6 +100,7 @@ __all__ = [
     "ConstituencyMetric",
     "score",
     "score_files",
+    "summary_files",
     "sentence_stats",
     "SentenceStatsMetric",
     "state_report",
@@ -486,6 +487,19 @@ def score_files(
     pred_path = os.fspath(predictions)
     counts = counts_in_chunks(read_treebank(predictions), read_treebank(references), p, jobs=jobs)
     return _report(counts, p, pred_path)
+
+
+def summary_files(
+    *,
+    predictions: str | os.PathLike[str],
+    references: str | os.PathLike[str],
+    params: EvalbParams | str | os.PathLike[str] | None = None,
+    jobs: int = 1,
+) -> tuple[dict[str, Any], list[str]]:
+    """:func:`score_files`'s ``scores`` and ``warnings`` without its per-sentence items (what the summary needs)."""
+    p = _params(params, {})
+    counts = counts_in_chunks(read_treebank(predictions), read_treebank(references), p, jobs=jobs)
+    return summarize(counts, p), file_warnings(counts, p, os.fspath(predictions))
 
 
 def sentence_stats(c: SentenceCounts, params: EvalbParams = COLLINS) -> dict[str, np.ndarray]:
