@@ -35,7 +35,7 @@ import jax.numpy as jnp
 import numpy as np
 from flax import struct
 
-from metametric_jax.analysis_state import BucketedState
+from metametric_jax.analysis_state import BucketedState, laid_out
 
 __all__ = ["GRID", "BITS", "LIMBS", "BucketedArrays", "encode", "decode"]
 
@@ -151,16 +151,9 @@ class BucketedArrays(struct.PyTreeNode):
         if missing:
             raise ValueError(f"BucketedArrays: the state's bucket {missing[0]!r} is not among buckets={list(names)}")
         idx = np.array([where[b] for b in state.buckets], np.int64)
-        k = len(names)
 
         def laid(a: np.ndarray, axis: int) -> np.ndarray:
-            shape = list(a.shape)
-            shape[axis] = k
-            out = np.zeros(shape, a.dtype)
-            index: list[Any] = [slice(None)] * a.ndim
-            index[axis] = idx
-            out[tuple(index)] = a
-            return out
+            return laid_out(a, axis, idx, len(names))
 
         return cls(
             totals=jnp.asarray(encode(laid(state.totals, 1))),

@@ -20,7 +20,7 @@ import numpy as np
 
 from metametric_jax import intervals
 
-__all__ = ["BucketedState"]
+__all__ = ["BucketedState", "laid_out"]
 
 
 def _frozen(array: np.ndarray) -> np.ndarray:
@@ -213,13 +213,7 @@ class BucketedState:
         k = len(names)
 
         def widen(a: np.ndarray, axis: int, idx: np.ndarray) -> np.ndarray:
-            shape = list(a.shape)
-            shape[axis] = k
-            out = np.zeros(shape, a.dtype)
-            index: list[Any] = [slice(None)] * a.ndim
-            index[axis] = idx
-            out[tuple(index)] = a
-            return out
+            return laid_out(a, axis, idx, k)
 
         return BucketedState(
             tuple(names),
@@ -256,6 +250,21 @@ class BucketedState:
         scale = np.zeros(self.samples)
         scale[valid] = self.n / self.mass[valid]
         return self.replicates * scale[None, :, None, None], valid
+
+
+def laid_out(a: np.ndarray, axis: int, at: np.ndarray, size: int) -> np.ndarray:
+    """``a`` placed along ``axis`` of a zero array ``size`` long there, at positions ``at`` (buckets matched by name).
+
+    >>> laid_out(np.array([[1, 2]]), 1, np.array([2, 0]), 3).tolist()
+    [[2, 0, 1]]
+    """
+    shape = list(a.shape)
+    shape[axis] = size
+    out = np.zeros(shape, a.dtype)
+    index: list[Any] = [slice(None)] * a.ndim
+    index[axis] = at
+    out[tuple(index)] = a
+    return out
 
 
 def _check_config(systems: int, width: int, samples: int) -> None:

@@ -113,17 +113,26 @@ def json_value(report: dict, key: str):
     return node
 
 
-def check_numbers(report: dict, page: str) -> int:
-    """Every number of the page equals the JSON's: its full value exactly, and its shown text as rounded."""
-    parser = Cells()
-    parser.feed(page)
-    scale = report["scale"]
+def valued_cells(report: dict, parser: Cells):
+    """``(key, shown text, JSON value)`` of each cell holding a value, its full value checked equal to the JSON's.
+
+    A cell of a JSON ``null`` holds no value and shows a dash (or "too small"): checked, and not yielded.
+    """
     for key, (value, shown) in parser.cells.items():
         expected = json_value(report, key)
         if expected is None:
             assert value == "" and shown in ("–", "too small"), key
             continue
         assert float(value) == expected, key
+        yield key, shown, expected
+
+
+def check_numbers(report: dict, page: str) -> int:
+    """Every number of the page equals the JSON's: its full value exactly, and its shown text as rounded."""
+    parser = Cells()
+    parser.feed(page)
+    scale = report["scale"]
+    for key, shown, expected in valued_cells(report, parser):
         if isinstance(expected, bool):
             continue
         if key.endswith(("/p_value", "/p_adjusted", "/p_error")):
