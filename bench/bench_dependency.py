@@ -6,7 +6,8 @@ repeated ``--copies`` times (default 50: about 2,100 sentences and 33,000 words,
 
 1. **Whole processes** (start-up included): ``python conll18_ud_eval.py -v GOLD PRED`` against
    ``python -m metametric_jax score dependency --gold GOLD --pred PRED --format json``; each run ``--repeat`` times,
-   interleaved; the best wall time of each is reported, after checking that the figures are equal.
+   interleaved; the best wall time and the best CPU time of each are reported, after checking that the figures are
+   equal, with the free CPU share before and after (2.00: two free cores).
 2. **In process**: the script's ``load_conllu`` + ``evaluate`` against ``score_files`` (reading included), and
    against the accumulator (``DependencyMetric().from_model_output`` on the read sentences, then ``compute``).
 
@@ -27,6 +28,9 @@ import sys
 import tempfile
 import time
 from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from _process import cpu_share, interleaved  # noqa: E402
 
 DATA = Path(__file__).resolve().parent.parent / "tests" / "data" / "dependency"
 NAMES = ("Tokens", "Sentences", "Words", "UPOS", "XPOS", "UFeats", "AllTags", "Lemmas", "UAS", "LAS", "CLAS")
@@ -78,22 +82,21 @@ def main() -> None:
         spec.loader.exec_module(script)
         print("figures: equal to the script's")
 
-    # 1. whole processes, interleaved
-    walls: dict[str, list[float]] = {"ours": [], "script": []}
-    for _ in range(args.repeat):
-        for name, cmd in (("ours", ours_cmd), ("script", theirs_cmd)):
-            if cmd is None:
-                continue
-            t = time.perf_counter()
-            subprocess.run(cmd, capture_output=True, check=True)
-            walls[name].append(time.perf_counter() - t)
-    ours_wall = min(walls["ours"])
-    if walls["script"]:
-        script_wall = min(walls["script"])
-        ratio = ours_wall / script_wall
-        print(f"whole process: script {script_wall:.3f} s, ours {ours_wall:.3f} s: ours/script {ratio:.2f}x")
+    # 1. whole processes, interleaved (best wall and best CPU time), the free CPU share before and after
+    commands = {"ours": ours_cmd, **({"script": theirs_cmd} if theirs_cmd else {})}
+    share = cpu_share()
+    best_times = interleaved(commands, args.repeat)
+    after = cpu_share()
+    ours_wall, ours_cpu = best_times["ours"]
+    if "script" in best_times:
+        script_wall, script_cpu = best_times["script"]
+        print(
+            f"whole process: script {script_wall:.3f} s (CPU {script_cpu:.3f} s), ours {ours_wall:.3f} s (CPU "
+            f"{ours_cpu:.3f} s): ours/script {ours_wall / script_wall:.2f}x, CPU {ours_cpu / script_cpu:.2f}x; "
+            f"free CPU share {share:.2f} -> {after:.2f}"
+        )
     else:
-        print(f"whole process: ours {ours_wall:.3f} s (no --script given)")
+        print(f"whole process: ours {ours_wall:.3f} s, CPU {ours_cpu:.3f} s (no --script given)")
 
     # 2. in process
     ours_t = best(lambda: dependency.score_files(predictions=pred, references=gold), args.repeat)

@@ -9,6 +9,8 @@ from __future__ import annotations
 import json
 import random
 import re
+import sys
+import unicodedata
 from importlib import resources
 from pathlib import Path
 from typing import Any
@@ -19,7 +21,15 @@ import pytest
 from metametric_jax.cli import main
 from metametric_jax.errors import InputFormatError
 from metametric_jax.tasks import dependency as dep
-from metametric_jax.tasks.readers.conllu import DepSentence, DepToken, MultiwordToken, parse_conllu, read_conllu
+from metametric_jax.tasks.readers.conllu import (
+    SPACE_SEPARATORS,
+    DepSentence,
+    DepToken,
+    MultiwordToken,
+    parse_conllu,
+    read_conllu,
+    surface,
+)
 
 DATA = Path(__file__).parent / "data" / "dependency"
 SAMPLE = resources.files("metametric_jax") / "data" / "parsing"
@@ -680,3 +690,10 @@ def test_sentence_examples_equal_score_files_or_refuse_where_the_script_can_diff
             assert dep.figures(state) == expected
 
     check()
+
+
+def test_space_separators_are_unicode_category_zs() -> None:
+    found = [chr(c) for c in range(sys.maxunicode + 1) if unicodedata.category(chr(c)) == "Zs"]
+    assert SPACE_SEPARATORS == "".join(found)
+    assert surface("New\u00a0York\u3000City ok") == "NewYorkCityok"
+    assert surface("tab\tstays") == "tab\tstays"  # a tab is not a space separator (category Cc)

@@ -40,7 +40,11 @@ def add_bins(parser: argparse.ArgumentParser, of: str) -> None:
 
 def add_bucket(parser: argparse.ArgumentParser, item: str) -> None:
     """``--bucket [NAME=]MODULE:FUNCTION``: a user's bucketing of ``item`` (:mod:`metametric_jax.analysis_custom`)."""
-    from metametric_jax.analysis_custom import parse
+
+    def parse(text: str) -> Any:  # imported when the option is given, not at every start (hashlib)
+        from metametric_jax.analysis_custom import parse as parse_bucket
+
+        return parse_bucket(text)
 
     parser.add_argument(
         "--bucket",
