@@ -10,13 +10,28 @@ same rankings (``from_model_output`` + ``compute``). The means are checked equal
 Data: synthetic, ``--queries`` queries of ``--docs`` ranked documents each (scores with 3 decimals, so ties are
 frequent) and 250 judged documents per query (grades 0-3, some never ranked). Times are the best of ``--repeat``.
 
-Run: ``python bench/bench_ranking.py [--queries N] [--docs D] [--repeat R]``.
+Whole processes (start-up included), side by side in one run, interleaved, best wall and best CPU time of
+``--repeat``: ``metametric-jax score ranking -m all_trec --qrels Q --run R`` (its table, and ``--format json``)
+against the trec_eval binary (``trec_eval -m all_trec Q R``, trec_eval 10.0 built with its own Makefile; give
+``--trec-eval PATH`` or ``$TREC_EVAL``) and against a pytrec_eval script that reads the two files
+(``pytrec_eval.parse_qrel`` / ``parse_run``), evaluates every measure pytrec_eval supports and prints each one's
+run figure (``compute_aggregated_measure``). On two inputs: ``--wp-queries`` generated queries of ``--docs`` ranked
+documents (as above), and a TREC-RAG-like run (301 topics of 100 MS MARCO v2.1 segment ids, ``2024-NNNNN`` topic ids,
+full-precision scores, about 60 graded judgements per topic). Every figure of ours is checked against trec_eval's
+printout (4 decimals, as it prints them) and against the script's (1e-9) before any timing. The free CPU share is
+measured before and after (2.00: two free cores).
+
+Run: ``python bench/bench_ranking.py [--queries N] [--docs D] [--repeat R] [--wp-queries N] [--trec-eval PATH]``.
 """
 
 from __future__ import annotations
 
 import argparse
+import json
+import os
 import random
+import shutil
+import sys
 import tempfile
 import time
 from collections.abc import Callable
@@ -27,6 +42,9 @@ import numpy as np
 import pytrec_eval
 
 from metametric_jax.tasks.ranking import RankingMetric, rank, score, score_files
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from _process import cpu_share, interleaved, timed  # noqa: E402
 
 OURS = ["official", "ndcg", "ndcg_cut", "recall", "success"]
 THEIRS = {"map", "gm_map", "Rprec", "bpref", "recip_rank", "P", "recall", "ndcg", "ndcg_cut", "success"}
@@ -70,12 +88,116 @@ def mean_of(per_query: dict[str, dict[str, float]]) -> dict[str, float]:
     return {k: float(np.mean([q[k] for q in per_query.values()])) for k in CHECKED}
 
 
+def rag_like(topics: int = 301, depth: int = 100, seed: int = 1) -> tuple[dict, dict]:
+    """A TREC 2024 RAG-like run and qrels: MS MARCO v2.1 segment ids, full-precision scores with a few ties."""
+    rng = random.Random(seed)
+
+    def segment() -> str:
+        return f"msmarco_v2.1_doc_{rng.randint(0, 58):02d}_{rng.randint(10**6, 10**10)}#{rng.randint(0, 40)}_" + str(
+            rng.randint(10**6, 10**10)
+        )
+
+    run, qrels = {}, {}
+    for qid in rng.sample(range(10_000, 240_000), topics):
+        ranked = [segment() for _ in range(depth)]
+        scores = [rng.random() for _ in ranked]
+        for k in range(1, depth):
+            if rng.random() < 0.05:
+                scores[k] = scores[k - 1]  # a tie
+        run[f"2024-{qid}"] = dict(zip(ranked, scores))
+        judged = rng.sample(ranked, 30) + [segment() for _ in range(30)]
+        qrels[f"2024-{qid}"] = {d: rng.choice([0, 0, 1, 1, 2, 3]) for d in judged}
+    return run, qrels
+
+
+PYTREC_SCRIPT = """import sys
+import pytrec_eval
+with open(sys.argv[1]) as f:
+    qrels = pytrec_eval.parse_qrel(f)
+with open(sys.argv[2]) as f:
+    run = pytrec_eval.parse_run(f)
+per_query = pytrec_eval.RelevanceEvaluator(qrels, pytrec_eval.supported_measures).evaluate(run)
+for measure in sorted(next(iter(per_query.values()))):
+    values = [figures[measure] for figures in per_query.values()]
+    print(measure, "all", repr(pytrec_eval.compute_aggregated_measure(measure, values)), sep="\\t")
+"""
+
+
+def ours_command() -> list[str]:
+    found = shutil.which("metametric-jax")
+    return [found] if found else [sys.executable, "-m", "metametric_jax"]
+
+
+def check_figures(ours: dict[str, Any], trec_eval: str | None, script: str) -> tuple[int, list[str]]:
+    """Every figure of ours against trec_eval's printout, and against the script's where they differ (1e-9).
+
+    Returns the number of figures equal to trec_eval's and the measures where the script's differ; those must not
+    include :data:`CHECKED` (pytrec_eval bundles an older trec_eval, whose ``iprec_at_recall`` and ``11pt_avg`` can
+    differ from trec_eval 10.0's).
+    """
+    checked = 0
+    if trec_eval is not None:
+        printed = {m: v for m, q, v in (line.split() for line in trec_eval.splitlines()) if q == "all"}
+        for measure, value in ours.items():
+            text = str(value) if isinstance(value, int) else f"{value:.4f}"
+            assert printed[measure] == text, (measure, printed[measure], text)
+            checked += 1
+    theirs = {m: float(v) for m, _, v in (line.split("\t") for line in script.splitlines())}
+    differ = [m for m, v in ours.items() if m in theirs and abs(theirs[m] - v) > 1e-9]
+    assert not set(differ) & set(CHECKED), differ
+    return checked, differ
+
+
+def whole_process(name: str, run_path: Path, qrels_path: Path, script: Path, tool: str | None, repeat: int) -> None:
+    ours = [*ours_command(), "score", "ranking", "-m", "all_trec", "--qrels", str(qrels_path), "--run", str(run_path)]
+    commands = {"ours (table)": ours, "ours (json)": [*ours, "--format", "json"]}
+    commands["pytrec_eval script"] = [sys.executable, str(script), str(qrels_path), str(run_path)]
+    if tool is not None:
+        commands["trec_eval"] = [tool, "-m", "all_trec", str(qrels_path), str(run_path)]
+    figures = json.loads(timed(commands["ours (json)"])[2])["all"]
+    reference = timed(commands["trec_eval"])[2] if tool is not None else None
+    checked, differ = check_figures(figures, reference, timed(commands["pytrec_eval script"])[2])
+    share = cpu_share()
+    best = interleaved(commands, repeat)
+    after = cpu_share()
+    print(f"whole process, {name} ({checked} figures equal to trec_eval's); free CPU share {share:.2f} -> {after:.2f}:")
+    if differ:
+        print(f"  the pytrec_eval script's figures differ on {', '.join(differ)} (its bundled trec_eval)")
+    for label, (wall, cpu) in best.items():
+        print(f"  {label:20s} wall {wall:.3f} s, CPU {cpu:.3f} s")
+    for peer in ("trec_eval", "pytrec_eval script"):
+        if peer in best:
+            for label in ("ours (table)", "ours (json)"):
+                wall = best[label][0] / best[peer][0]
+                cpu = best[label][1] / best[peer][1]
+                print(f"  {label} / {peer}: wall {wall:.2f}x, CPU {cpu:.2f}x")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--queries", type=int, default=500)
     parser.add_argument("--docs", type=int, default=1000)
     parser.add_argument("--repeat", type=int, default=3)
+    parser.add_argument("--wp-queries", type=int, default=300, help="queries of the generated whole-process input")
+    parser.add_argument("--trec-eval", default=os.environ.get("TREC_EVAL"), help="the trec_eval binary")
+    parser.add_argument("--no-in-process", action="store_true", help="only the whole-process comparison")
     args = parser.parse_args()
+    with tempfile.TemporaryDirectory() as tmp:
+        where = Path(tmp)
+        script = where / "pytrec_eval_script.py"
+        script.write_text(PYTREC_SCRIPT)
+        generated, rag = where / "generated", where / "rag"
+        generated.mkdir()
+        rag.mkdir()
+        run_path, qrels_path = write(*synthetic(args.wp_queries, args.docs), generated)
+        label = f"{args.wp_queries} queries x {args.docs} documents"
+        whole_process(label, run_path, qrels_path, script, args.trec_eval, args.repeat)
+        run_path, qrels_path = write(*rag_like(), rag)
+        whole_process(
+            "TREC-RAG-like, 301 topics x 100 segments", run_path, qrels_path, script, args.trec_eval, args.repeat
+        )
+    if args.no_in_process:
+        return
     run, qrels = synthetic(args.queries, args.docs)
 
     def theirs_memory() -> dict[str, float]:

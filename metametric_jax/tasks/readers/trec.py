@@ -148,8 +148,9 @@ def _decimals(chars: np.ndarray) -> np.ndarray:
         seen |= dot[:, j]
     values = mantissa.astype(np.float64) / _TENS[np.minimum(after, 15)]
     values = np.where(chars[:, 0] == 45, -values, values)
-    for i in np.flatnonzero(~plain).tolist():
-        values[i] = float(chars[i].tobytes().rstrip(b"\0"))
+    rest = np.flatnonzero(~plain)
+    if rest.size:
+        values[rest] = list(map(float, chars[rest].view(f"S{chars.shape[1]}").reshape(-1).tolist()))
     return values
 
 
