@@ -13,7 +13,6 @@ import dataclasses
 import functools
 import itertools
 import math
-import sys
 from collections import Counter
 from collections.abc import Mapping, Sequence
 from typing import Any
@@ -177,11 +176,13 @@ def max_assignment(weights: np.ndarray) -> float:
 def best_alignment(similarity: np.ndarray, *, solver: str = "auto") -> float:
     """The maximal total similarity of a one-to-one alignment of rows to columns (CEAF's numerator).
 
-    Where :mod:`scipy.optimize` is already imported, :func:`scipy.optimize.linear_sum_assignment` solves it. Otherwise
-    (reading and scoring files need not import it) the matrix splits into blocks of rows and columns linked by nonzero
-    entries; a block with one row or one column contributes its largest entry, a small block the best of its
-    enumerated assignments, a larger one :func:`max_assignment` (or scipy beyond ``_SMALL_BLOCK`` rows and columns).
-    Both give the optimum; ``solver="blocks"`` or ``"scipy"`` picks one.
+    The matrix splits into blocks of rows and columns linked by nonzero entries (reading and scoring files need not
+    import SciPy); a block with one row or one column contributes its largest entry, a small block the best of its
+    enumerated assignments, a larger one :func:`max_assignment` (or :func:`scipy.optimize.linear_sum_assignment`
+    beyond ``_SMALL_BLOCK`` rows and columns). ``solver="scipy"`` solves the whole matrix by SciPy instead: the same
+    optimum, its float sum taken in another order (its last bits may differ). ``"auto"`` (the default) is ``"blocks"``,
+    whatever modules this process has imported: the figures are a function of the input alone (the same in one
+    process and in worker processes).
 
     >>> best_alignment(np.array([[2.0, 1.0, 0.0], [1.0, 2.0, 0.0], [0.0, 0.0, 3.0]]))
     7.0
@@ -191,8 +192,7 @@ def best_alignment(similarity: np.ndarray, *, solver: str = "auto") -> float:
         return 0.0
     if solver not in ("auto", "blocks", "scipy"):
         raise ValueError(f"solver must be 'auto', 'blocks' or 'scipy'; found {solver!r}.")
-    scipy_ready = solver == "scipy" or (solver == "auto" and "scipy.optimize" in sys.modules)
-    if scipy_ready and min(sim.shape) > 1:  # already imported: one call of compiled code
+    if solver == "scipy" and min(sim.shape) > 1:
         from scipy.optimize import linear_sum_assignment
 
         i, j = linear_sum_assignment(sim, maximize=True)
