@@ -14,7 +14,9 @@ figures are equal (as EVALB prints them). EVALB is not part of the repository: b
 tests/data/constituency/README.md and give its path with ``--evalb PATH`` or ``$EVALB``; without it only our times
 are printed.
 
-Run: ``python bench/bench_constituency.py [--trees N] [--repeat R] [--evalb PATH]``.
+``--max-words N`` keeps only the pairs whose reference tree has at most N words (short trees: start-up weighs more).
+
+Run: ``python bench/bench_constituency.py [--trees N] [--repeat R] [--evalb PATH] [--max-words N]``.
 """
 
 from __future__ import annotations
@@ -22,6 +24,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import re
 import resource
 import subprocess
 import sys
@@ -69,10 +72,15 @@ def main() -> None:
     parser.add_argument("--trees", type=int, default=13170)
     parser.add_argument("--repeat", type=int, default=5)
     parser.add_argument("--evalb", default=os.environ.get("EVALB"))
+    parser.add_argument("--max-words", type=int, help="keep only the pairs of trees of at most this many words")
     args = parser.parse_args()
 
     gold_lines = (DATA / "gold.mrg").read_text(encoding="utf-8").splitlines()
     pred_lines = (DATA / "pred.mrg").read_text(encoding="utf-8").splitlines()
+    if args.max_words:  # short trees: the reference's words counted as its leaves, "(TAG word)"
+        leaf = re.compile(r"\([^()\s]+ [^()\s]+\)")
+        kept = [(g, p) for g, p in zip(gold_lines, pred_lines) if 0 < len(leaf.findall(g)) <= args.max_words]
+        gold_lines, pred_lines = [g for g, _ in kept], [p for _, p in kept]
     copies = -(-args.trees // len(gold_lines))
     tmp = Path(tempfile.mkdtemp())
     gold, pred = tmp / "gold.mrg", tmp / "pred.mrg"
@@ -85,7 +93,8 @@ def main() -> None:
     report = constituency.score_files(predictions=pred, references=gold)
     scores = report.scores["all"]
     print(
-        f"data: {scores['sentences']} trees per file (tests/data/constituency x {copies}, cut), {scores['words']} words"
+        f"data: {scores['sentences']} trees per file (tests/data/constituency x {copies}, cut"
+        f"{f', trees of at most {args.max_words} words' if args.max_words else ''}), {scores['words']} words"
     )
     evalb = [args.evalb, "-p", str(prm), "-e", "1000000000", str(gold), str(pred)] if args.evalb else None
     if evalb:
