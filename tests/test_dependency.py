@@ -697,3 +697,16 @@ def test_space_separators_are_unicode_category_zs() -> None:
     assert SPACE_SEPARATORS == "".join(found)
     assert surface("New\u00a0York\u3000City ok") == "NewYorkCityok"
     assert surface("tab\tstays") == "tab\tstays"  # a tab is not a space separator (category Cc)
+
+
+def test_read_words_are_the_tokens_their_constructor_builds() -> None:
+    import pickle
+
+    (sentence,) = parse_conllu("1\tHi\thi\tINTJ\tUH\tA=b\t0\troot\t_\tSpaceAfter=No\n", "s.conllu")
+    word = sentence.words[0]
+    built = DepToken(1, "Hi", "hi", "INTJ", "UH", "A=b", 0, "root", "_", "SpaceAfter=No", 1)
+    assert word == built and hash(word) == hash(built) and vars(word) == vars(built)
+    assert list(vars(word)) == list(vars(built)) and word.line == 1
+    assert pickle.loads(pickle.dumps(word)) == built
+    with pytest.raises(AttributeError):
+        word.head = 2  # type: ignore[misc]  # still frozen

@@ -185,6 +185,19 @@ class _Side:
         self.head: list[int] = []
         self.words: list[DepToken] = []
         pos = 0
+        add_chars, add_token, add_where, add_form = (
+            chars.append,
+            self.tokens.append,
+            self.token_where.append,
+            self.form.append,
+        )
+        add_start, add_end, add_mwt, add_sentence = (
+            self.start.append,
+            self.end.append,
+            self.mwt.append,
+            self.sentence_of.append,
+        )
+        add_head, add_word = self.head.append, self.words.append
         for s, sentence in enumerate(sentences):
             if not isinstance(sentence, DepSentence):
                 raise TypeError(f"expected a DepSentence; found {type(sentence).__name__}")
@@ -198,33 +211,36 @@ class _Side:
             last = 0  # the last word id of the current multiword token
             span = (pos, pos)
             for w in sentence.words:
-                m = ranges.get(w.id)
-                if m is not None:
-                    text = surface(m.form)
-                    span, last = (pos, pos + len(text)), m.last
-                    chars.append(text)
-                    self.tokens.append(span)
-                    self.token_where.append((s, m.line if m.line is not None else sentence.line))
-                    pos += len(text)
+                if ranges:
+                    m = ranges.get(w.id)
+                    if m is not None:
+                        text = surface(m.form)
+                        span, last = (pos, pos + len(text)), m.last
+                        add_chars(text)
+                        add_token(span)
+                        add_where((s, m.line if m.line is not None else sentence.line))
+                        pos += len(text)
                 inside = w.id <= last
-                if not inside:
+                if inside:
+                    add_form(w.form.lower())
+                else:
                     text = surface(w.form)
                     if not text:
                         raise InputFormatError(
                             sentence.source, w.line, f"{sentence.describe(s + 1)}: expected a non-empty FORM"
                         )
                     span = (pos, pos + len(text))
-                    chars.append(text)
-                    self.tokens.append(span)
-                    self.token_where.append((s, w.line if w.line is not None else sentence.line))
+                    add_chars(text)
+                    add_token(span)
+                    add_where((s, w.line if w.line is not None else sentence.line))
+                    add_form(text.lower())
                     pos += len(text)
-                self.start.append(span[0])
-                self.end.append(span[1])
-                self.mwt.append(inside)
-                self.form.append((w.form if inside else surface(w.form)).lower())
-                self.sentence_of.append(s)
-                self.head.append(offset + w.head - 1 if w.head else _ROOT)
-                self.words.append(w)
+                add_start(span[0])
+                add_end(span[1])
+                add_mwt(inside)
+                add_sentence(s)
+                add_head(offset + w.head - 1 if w.head else _ROOT)
+                add_word(w)
             self.spans.append((begin, pos))
         self.text = "".join(chars)
         words = self.words
