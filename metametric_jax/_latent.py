@@ -424,7 +424,6 @@ def _local_search(p: _Problem, starts: list[set[int]], budget: Budget, max_round
     ub = np.array([b // n_g for (_, b), _ in terms], dtype=np.int64)
     vb = np.array([b % n_g for (_, b), _ in terms], dtype=np.int64)
     w = np.array([x for _, x in terms], dtype=np.float64)
-    rng = np.random.default_rng(0)
     rows = np.arange(size)
 
     def value(perm: np.ndarray) -> float:
@@ -474,7 +473,8 @@ def _local_search(p: _Problem, starts: list[set[int]], budget: Budget, max_round
     assert best_perm is not None
     perm = best_perm.copy()
     rounds = 0
-    while (max_rounds is None or rounds < max_rounds) and budget.spend(step):
+    rng = np.random.default_rng(0) if max_rounds != 0 else None  # (NumPy's random module is imported on first use)
+    while rng is not None and (max_rounds is None or rounds < max_rounds) and budget.spend(step):
         rounds += 1
         trial = perm.copy()
         for _ in range(int(rng.integers(2, 5))):
