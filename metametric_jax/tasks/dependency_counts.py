@@ -23,6 +23,7 @@ import bisect
 import contextlib
 import functools
 import gc
+import itertools
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from typing import Any
 
@@ -85,13 +86,16 @@ def check_tree(sentence: DepSentence, index: int | None = None) -> None:
     """
     _check_heads(sentence, index)
     words = sentence.words
+    heads = [0, *(w.head for w in words)]
     state = [0] * (len(words) + 1)  # 0 unseen, 1 on the current path, 2 done
     for start in range(1, len(words) + 1):
+        if state[start]:
+            continue
         path, node = [], start
         while node and state[node] == 0:
             state[node] = 1
             path.append(node)
-            node = words[node - 1].head
+            node = heads[node]
         if node and state[node] == 1:
             cycle = path[path.index(node) :]
             through = " -> ".join(str(w) for w in (*cycle, node))
@@ -103,6 +107,8 @@ def check_tree(sentence: DepSentence, index: int | None = None) -> None:
             )
         for w in path:
             state[w] = 2
+    if heads.count(0) == 2:  # the padding and one root
+        return
     roots = [w for w in words if w.head == 0]
     if len(roots) != 1:
         at = roots[1].line if len(roots) > 1 and roots[1].line is not None else sentence.line
@@ -118,7 +124,8 @@ def check_tree(sentence: DepSentence, index: int | None = None) -> None:
 def _check_heads(sentence: DepSentence, index: int | None) -> None:
     n = len(sentence.words)
     for k, w in enumerate(sentence.words, start=1):
-        if w.id != k or not isinstance(w.head, int) or isinstance(w.head, bool) or not 0 <= w.head <= n:
+        h = w.head
+        if w.id != k or not (type(h) is int or (isinstance(h, int) and not isinstance(h, bool))) or not 0 <= h <= n:
             raise InputFormatError(
                 sentence.source,
                 w.line if w.line is not None else sentence.line,
@@ -207,6 +214,10 @@ class _Side:
                 _check_heads(sentence, s + 1)
             _check_multiword(sentence, s + 1)
             offset, begin = len(self.words), pos
+            if not sentence.multiword:  # each word its own token: the same lists, built a sentence at a time
+                pos = self._plain(sentence, s, offset, pos, chars)
+                self.spans.append((begin, pos))
+                continue
             ranges = {m.first: m for m in sentence.multiword}
             last = 0  # the last word id of the current multiword token
             span = (pos, pos)
@@ -252,6 +263,27 @@ class _Side:
         for k, h in enumerate(self.head):
             if h != _ROOT and self.base[k] in FUNCTIONAL_DEPRELS:
                 self.children[h].append(k)
+
+    def _plain(self, sentence: DepSentence, s: int, offset: int, pos: int, chars: list[str]) -> int:
+        """Add the words of sentence ``s`` (no multiword token) starting at character ``pos``; the end of its text."""
+        words = sentence.words
+        texts = [surface(w.form) for w in words]
+        if not all(texts):
+            w = words[texts.index("")]
+            raise InputFormatError(sentence.source, w.line, f"{sentence.describe(s + 1)}: expected a non-empty FORM")
+        bounds = list(itertools.accumulate(map(len, texts), initial=pos))
+        starts, ends = bounds[:-1], bounds[1:]
+        chars += texts
+        self.tokens += zip(starts, ends)
+        self.token_where += [(s, sentence.line if w.line is None else w.line) for w in words]
+        self.start += starts
+        self.end += ends
+        self.mwt += [False] * len(words)
+        self.form += [t.lower() for t in texts]
+        self.sentence_of += [s] * len(words)
+        self.head += [offset + w.head - 1 if w.head else _ROOT for w in words]
+        self.words += words
+        return bounds[-1]
 
     def locate(self, char: int) -> tuple[str, int | None]:
         """The file and line of the token holding character ``char`` (the last token at the end of the text)."""
