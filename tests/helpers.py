@@ -71,8 +71,11 @@ BAG = make_metric(dsl.set_matching(dsl.discrete()), "f1", name="resampled_bag")
 """F1 of sets of hashable items (what :func:`corpus` makes): the metric the host resampling tests resample."""
 
 
+@metametric(normalizer="none")
 @dataclass(frozen=True)
 class Span:
+    """A labelled span (its own metric: the raw overlap of two spans)."""
+
     start: int
     end: int
     label: str

@@ -17,6 +17,7 @@ from typing import Any, NamedTuple
 import jax
 import numpy as np
 import pytest
+from helpers import Sentence, Span
 
 from metametric_jax import Variable, dsl, make_metric, make_suite, metametric, stats_metric
 from metametric_jax import testing as laws
@@ -33,18 +34,7 @@ class Case(NamedTuple):
 
 
 # --------------------------------------------------------------------------------------------------------- core data
-@metametric(normalizer="none")
-@dataclass(frozen=True)
-class Span:
-    start: int
-    end: int
-    label: str
-
-
-@metametric(normalizer="f1")
-@dataclass(frozen=True)
-class Doc:
-    spans: frozenset[Span]
+Doc = Sentence  # F1 of sets of spans
 
 
 @metametric(normalizer="f2")
