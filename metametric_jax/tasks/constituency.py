@@ -525,12 +525,18 @@ def sentence_stats(c: SentenceCounts, params: EvalbParams = COLLINS) -> dict[str
     return out
 
 
-def _batch_stats(params: EvalbParams) -> Any:
-    def stats(predictions: Sequence[Any], references: Sequence[Any]) -> dict[str, np.ndarray]:
-        c = evalb_counts(_bank(predictions, "prediction"), _bank(references, "reference"), params)
-        return sentence_stats(c, params)
+def _evalb_stats(params: EvalbParams, predictions: Sequence[Any], references: Sequence[Any]) -> dict[str, np.ndarray]:
+    """:func:`sentence_stats` of trees: the batch function of :func:`ConstituencyMetric`.
 
-    return stats
+    A module-level function, so that worker processes unpickle it without importing JAX.
+    """
+    c = evalb_counts(_bank(predictions, "prediction"), _bank(references, "reference"), params)
+    return sentence_stats(c, params)
+
+
+def _row_stats(names: tuple[str, ...], predictions: Sequence[Any], references: Sequence[Any]) -> dict[str, np.ndarray]:
+    """Each member's statistics from rows of :func:`sentence_stats` given as the predictions (references ignored)."""
+    return {k: np.asarray([row[k] for row in predictions], np.float64).reshape(-1, 3) for k in names}
 
 
 @class_factory
@@ -573,7 +579,7 @@ def ConstituencyMetric(params: EvalbParams = COLLINS) -> Any:  # noqa: N802 - a 
     return make_suite(
         "evalb",
         members,
-        batch_stats=_batch_stats(params),
+        batch_stats=functools.partial(_evalb_stats, params),
         doc="EVALB's figures as an accumulator suite (see :func:`ConstituencyMetric`).",
     )
 
@@ -596,10 +602,7 @@ def SentenceStatsMetric(params: EvalbParams = COLLINS) -> Any:  # noqa: N802 - a
     from metametric_jax.suite import make_suite
 
     base = ConstituencyMetric(params).metric_config
-
-    def batch(predictions: Sequence[Any], references: Sequence[Any]) -> dict[str, np.ndarray]:
-        return {k: np.asarray([row[k] for row in predictions], np.float64).reshape(-1, 3) for k, _ in base.members}
-
+    batch = functools.partial(_row_stats, tuple(k for k, _ in base.members))
     return make_suite(
         "evalb_sentences", dict(base.members), batch_stats=batch, doc="EVALB's figures from sentence statistics."
     )

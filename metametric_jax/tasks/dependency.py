@@ -202,8 +202,10 @@ def _suite(check_trees: bool, exclude_punct: bool, strip_subtypes: bool) -> type
                 doc=_MEMBER_DOC.format(figure=m, what="aligned accuracy as recall", stats="C, A, A"),
             )
 
-    def batch(predictions: Sequence[Any], references: Sequence[Any]) -> dict[str, np.ndarray]:
-        return attachment_stats(predictions, references, **options)
+    # a module-level function: worker processes (parallel.from_model_output) unpickle it without importing JAX
+    batch = functools.partial(
+        attachment_stats, check_trees=check_trees, exclude_punct=exclude_punct, strip_subtypes=strip_subtypes
+    )
 
     def table(results: Mapping[str, Any]) -> dict[str, Any]:
         out = {}
@@ -254,23 +256,22 @@ def DependencyMetric(  # noqa: N802 - a cached factory named as the task's metri
     return _suite(bool(check_trees), bool(exclude_punct), bool(strip_subtypes))
 
 
+def _counts_stats(predictions: Sequence[Any], references: Sequence[Any]) -> dict[str, np.ndarray]:
+    """The member statistics of per-sentence counts given as the predictions: the counts suite's batch function."""
+    counts = np.zeros((0, len(METRICS), 4)) if not len(predictions) else np.stack([np.asarray(c) for c in predictions])
+    return _member_stats(counts)
+
+
 @class_factory
 def _counts_suite(check_trees: bool, exclude_punct: bool, strip_subtypes: bool) -> type[Suite]:
     from metametric_jax.suite import make_suite
 
     base = _suite(check_trees, exclude_punct, strip_subtypes).metric_config
-
-    def batch(predictions: Sequence[Any], references: Sequence[Any]) -> dict[str, np.ndarray]:
-        counts = (
-            np.zeros((0, len(METRICS), 4)) if not len(predictions) else np.stack([np.asarray(c) for c in predictions])
-        )
-        return _member_stats(counts)
-
     return make_suite(
         f"{base.name}_counts",
         dict(base.members),
         dict(base.derived),
-        batch_stats=batch,
+        batch_stats=_counts_stats,
         doc="The CoNLL 2018 figures from per-sentence counts (see :func:`SentenceCountsMetric`).",
     )
 

@@ -147,28 +147,38 @@ def _check_mode(mode: Any) -> str:
 
 
 @functools.cache
-def _batch_stats(mode: str, directed: bool) -> dict[str, Callable[..., np.ndarray]]:
+def _key_functions(mode: str, directed: bool) -> dict[str, Callable[[Document], list[Any]]]:
     strict = mode == "strict"
-    keys = {
+    return {
         "entities": _entity_keys(strict),
         "relations": _relation_keys(strict, directed),
         "triggers": _trigger_keys(strict),
         "arguments": _argument_keys(strict),
     }
-    out: dict[str, Callable[..., np.ndarray]] = {}
-    for figure, key in keys.items():
 
-        def batch_stats(predictions: Sequence[Any], references: Sequence[Any], key: Any = key) -> np.ndarray:
-            _check_documents(predictions, "predictions")
-            _check_documents(references, "references")
-            rows = []
-            for p, r in zip(predictions, references):
-                kp, kr = key(p), key(r)
-                rows.append((_matched(kp, kr) if kp and kr else 0, len(kp), len(kr)))
-            return np.array(rows, np.float64).reshape(-1, 3)
 
-        out[figure] = batch_stats
-    return out
+def _figure_stats(
+    mode: str, directed: bool, figure: str, predictions: Sequence[Any], references: Sequence[Any]
+) -> np.ndarray:
+    """Per document ``(matched, predicted, reference)`` keys of one figure: a member's batch function.
+
+    A module-level function (bound by :func:`functools.partial`), so that worker processes unpickle it without
+    importing JAX.
+    """
+    key = _key_functions(mode, directed)[figure]
+    _check_documents(predictions, "predictions")
+    _check_documents(references, "references")
+    rows = []
+    for p, r in zip(predictions, references):
+        kp, kr = key(p), key(r)
+        rows.append((_matched(kp, kr) if kp and kr else 0, len(kp), len(kr)))
+    return np.array(rows, np.float64).reshape(-1, 3)
+
+
+@functools.cache
+def _batch_stats(mode: str, directed: bool) -> dict[str, Callable[..., np.ndarray]]:
+    figures = _key_functions(mode, directed)
+    return {figure: functools.partial(_figure_stats, mode, directed, figure) for figure in figures}
 
 
 def _matched(predicted: list[Any], reference: list[Any]) -> int:

@@ -478,6 +478,23 @@ def _left_out(queries: list[Any], why: str) -> str:
 _MAYBE_NAN = ("Rndcg",)  # the families whose query figure can be NaN (trec_eval's)
 
 
+def _suite_stats(
+    plan: Plan, level: int, max_retrieved: int | None, predictions: Sequence[Any], references: Sequence[Any]
+) -> dict[str, np.ndarray]:
+    """The members' statistics of queries: the batch function of the ranking suite.
+
+    A module-level function, so that worker processes unpickle it without importing JAX.
+    """
+    out = {}
+    for key, v in evaluate(predictions, references, plan, level=level, max_retrieved=max_retrieved).items():
+        undefined = np.isnan(v)
+        v = np.where(undefined, 0.0, v)
+        out[key] = np.stack([np.maximum(v, 0.0), np.ones_like(v), np.maximum(-v, 0.0)], axis=1)
+        if family_of(key) in _MAYBE_NAN:
+            out[f"{key}_undefined"] = np.stack([undefined.astype(np.float64), np.ones_like(v), np.ones_like(v)], 1)
+    return out
+
+
 @class_factory
 def _ranking_suite(plan: Plan, level: int, max_retrieved: int | None) -> Any:
     from metametric_jax.build import stats_metric
@@ -516,21 +533,11 @@ def _ranking_suite(plan: Plan, level: int, max_retrieved: int | None) -> Any:
                 out[key] = jnp.where(results[f"{key}_undefined"]["overlap"] > 0, jnp.nan, out[key])
         return out
 
-    def batch(predictions: Sequence[Any], references: Sequence[Any]) -> dict[str, np.ndarray]:
-        out = {}
-        for key, v in evaluate(predictions, references, plan, level=level, max_retrieved=max_retrieved).items():
-            undefined = np.isnan(v)
-            v = np.where(undefined, 0.0, v)
-            out[key] = np.stack([np.maximum(v, 0.0), np.ones_like(v), np.maximum(-v, 0.0)], axis=1)
-            if family_of(key) in _MAYBE_NAN:
-                out[f"{key}_undefined"] = np.stack([undefined.astype(np.float64), np.ones_like(v), np.ones_like(v)], 1)
-        return out
-
     return make_suite(
         "ranking",
         members,
         {"all": all_figures},
-        batch_stats=batch,
+        batch_stats=functools.partial(_suite_stats, plan, level, max_retrieved),
         doc=(
             f"trec_eval's measures {keys} (relevance level {level}) as one accumulator; ``compute()['all']`` holds "
             "the run's figures (means over queries, sums for ``num_*``, geometric means for ``gm_map`` and "

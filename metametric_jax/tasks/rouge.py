@@ -69,6 +69,7 @@ from metametric_jax.tasks.stem import porter_stem
 __all__ = [
     "DEFAULT_TYPES",
     "stats_in_chunks",
+    "kind_stats",
     "tokenize",
     "sentences",
     "parse_types",
@@ -306,6 +307,17 @@ def rouge_stats(
                     best, best_f = stats, f
             out[k][i] = best
     return out
+
+
+def kind_stats(
+    kind: str, use_stemmer: bool, multi_reference: bool, predictions: Sequence[Any], references: Sequence[Any]
+) -> np.ndarray:
+    """The ``(n, 3)`` statistics of one ROUGE type: the batch function of its accumulator.
+
+    A module-level function (bound by :func:`functools.partial`), so that worker processes unpickle it without
+    importing JAX.
+    """
+    return rouge_stats(predictions, references, (kind,), use_stemmer=use_stemmer, multi_reference=multi_reference)[kind]
 
 
 def _chunk_stats(types: tuple[str, ...], use_stemmer: bool, predictions: list[Any], references: list[Any]) -> Any:

@@ -49,10 +49,8 @@ through the read-out of :func:`score` (to about 1e-14: the state keeps its sums 
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
-from typing import Any
-
-import numpy as np
+import functools
+from collections.abc import Iterable
 
 from metametric_jax._portable import class_factory
 from metametric_jax.accumulate import Metric
@@ -63,6 +61,7 @@ from metametric_jax.suite import Suite, make_suite
 from metametric_jax.tasks.rouge import (
     DEFAULT_TYPES,
     figures,
+    kind_stats,
     lcs_indices,
     lcs_length,
     ngrams,
@@ -157,10 +156,8 @@ Source: Chin-Yew Lin, "ROUGE: A Package for Automatic Evaluation of Summaries", 
 
 @class_factory
 def _metric(kind: str, use_stemmer: bool, multi_reference: bool) -> type[Metric]:
-    def batch_stats(predictions: Sequence[Any], references: Sequence[Any]) -> np.ndarray:
-        return rouge_stats(predictions, references, (kind,), use_stemmer=use_stemmer, multi_reference=multi_reference)[
-            kind
-        ]
+    # module-level functions of tasks.rouge (NumPy only): worker processes unpickle them without importing JAX
+    batch_stats = functools.partial(kind_stats, kind, use_stemmer, multi_reference)
 
     name = "rouge_" + kind[5:].lower() + ("_stemmed" if use_stemmer else "") + ("_multi" if multi_reference else "")
     return stats_metric(
@@ -213,8 +210,7 @@ RougeLsum: type[Metric] = rouge_metric("rougeLsum")
 
 @class_factory
 def _suite(kinds: tuple[str, ...], use_stemmer: bool, multi_reference: bool) -> type[Suite]:
-    def batch_stats(predictions: Sequence[Any], references: Sequence[Any]) -> dict[str, np.ndarray]:
-        return rouge_stats(predictions, references, kinds, use_stemmer=use_stemmer, multi_reference=multi_reference)
+    batch_stats = functools.partial(rouge_stats, types=kinds, use_stemmer=use_stemmer, multi_reference=multi_reference)
 
     members = {k: _metric(k, use_stemmer, multi_reference) for k in kinds}
     doc = (
