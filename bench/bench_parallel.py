@@ -14,7 +14,7 @@
    (``multi_processing``) against ``SmatchMetric.from_model_output`` in one process (a whole process each, start-up
    included): the overhead of the engine on one machine (reported; Beam is for more than one machine).
 
-Run: ``python bench/bench_parallel.py [--pairs 1000] [--documents 1000] [--repeat 2] [--no-beam]``.
+Run: ``python bench/bench_parallel.py [--pairs 1000] [--documents 1000] [--repeat 2] [--only amr|coref] [--no-beam]``.
 """
 
 from __future__ import annotations
@@ -158,6 +158,7 @@ def main() -> None:
     parser.add_argument("--repeat", type=int, default=2)
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--no-beam", action="store_true", help="skip the DirectRunner part")
+    parser.add_argument("--only", choices=("amr", "coref"), default=None, help="time one task's --jobs only")
     args = parser.parse_args()
     cli = [sys.executable, "-c", CLI]
     env = dict(os.environ)
@@ -166,12 +167,14 @@ def main() -> None:
         folder = Path(tmp)
         amr_files(folder, args.pairs, args.seed)
         coref_files(folder, args.documents, args.seed)
-        amr = [*cli, "score", "amr", "--gold", str(folder / "gold.txt"), "--pred", str(folder / "pred.txt")]
-        compare_jobs("amr", [*amr, "--format", "json", "--no-progress"], args.repeat, env)
-        coref = [*cli, "score", "coref", str(folder / "key.conll"), str(folder / "response.conll")]
-        coref.append("--max-repeated-mentions=-1")  # the generator's responses repeat key mentions
-        compare_jobs("coref", [*coref, "--format", "json", "--no-progress"], args.repeat, env)
-        if not args.no_beam:
+        if args.only in (None, "amr"):
+            amr = [*cli, "score", "amr", "--gold", str(folder / "gold.txt"), "--pred", str(folder / "pred.txt")]
+            compare_jobs("amr", [*amr, "--format", "json", "--no-progress"], args.repeat, env)
+        if args.only in (None, "coref"):
+            coref = [*cli, "score", "coref", str(folder / "key.conll"), str(folder / "response.conll")]
+            coref.append("--max-repeated-mentions=-1")  # the generator's responses repeat key mentions
+            compare_jobs("coref", [*coref, "--format", "json", "--no-progress"], args.repeat, env)
+        if not args.no_beam and args.only is None:
             beam_overhead(folder, env)
     print(f"CPU share free after the runs: {cpu_share():.2f}")
 
