@@ -548,31 +548,35 @@ def _counts_of(
             for c in side.children[k]
         ]
 
-    # one row per scored aligned pair: its reference sentence and, per word-level figure, whether it is correct
-    sent, flags = [], []
-    for g, s in pairs:
-        if not g_scored[g]:
-            continue
-        gw, sw = g_words[g], s_words[s]
-        upos, xpos = gw.upos == sw.upos, gw.xpos == sw.xpos
-        feats = gold.feats[g] == system.feats[s]
-        lemma = gw.lemma == "_" or gw.lemma == sw.lemma
-        h = system.head[s]
-        head = gold.head[g] == (h if h == _ROOT else to_gold[h])
-        labelled = head and gold.label[g] == system.label[s]
-        if gold.content[g]:
-            mlas = labelled and upos and feats and child_keys(gold, g, None) == child_keys(system, s, to_gold)
-            tail: tuple[bool | None, ...] = (labelled, mlas, labelled and lemma)
-        else:
-            tail = (None, None, None)
-        sent.append(gold.sentence_of[g])
-        flags.append((True, upos, xpos, feats, upos and xpos and feats, lemma, head, labelled, *tail))
-    if flags:
-        table = np.asarray(flags, dtype=object)
-        rows = np.asarray(sent, dtype=np.int64)
-        for k, m in enumerate(METRICS[2:]):
-            counted = table[:, k] != None  # noqa: E711 - None marks a pair a content-word figure leaves out
-            out[:, col[m], 3] += count(rows[counted])
-            out[:, col[m], 0] += count(rows[counted], table[counted, k].astype(bool))
+    # per scored aligned pair: its reference sentence and, per word-level figure, whether it is correct (columns)
+    kept = [(g, s) for g, s in pairs if g_scored[g]]
+    if kept:
+        gs = [g for g, _ in kept]
+
+        def same(a: Sequence[Any], b: Sequence[Any]) -> np.ndarray:
+            return np.array([a[g] == b[s] for g, s in kept], dtype=bool)
+
+        g_upos, s_upos = [w.upos for w in g_words], [w.upos for w in s_words]
+        upos = same(g_upos, s_upos)
+        xpos = same([w.xpos for w in g_words], [w.xpos for w in s_words])
+        feats = same(gold.feats, system.feats)
+        g_lemma, s_lemma = [w.lemma for w in g_words], [w.lemma for w in s_words]
+        lemma = np.array([g_lemma[g] == "_" or g_lemma[g] == s_lemma[s] for g, s in kept], dtype=bool)
+        s_head = [h if h == _ROOT else to_gold[h] for h in system.head]
+        head = same(gold.head, s_head)
+        labelled = head & same(gold.label, system.label)
+        content_word = np.array([gold.content[g] for g in gs], dtype=bool)
+        mlas = np.zeros(len(kept), dtype=bool)
+        for k in np.flatnonzero(content_word & labelled & upos & feats).tolist():
+            g, s = kept[k]
+            mlas[k] = child_keys(gold, g, None) == child_keys(system, s, to_gold)
+        sentence_of = np.asarray([gold.sentence_of[g] for g in gs], dtype=np.int64)
+        everything = np.ones(len(kept), dtype=bool)
+        columns: tuple[np.ndarray, ...] = (everything, upos, xpos, feats, upos & xpos & feats, lemma, head, labelled)
+        columns += (labelled, mlas, labelled & lemma)  # content words only
+        for k, (m, correct) in enumerate(zip(METRICS[2:], columns)):
+            counted = content_word if k >= 8 else everything
+            out[:, col[m], 3] += count(sentence_of[counted])
+            out[:, col[m], 0] += count(sentence_of[counted], correct[counted])
     out[:, col["words"], 3] = out[:, col["words"], 0]
     return out, _left_over(gold, system, i, j)
