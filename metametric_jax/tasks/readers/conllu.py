@@ -192,8 +192,18 @@ class _Builder:
         self.started = True
         ident = columns[0]
         expected = len(self.words) + 1
-        if ident.isdigit() and ident.isascii():
-            self.word(k, columns, expected)
+        if ident.isdigit() and ident.isascii():  # a word: most lines
+            number = int(ident)
+            if number != expected:
+                raise InputFormatError(self.source, k, f"expected word id {expected}; found {ident!r}")
+            head = columns[6]
+            if not (head.isdigit() and head.isascii()):
+                raise InputFormatError(self.source, k, f"expected HEAD to be a word id or 0; found {head!r}")
+            if not self.range_end and not surface(columns[1]):
+                raise InputFormatError(self.source, k, f"expected a non-empty FORM; found {columns[1]!r}")
+            self.words.append(_token(number, columns, int(head), k))
+            if self.range_end == number:
+                self.range_end = 0
         elif m := _RANGE_ID.match(ident):
             first, last = int(m.group(1)), int(m.group(2))
             if self.range_end:
@@ -219,19 +229,6 @@ class _Builder:
                 k,
                 f"expected a word id ({expected}), a range ({expected}-N) or an empty node; found {ident!r}",
             )
-
-    def word(self, k: int, columns: list[str], expected: int) -> None:
-        ident = int(columns[0])
-        if ident != expected:
-            raise InputFormatError(self.source, k, f"expected word id {expected}; found {columns[0]!r}")
-        head = columns[6]
-        if not (head.isdigit() and head.isascii()):
-            raise InputFormatError(self.source, k, f"expected HEAD to be a word id or 0; found {head!r}")
-        if not self.range_end and not surface(columns[1]):
-            raise InputFormatError(self.source, k, f"expected a non-empty FORM; found {columns[1]!r}")
-        self.words.append(_token(ident, columns, int(head), k))
-        if self.range_end == ident:
-            self.range_end = 0
 
     def end(self, k: int) -> None:
         """Close the sentence (``k``: the line that ended it, for messages)."""
