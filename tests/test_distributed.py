@@ -24,7 +24,7 @@ from _common import Boot, Both, Doc, boot_figures, data, figures  # noqa: E402
 
 from metametric_jax.distributed import merge_across_processes  # noqa: E402
 
-TIMEOUT = 120
+TIMEOUT = 600  # a bound on a hang: four simulated devices (10 s of CPU) took over 120 s on two busy cores
 pytestmark = pytest.mark.slow
 
 
