@@ -32,7 +32,8 @@ from metametric_jax.tasks.ranking import (
 )
 from metametric_jax.tasks.readers import trec as trec_reader
 from metametric_jax.tasks.readers.trec import parse_qrels, parse_run, read_run
-from metametric_jax.tasks.trec_measures import MEASURES, NICKNAMES, query_figures
+from metametric_jax.tasks.trec_figures import query_figures
+from metametric_jax.tasks.trec_measures import MEASURES, NICKNAMES
 
 DATA = Path(__file__).parent / "data" / "ranking"
 CASES = json.loads((DATA / "cases.json").read_text())

@@ -72,16 +72,8 @@ from metametric_jax.inputs import check_lengths
 from metametric_jax.intervals import exact_totals
 from metametric_jax.ranking import AtK, AveragePrecision, judgements, rank, ranked_list
 from metametric_jax.report import Report
-from metametric_jax.tasks.trec_measures import (
-    MEASURES,
-    OFFICIAL,
-    Plan,
-    family_of,
-    parse_measures,
-    plan_keys,
-    query_figures,
-    query_values,
-)
+from metametric_jax.tasks.trec_figures import query_figures, query_values
+from metametric_jax.tasks.trec_measures import MEASURES, OFFICIAL, Plan, family_of, parse_measures, plan_keys
 
 __all__ = [
     "rank",
@@ -141,7 +133,7 @@ def evaluate(
 ) -> dict[str, np.ndarray]:
     """Each query's figure of every measure of ``plan``: ``{printed name: (queries,) float64 array}``.
 
-    A query's figure is trec_eval's (:func:`metametric_jax.tasks.trec_measures.query_figures`: its value, its count
+    A query's figure is trec_eval's (:func:`metametric_jax.tasks.trec_figures.query_figures`: its value, its count
     for ``num_*``, the logarithm for ``gm_map`` and ``gm_bpref``). ``progress(done, total)`` is called first, every
     100 queries and at the end.
     """
