@@ -70,9 +70,19 @@ import numpy as np
 from metametric_jax._portable import class_factory
 from metametric_jax.inputs import check_lengths
 from metametric_jax.intervals import exact_totals
-from metametric_jax.ranking import AtK, AveragePrecision, judgements, rank, ranked_list
+from metametric_jax.ranking import AtK, AveragePrecision, rank
 from metametric_jax.report import Report
-from metametric_jax.tasks.trec_figures import query_figures, query_values
+from metametric_jax.tasks.ranking_queries import (
+    check_options,
+    evaluate,
+    evaluate_queries,
+    hidden,
+    measure_kind,
+    query_rows,
+    readout,
+    with_map,
+)
+from metametric_jax.tasks.trec_figures import query_figures
 from metametric_jax.tasks.trec_measures import MEASURES, OFFICIAL, Plan, family_of, parse_measures, plan_keys
 
 __all__ = [
@@ -94,149 +104,6 @@ __all__ = [
     "recall_at_k",
     "state_report",
 ]
-
-
-def _hidden(key: str) -> bool:
-    """trec_eval prints num_q and the geometric means for the whole run only."""
-    return key == "num_q" or MEASURES[family_of(key)].kind == "geometric"
-
-
-def _with_map(plan: Plan) -> Plan:
-    if ("map", None) in plan:
-        return plan
-    order = list(MEASURES)
-    return tuple(sorted((*plan, ("map", None)), key=lambda fp: order.index(fp[0])))  # stable: parameters keep order
-
-
-def _ranking(prediction: Any, what: str, max_retrieved: int | None) -> list[Any]:
-    items = rank(prediction) if isinstance(prediction, Mapping) else ranked_list(prediction, what)
-    return items if max_retrieved is None else items[:max_retrieved]
-
-
-def _check_options(level: int, max_retrieved: int | None) -> None:
-    if isinstance(level, bool) or not isinstance(level, int) or level < 0:
-        raise ValueError(f"level must be a non-negative integer; found {level!r}.")
-    if max_retrieved is not None and (
-        isinstance(max_retrieved, bool) or not isinstance(max_retrieved, int) or max_retrieved < 0
-    ):
-        raise ValueError(f"max_retrieved must be a non-negative integer or None; found {max_retrieved!r}.")
-
-
-def evaluate(
-    predictions: Sequence[Any],
-    references: Sequence[Any],
-    plan: Plan,
-    *,
-    level: int = 1,
-    max_retrieved: int | None = None,
-    progress: Callable[[int, int], None] | None = None,
-) -> dict[str, np.ndarray]:
-    """Each query's figure of every measure of ``plan``: ``{printed name: (queries,) float64 array}``.
-
-    A query's figure is trec_eval's (:func:`metametric_jax.tasks.trec_figures.query_figures`: its value, its count
-    for ``num_*``, the logarithm for ``gm_map`` and ``gm_bpref``). ``progress(done, total)`` is called first, every
-    100 queries and at the end.
-    """
-    _check_options(level, max_retrieved)
-    check_lengths(predictions, references, "ranking", "query")
-    keys = plan_keys(plan)
-    table = np.zeros((len(predictions), len(keys)), np.float64)
-    if progress is not None:
-        progress(0, len(predictions))
-    for q, (p, r) in enumerate(zip(predictions, references)):
-        ranking = _ranking(p, f"query {q}: prediction", max_retrieved)
-        table[q] = query_values(ranking, judgements(r, f"query {q}: reference"), plan, level)
-        if progress is not None and (q + 1) % 100 == 0:
-            progress(q + 1, len(predictions))
-    if progress is not None:
-        progress(len(predictions), len(predictions))
-    return {k: table[:, j] for j, k in enumerate(keys)}
-
-
-def _evaluate_chunk(
-    plan: Plan, level: int, max_retrieved: int | None, predictions: Sequence[Any], references: Sequence[Any]
-) -> dict[str, np.ndarray]:
-    return evaluate(predictions, references, plan, level=level, max_retrieved=max_retrieved)
-
-
-def evaluate_queries(
-    predictions: Sequence[Any],
-    references: Sequence[Any],
-    plan: Plan,
-    *,
-    level: int = 1,
-    max_retrieved: int | None = None,
-    progress: Callable[[int, int], None] | None = None,
-    jobs: int = 1,
-) -> dict[str, np.ndarray]:
-    """:func:`evaluate` in ``jobs`` worker processes (0: every core), the queries in chunks: the same arrays."""
-    if jobs == 1:
-        return evaluate(predictions, references, plan, level=level, max_retrieved=max_retrieved, progress=progress)
-    from metametric_jax import parallel
-
-    _check_options(level, max_retrieved)
-    check_lengths(predictions, references, "ranking", "query")
-    task = functools.partial(_evaluate_chunk, plan, level, max_retrieved)
-    return parallel.map_rows(  # type: ignore[no-any-return]
-        task, list(predictions), list(references), jobs=jobs, progress=progress, preload=[__name__]
-    )
-
-
-def _kind(key: str) -> str:
-    return MEASURES[family_of(key)].kind
-
-
-def query_rows(figures: Mapping[str, np.ndarray]) -> np.ndarray:
-    """Additive rows of :func:`evaluate`'s figures: float64 ``(queries, 2 len(figures) + 1)``, read by :func:`readout`.
-
-    Column ``k`` is the queries' figure of the ``k``-th measure of ``figures`` (its value, its count for ``num_*``,
-    the logarithm for ``gm_map`` and ``gm_bpref``). Column ``len(figures) + k`` holds trec_eval's rounding: trec_eval
-    adds the queries' figures one by one in its order of queries, and its total can differ from the exact sum of the
-    column by a few units in the last place, which shows at the 4th decimal where the mean is a tie (0.04875); the
-    first row holds that difference (exact, as the two sums are close) and the others 0, so the two columns sum to
-    trec_eval's total exactly. The last column is 1 (the query count).
-    """
-    n = len(next(iter(figures.values()))) if figures else 0
-    columns = [np.asarray(f, np.float64) for f in figures.values()]
-    if not n:
-        return np.zeros((0, 2 * len(columns) + 1))
-    corrections = np.zeros((n, len(columns)))
-    for k, column in enumerate(columns):
-        values = column.tolist()
-        running = 0.0
-        for x in values:  # query by query, as trec_eval adds them
-            running += x
-        corrections[0, k] = running - math.fsum(values) if math.isfinite(running) else 0.0
-    return np.concatenate([np.stack(columns, axis=1), corrections, np.ones((n, 1))], axis=1)
-
-
-def readout(totals: Any, keys: Sequence[str], counts: bool = False) -> dict[str, Any]:
-    """trec_eval's figures of summed :func:`query_rows`: the one read-out of :func:`score` and :func:`score_files`.
-
-    Args:
-        totals: float64 ``(2 len(keys) + 1,)``: the sums of the queries' figures, of trec_eval's rounding of them,
-            and the number of queries; or any non-negative real weights of them (a bootstrap replicate).
-        keys: the printed names of the measures of the columns.
-        counts: also give the ``num_*`` counts (sums, as integers); left out by default (they get no interval).
-
-    Returns:
-        ``{measure: value}`` in the order of ``keys``: the mean over queries, ``exp`` of the mean logarithm for
-        ``gm_map`` and ``gm_bpref``; 0.0 without queries (NaN where a query's figure is NaN, as trec_eval prints).
-    """
-    values = np.asarray(totals, np.float64).tolist()
-    n = values[-1]
-    out: dict[str, Any] = {}
-    for k, key in enumerate(keys):
-        total = values[k] + values[len(keys) + k]
-        kind = _kind(key)
-        if kind == "sum":
-            if counts:
-                out[key] = int(round(total))
-        elif kind == "geometric":
-            out[key] = math.exp(total / n) if n else 0.0
-        else:
-            out[key] = total / n if n else 0.0
-    return out
 
 
 def _align(predictions: Any, references: Any, complete: bool) -> tuple[list[Any], list[Any], list[Any], dict]:
@@ -277,14 +144,14 @@ def _score(
     progress: Callable[[int, int], None] | None = None,
     jobs: int = 1,
 ) -> _Scored:
-    plan = _with_map(parse_measures(measures))
+    plan = with_map(parse_measures(measures))
     ids, preds, refs, left = _align(predictions, references, complete)
     figures = evaluate_queries(
         preds, refs, plan, level=level, max_retrieved=max_retrieved, progress=progress, jobs=jobs
     )
     rows = query_rows(figures)
     keys = tuple(figures)
-    shown = [(k, _kind(k) == "sum", figures[k].tolist()) for k in keys if not _hidden(k)]
+    shown = [(k, measure_kind(k) == "sum", figures[k].tolist()) for k in keys if not hidden(k)]
     items = []
     for q, qid in enumerate(ids):
         row: dict[str, Any] = {"id": qid}
@@ -519,7 +386,7 @@ def _ranking_suite(plan: Plan, level: int, max_retrieved: int | None) -> Any:
 
         out = {}
         for key in keys:
-            kind, r = _kind(key), results[key]
+            kind, r = measure_kind(key), results[key]
             out[key] = r["overlap"] if kind == "sum" else jnp.exp(r["mean"]) if kind == "geometric" else r["mean"]
             if f"{key}_undefined" in results:  # trec_eval's mean of a NaN
                 out[key] = jnp.where(results[f"{key}_undefined"]["overlap"] > 0, jnp.nan, out[key])
@@ -561,7 +428,7 @@ def RankingMetric(  # noqa: N802 - a cached factory of accumulator classes, name
     >>> round(float(figures["map"]), 4), float(figures["P_2"])
     (0.2778, 0.0)
     """
-    _check_options(level, max_retrieved)
+    check_options(level, max_retrieved)
     return _ranking_suite(parse_measures(measures), level, max_retrieved)
 
 

@@ -1,0 +1,179 @@
+"""trec_eval's figures query by query and their one read-out, shared by the ranking scorer, files and accumulators.
+
+:func:`evaluate` gives each query's figure of every measure of a plan (in ``jobs`` worker processes with
+:func:`evaluate_queries`); :func:`query_rows` makes them additive rows (trec_eval's rounding of its running sums
+included) and :func:`readout` turns any sum of rows (weighted, for a bootstrap replicate) into the run's figures.
+"""
+
+from __future__ import annotations
+
+import functools
+import math
+from collections.abc import Callable, Mapping, Sequence
+from typing import Any
+
+import numpy as np
+
+from metametric_jax.inputs import check_lengths
+from metametric_jax.ranking import judgements, rank, ranked_list
+from metametric_jax.tasks.trec_figures import query_values
+from metametric_jax.tasks.trec_measures import MEASURES, Plan, family_of, plan_keys
+
+__all__ = [
+    "evaluate",
+    "evaluate_queries",
+    "query_rows",
+    "readout",
+    "measure_kind",
+    "check_options",
+    "hidden",
+    "with_map",
+    "ranking_of",
+]
+
+
+def hidden(key: str) -> bool:
+    """trec_eval prints num_q and the geometric means for the whole run only."""
+    return key == "num_q" or MEASURES[family_of(key)].kind == "geometric"
+
+
+def with_map(plan: Plan) -> Plan:
+    """``plan`` with ``map`` among its measures (in trec_eval's order)."""
+    if ("map", None) in plan:
+        return plan
+    order = list(MEASURES)
+    return tuple(sorted((*plan, ("map", None)), key=lambda fp: order.index(fp[0])))  # stable: parameters keep order
+
+
+def ranking_of(prediction: Any, what: str, max_retrieved: int | None) -> list[Any]:
+    """A query's ranked documents (a ``{doc: score}`` mapping ranked as trec_eval does), cut at ``max_retrieved``."""
+    items = rank(prediction) if isinstance(prediction, Mapping) else ranked_list(prediction, what)
+    return items if max_retrieved is None else items[:max_retrieved]
+
+
+def check_options(level: int, max_retrieved: int | None) -> None:
+    """Nothing, if ``level`` and ``max_retrieved`` are trec_eval's options (``-l``, ``-M``); else a ``ValueError``."""
+    if isinstance(level, bool) or not isinstance(level, int) or level < 0:
+        raise ValueError(f"level must be a non-negative integer; found {level!r}.")
+    if max_retrieved is not None and (
+        isinstance(max_retrieved, bool) or not isinstance(max_retrieved, int) or max_retrieved < 0
+    ):
+        raise ValueError(f"max_retrieved must be a non-negative integer or None; found {max_retrieved!r}.")
+
+
+def evaluate(
+    predictions: Sequence[Any],
+    references: Sequence[Any],
+    plan: Plan,
+    *,
+    level: int = 1,
+    max_retrieved: int | None = None,
+    progress: Callable[[int, int], None] | None = None,
+) -> dict[str, np.ndarray]:
+    """Each query's figure of every measure of ``plan``: ``{printed name: (queries,) float64 array}``.
+
+    A query's figure is trec_eval's (:func:`metametric_jax.tasks.trec_figures.query_figures`: its value, its count
+    for ``num_*``, the logarithm for ``gm_map`` and ``gm_bpref``). ``progress(done, total)`` is called first, every
+    100 queries and at the end.
+    """
+    check_options(level, max_retrieved)
+    check_lengths(predictions, references, "ranking", "query")
+    keys = plan_keys(plan)
+    table = np.zeros((len(predictions), len(keys)), np.float64)
+    if progress is not None:
+        progress(0, len(predictions))
+    for q, (p, r) in enumerate(zip(predictions, references)):
+        ranking = ranking_of(p, f"query {q}: prediction", max_retrieved)
+        table[q] = query_values(ranking, judgements(r, f"query {q}: reference"), plan, level)
+        if progress is not None and (q + 1) % 100 == 0:
+            progress(q + 1, len(predictions))
+    if progress is not None:
+        progress(len(predictions), len(predictions))
+    return {k: table[:, j] for j, k in enumerate(keys)}
+
+
+def _evaluate_chunk(
+    plan: Plan, level: int, max_retrieved: int | None, predictions: Sequence[Any], references: Sequence[Any]
+) -> dict[str, np.ndarray]:
+    return evaluate(predictions, references, plan, level=level, max_retrieved=max_retrieved)
+
+
+def evaluate_queries(
+    predictions: Sequence[Any],
+    references: Sequence[Any],
+    plan: Plan,
+    *,
+    level: int = 1,
+    max_retrieved: int | None = None,
+    progress: Callable[[int, int], None] | None = None,
+    jobs: int = 1,
+) -> dict[str, np.ndarray]:
+    """:func:`evaluate` in ``jobs`` worker processes (0: every core), the queries in chunks: the same arrays."""
+    if jobs == 1:
+        return evaluate(predictions, references, plan, level=level, max_retrieved=max_retrieved, progress=progress)
+    from metametric_jax import parallel
+
+    check_options(level, max_retrieved)
+    check_lengths(predictions, references, "ranking", "query")
+    task = functools.partial(_evaluate_chunk, plan, level, max_retrieved)
+    return parallel.map_rows(  # type: ignore[no-any-return]
+        task, list(predictions), list(references), jobs=jobs, progress=progress, preload=[__name__]
+    )
+
+
+def measure_kind(key: str) -> str:
+    """How the queries' figures of a measure make the run's: ``"mean"``, ``"sum"`` or ``"geometric"``."""
+    return MEASURES[family_of(key)].kind
+
+
+def query_rows(figures: Mapping[str, np.ndarray]) -> np.ndarray:
+    """Additive rows of :func:`evaluate`'s figures: float64 ``(queries, 2 len(figures) + 1)``, read by :func:`readout`.
+
+    Column ``k`` is the queries' figure of the ``k``-th measure of ``figures`` (its value, its count for ``num_*``,
+    the logarithm for ``gm_map`` and ``gm_bpref``). Column ``len(figures) + k`` holds trec_eval's rounding: trec_eval
+    adds the queries' figures one by one in its order of queries, and its total can differ from the exact sum of the
+    column by a few units in the last place, which shows at the 4th decimal where the mean is a tie (0.04875); the
+    first row holds that difference (exact, as the two sums are close) and the others 0, so the two columns sum to
+    trec_eval's total exactly. The last column is 1 (the query count).
+    """
+    n = len(next(iter(figures.values()))) if figures else 0
+    columns = [np.asarray(f, np.float64) for f in figures.values()]
+    if not n:
+        return np.zeros((0, 2 * len(columns) + 1))
+    corrections = np.zeros((n, len(columns)))
+    for k, column in enumerate(columns):
+        values = column.tolist()
+        running = 0.0
+        for x in values:  # query by query, as trec_eval adds them
+            running += x
+        corrections[0, k] = running - math.fsum(values) if math.isfinite(running) else 0.0
+    return np.concatenate([np.stack(columns, axis=1), corrections, np.ones((n, 1))], axis=1)
+
+
+def readout(totals: Any, keys: Sequence[str], counts: bool = False) -> dict[str, Any]:
+    """trec_eval's figures of summed :func:`query_rows`: the one read-out of :func:`score` and :func:`score_files`.
+
+    Args:
+        totals: float64 ``(2 len(keys) + 1,)``: the sums of the queries' figures, of trec_eval's rounding of them,
+            and the number of queries; or any non-negative real weights of them (a bootstrap replicate).
+        keys: the printed names of the measures of the columns.
+        counts: also give the ``num_*`` counts (sums, as integers); left out by default (they get no interval).
+
+    Returns:
+        ``{measure: value}`` in the order of ``keys``: the mean over queries, ``exp`` of the mean logarithm for
+        ``gm_map`` and ``gm_bpref``; 0.0 without queries (NaN where a query's figure is NaN, as trec_eval prints).
+    """
+    values = np.asarray(totals, np.float64).tolist()
+    n = values[-1]
+    out: dict[str, Any] = {}
+    for k, key in enumerate(keys):
+        total = values[k] + values[len(keys) + k]
+        kind = measure_kind(key)
+        if kind == "sum":
+            if counts:
+                out[key] = int(round(total))
+        elif kind == "geometric":
+            out[key] = math.exp(total / n) if n else 0.0
+        else:
+            out[key] = total / n if n else 0.0
+    return out
