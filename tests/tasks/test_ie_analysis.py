@@ -17,7 +17,7 @@ from metametric_jax.tasks import ie
 from metametric_jax.tasks import ie_analysis as ia
 from metametric_jax.tasks.ner import Span
 
-DATA = Path(__file__).parent / "data" / "ie"
+DATA = Path(__file__).parents[1] / "data" / "ie"
 GOLD = DATA / "gold.jsonl"
 PRED = DATA / "pred.jsonl"
 

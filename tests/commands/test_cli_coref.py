@@ -19,8 +19,8 @@ from metametric_jax.tasks import coref
 
 DATA = resources.files("metametric_jax") / "data"
 SAMPLE = (DATA / "coref" / "sample.key", DATA / "coref" / "sample.response")
-SCORER_TESTS = Path(__file__).resolve().parent / "data" / "conll2012-scorer-tests"
-FIXTURES = Path(__file__).resolve().parent / "data" / "coref"
+SCORER_TESTS = Path(__file__).resolve().parents[1] / "data" / "conll2012-scorer-tests"
+FIXTURES = Path(__file__).resolve().parents[1] / "data" / "coref"
 
 
 def test_sample_json_equals_score_files(capsys):

@@ -13,8 +13,8 @@ from helpers import run
 from metametric_jax.cli import LARGE_INPUT
 from metametric_jax.tasks.ranking import score_files
 
-DATA = Path(__file__).parent / "data" / "ranking"
-SAMPLE = Path(__file__).parents[1] / "metametric_jax" / "data" / "ranking"
+DATA = Path(__file__).parents[1] / "data" / "ranking"
+SAMPLE = Path(__file__).parents[2] / "metametric_jax" / "data" / "ranking"
 
 
 def trec_eval_output(name: str) -> dict[str, dict[str, str]]:

@@ -19,7 +19,7 @@ from metametric_jax.cli import main
 from metametric_jax.normalizer import prf
 from metametric_jax.tasks import amr, amr_analysis
 
-DATA = Path(__file__).resolve().parents[1] / "metametric_jax" / "data" / "amr"
+DATA = Path(__file__).resolve().parents[2] / "metametric_jax" / "data" / "amr"
 
 
 @pytest.fixture(scope="module")

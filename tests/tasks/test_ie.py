@@ -464,7 +464,7 @@ def test_warnings(tmp_path) -> None:
 
 
 # ----------------------------------------------------------------------------------- the reference scorers' figures
-FIXTURE = Path(__file__).resolve().parent / "data" / "ie"
+FIXTURE = Path(__file__).resolve().parents[1] / "data" / "ie"
 
 
 def test_equal_to_oneie_dygiepp_and_spert_scorers_on_scierc_documents() -> None:

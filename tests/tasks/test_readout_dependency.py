@@ -19,7 +19,7 @@ from metametric_jax.intervals import exact_totals, flatten, group_rows
 from metametric_jax.tasks import dependency as dep
 from metametric_jax.tasks.readers.conllu import documents, read_conllu
 
-DATA = Path(__file__).parent / "data" / "dependency"
+DATA = Path(__file__).parents[1] / "data" / "dependency"
 SAMPLE = resources.files("metametric_jax") / "data" / "parsing"
 GOLD = str(DATA / "gold.conllu")
 CASES = sorted(p.stem for p in DATA.glob("pred-*.conllu"))

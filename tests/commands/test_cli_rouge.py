@@ -14,7 +14,7 @@ from rouge_score import rouge_scorer
 
 from metametric_jax.tasks.text import score_files
 
-DATA = Path(__file__).resolve().parent / "data" / "rouge"
+DATA = Path(__file__).resolve().parents[1] / "data" / "rouge"
 SAMPLE = resources.files("metametric_jax") / "data" / "rouge"
 
 

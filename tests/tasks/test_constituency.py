@@ -16,7 +16,7 @@ from metametric_jax.errors import InputFormatError
 from metametric_jax.tasks import constituency as cst
 from metametric_jax.tasks.readers.ptb import Tree, parse_params, parse_trees, read_treebank, read_trees, scan_trees
 
-DATA = Path(__file__).resolve().parent / "data" / "constituency"
+DATA = Path(__file__).resolve().parents[1] / "data" / "constituency"
 GOLD, PRED = DATA / "gold.mrg", DATA / "pred.mrg"
 SAMPLE = resources.files("metametric_jax") / "data" / "parsing"
 

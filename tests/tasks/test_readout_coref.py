@@ -20,8 +20,8 @@ from metametric_jax.intervals import bootstrap, exact_totals, flatten
 
 DATA = resources.files("metametric_jax") / "data" / "coref"
 SAMPLE = (str(DATA / "sample.key"), str(DATA / "sample.response"))
-FIXTURES = Path(__file__).resolve().parent / "data" / "coref"
-SCORER_TESTS = Path(__file__).resolve().parent / "data" / "conll2012-scorer-tests"
+FIXTURES = Path(__file__).resolve().parents[1] / "data" / "coref"
+SCORER_TESTS = Path(__file__).resolve().parents[1] / "data" / "conll2012-scorer-tests"
 
 
 def _args(key: str | Path, response: str | Path, *options: str) -> Any:

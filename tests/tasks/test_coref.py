@@ -48,9 +48,9 @@ from metametric_jax.tasks.coref_counts import best_alignment, max_assignment
 from metametric_jax.tasks.readers.conll2012 import parse_conll2012, read_conll2012
 from metametric_jax.testing import check_accumulator_laws
 
-DATA = Path(__file__).resolve().parent / "data" / "conll2012-scorer-tests"
-FIXTURES = Path(__file__).resolve().parent / "data" / "coref"
-SAMPLE = Path(__file__).resolve().parents[1] / "metametric_jax" / "data" / "coref"
+DATA = Path(__file__).resolve().parents[1] / "data" / "conll2012-scorer-tests"
+FIXTURES = Path(__file__).resolve().parents[1] / "data" / "coref"
+SAMPLE = Path(__file__).resolve().parents[2] / "metametric_jax" / "data" / "coref"
 TIGHT = 1e-9
 
 

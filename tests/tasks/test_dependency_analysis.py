@@ -17,7 +17,7 @@ from metametric_jax.normalizer import f_measure, prf
 from metametric_jax.tasks import dependency_analysis as da
 from metametric_jax.tasks.readers.conllu import parse_conllu, read_conllu
 
-DATA = Path(__file__).parent / "data" / "dependency"
+DATA = Path(__file__).parents[1] / "data" / "dependency"
 GOLD = DATA / "gold.conllu"
 HEADS = DATA / "pred-heads.conllu"  # the reference's tokens, other heads and relations
 TOKENS = DATA / "pred-tokenization.conllu"  # other tokens, a few heads and relations

@@ -198,7 +198,7 @@ def test_docstart_lines_count_as_tokens_and_nothing_else(tmp_path: Path) -> None
 @pytest.mark.parametrize("name", ["docstart.txt", "docstart_tagged.txt", "outside_without_raw.txt"])
 def test_docstart_fixtures_readout_is_the_score(name: str) -> None:
     """Tagged -DOCSTART- lines, marks next to sentences or at the end: the rows still add up to the score."""
-    path = str(Path(__file__).parent / "data" / "ner" / name)
+    path = str(Path(__file__).parents[1] / "data" / "ner" / name)
     res = resample("--file", path)
     assert_readout_is_the_score(res, score_files(file=path).scores)
     assert res.unit == "documents" and len(res.groups) == res.rows.shape[0]

@@ -42,7 +42,7 @@ from metametric_jax.tasks.text import (
     tokenize,
 )
 
-DATA = Path(__file__).resolve().parent / "data" / "rouge"
+DATA = Path(__file__).resolve().parents[1] / "data" / "rouge"
 TYPES = ["rouge1", "rouge2", "rouge3", "rouge4", "rougeL", "rougeLsum"]
 NLTK = PorterStemmer()
 

@@ -18,7 +18,7 @@ from metametric_jax.commands import LARGE_INPUT
 from metametric_jax.tasks.ner import sample_paths, score, score_files
 from metametric_jax.tasks.readers.conll import read_conll
 
-DATA = Path(__file__).parent / "data" / "ner"
+DATA = Path(__file__).parents[1] / "data" / "ner"
 
 
 # ---------------------------------------------------------------------------------------------------- two files

@@ -17,7 +17,7 @@ from metametric_jax.tasks.amr import score_files
 
 DATA = resources.files("metametric_jax") / "data" / "amr"
 GOLD, PRED = str(DATA / "gold.txt"), str(DATA / "pred.txt")
-FIXTURES = Path(__file__).parent / "data" / "amr"
+FIXTURES = Path(__file__).parents[1] / "data" / "amr"
 
 
 def test_sample_json_equals_score_files_and_smatch(capsys):

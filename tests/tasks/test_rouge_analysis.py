@@ -14,7 +14,7 @@ from metametric_jax.cli import main
 from metametric_jax.tasks import rouge
 from metametric_jax.tasks import rouge_analysis as ra
 
-DATA = Path(__file__).parent / "data" / "rouge" / "gum_summaries.jsonl"
+DATA = Path(__file__).parents[1] / "data" / "rouge" / "gum_summaries.jsonl"
 
 
 @pytest.fixture(scope="module")

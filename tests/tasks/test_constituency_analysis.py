@@ -18,7 +18,7 @@ from metametric_jax.normalizer import f_measure
 from metametric_jax.tasks import constituency
 from metametric_jax.tasks import constituency_analysis as ca
 
-DATA = Path(__file__).parent / "data" / "constituency"
+DATA = Path(__file__).parents[1] / "data" / "constituency"
 GOLD = DATA / "gold.mrg"
 PRED = DATA / "pred.mrg"
 DELETED = {"TOP", "-NONE-", ",", ":", "``", "''", "."}  # COLLINS.prm

@@ -310,7 +310,7 @@ def test_readme_analyze_commands_run_as_written(capsys, monkeypatch, tmp_path) -
     import re
     import shlex
 
-    root = Path(__file__).resolve().parents[1]
+    root = Path(__file__).resolve().parents[2]
     text = (root / "README.md").read_text(encoding="utf-8")
     section = text[text.index("### Where systems fail") :]
     block = re.findall(r"```bash\n(.*?)```", section, flags=re.S)[0]

@@ -31,7 +31,7 @@ from metametric_jax.tasks.amr import (
 
 DATA = Path(ours.__file__).resolve().parents[1] / "data" / "amr"
 GOLD, PRED = DATA / "gold.txt", DATA / "pred.txt"
-FIXTURES = Path(__file__).parent / "data" / "amr"
+FIXTURES = Path(__file__).parents[1] / "data" / "amr"
 FINE_GOLD, FINE_PRED = FIXTURES / "fine_gold.txt", FIXTURES / "fine_pred.txt"
 
 

@@ -18,8 +18,8 @@ from metametric_jax.intervals import exact_totals, flatten
 from metametric_jax.tasks.ranking import file_rows, query_rows, readout, score_files
 from metametric_jax.tasks.trec_measures import MEASURES, family_of
 
-DATA = Path(__file__).parent / "data" / "ranking"
-SAMPLE = Path(__file__).parents[1] / "metametric_jax" / "data" / "ranking"
+DATA = Path(__file__).parents[1] / "data" / "ranking"
+SAMPLE = Path(__file__).parents[2] / "metametric_jax" / "data" / "ranking"
 CASES = json.loads((DATA / "cases.json").read_text(encoding="utf-8"))
 COUNTS = tuple(m for m in MEASURES if MEASURES[m].kind == "sum")  # num_q, num_ret, ..., num_nonrel_judged_ret
 

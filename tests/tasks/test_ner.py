@@ -24,7 +24,7 @@ from metametric_jax.tasks.tagging import SCHEMES, Span, extract_batch, extract_s
 
 pytestmark = pytest.mark.filterwarnings("ignore:.*ill-defined")
 
-DATA = Path(__file__).parent / "data" / "ner"
+DATA = Path(__file__).parents[1] / "data" / "ner"
 PREFIXES = {"IOB1": "BI", "IOB2": "BI", "IOE1": "IE", "IOE2": "IE", "IOBES": "BIES", "BILOU": "BILU"}
 TYPES = ("PER", "LOC", "ORG")
 

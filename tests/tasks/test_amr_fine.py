@@ -21,7 +21,7 @@ from metametric_jax.tasks.amr import score, score_files, smatch_triples
 from metametric_jax.tasks.amr_fine import amr_evaluation_counts, evaluation_graph, evaluation_reentrancies
 from metametric_jax.tasks.readers.penman import read_penman
 
-FIXTURES = Path(__file__).parent / "data" / "amr"
+FIXTURES = Path(__file__).parents[1] / "data" / "amr"
 DATA = Path(amr_fine.__file__).resolve().parents[1] / "data" / "amr"
 FINE_GOLD, FINE_PRED = FIXTURES / "fine_gold.txt", FIXTURES / "fine_pred.txt"
 SETS = {  # name: (predictions, references, keep_alignments, pairs where 5 starts stop below the optimum)

@@ -35,7 +35,7 @@ from metametric_jax.tasks.readers.trec import parse_qrels, parse_run, read_run
 from metametric_jax.tasks.trec_figures import query_figures
 from metametric_jax.tasks.trec_measures import MEASURES, NICKNAMES
 
-DATA = Path(__file__).parent / "data" / "ranking"
+DATA = Path(__file__).parents[1] / "data" / "ranking"
 CASES = json.loads((DATA / "cases.json").read_text())
 PRED = ["a", "b", "c", "d"]
 REF = {"c", "d", "e"}

@@ -19,7 +19,7 @@ from metametric_jax.intervals import exact_totals, flatten
 from metametric_jax.tasks import constituency as con
 from metametric_jax.tasks.readers.ptb import read_treebank
 
-DATA = Path(__file__).parent / "data" / "constituency"
+DATA = Path(__file__).parents[1] / "data" / "constituency"
 SAMPLE = resources.files("metametric_jax") / "data" / "parsing"
 GOLD, PRED = str(DATA / "gold.mrg"), str(DATA / "pred.mrg")
 PARAMS = [None, "COLLINS.prm", "nk.prm", "labeled.prm", "custom.prm"]

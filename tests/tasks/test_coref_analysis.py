@@ -17,7 +17,7 @@ from metametric_jax.cli import main
 from metametric_jax.tasks import coref, coref_analysis
 from metametric_jax.tasks.coref import CorefDocument, Mention
 
-DATA = Path(__file__).resolve().parents[1] / "metametric_jax" / "data" / "coref"
+DATA = Path(__file__).resolve().parents[2] / "metametric_jax" / "data" / "coref"
 SAMPLE_KEY, SAMPLE_RESPONSE = DATA / "sample.key", DATA / "sample.response"
 
 

@@ -31,7 +31,7 @@ from metametric_jax.tasks.readers.conllu import (
     surface,
 )
 
-DATA = Path(__file__).parent / "data" / "dependency"
+DATA = Path(__file__).parents[1] / "data" / "dependency"
 SAMPLE = resources.files("metametric_jax") / "data" / "parsing"
 EXPECTED = json.loads((DATA / "expected.json").read_text(encoding="utf-8"))
 CASES = sorted(EXPECTED["figures"])
