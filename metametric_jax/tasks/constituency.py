@@ -49,6 +49,10 @@ figures are :func:`score`'s bit for bit on the same sentences; ``compute()`` is 
 loops (``brackets``, ``tagging``, ... members; read ``precision`` where the member is a ratio of sentences). The state
 counts error and skipped sentences together (sentences not valid): their counts come from :func:`score` only.
 
+The rows and their read-out are :mod:`~metametric_jax.tasks.constituency_readout`'s, the files counted in chunks and
+their report :mod:`~metametric_jax.tasks.constituency_files`'; this module holds the scorer of trees and the
+accumulators, and gives the names of both.
+
 Example:
     >>> gold = "(TOP (S (NP (DT The) (NN cat)) (VP (VBD sat) (PRT (RP down))) (. .)))"
     >>> pred = "(TOP (S (NP (DT The) (NN cat)) (VP (VBD sat)) (ADVP (RB down)) (. .)))"
@@ -71,18 +75,23 @@ import numpy as np
 
 from metametric_jax._portable import class_factory
 from metametric_jax.inputs import check_lengths
-from metametric_jax.normalizer import f_measure
-from metametric_jax.report import Report
 from metametric_jax.tasks.constituency_counts import (
     COLLINS,
-    Brackets,
     EvalbParams,
     SentenceCounts,
-    evalb_brackets,
     evalb_counts,
     read_params,
 )
-from metametric_jax.tasks.readers.ptb import Tree, Treebank, read_treebank, scan_trees
+from metametric_jax.tasks.constituency_files import (
+    brackets_in_chunks,
+    counts_in_chunks,
+    file_warnings,
+    resolve_params,
+    score_files,
+    summary_files,
+)
+from metametric_jax.tasks.constituency_readout import ROW_FIELDS, readout, sentence_rows, summarize
+from metametric_jax.tasks.readers.ptb import Tree, Treebank, scan_trees
 
 __all__ = [
     "EvalbParams",
@@ -108,163 +117,6 @@ __all__ = [
 ]
 
 
-_FIGURES = (
-    "recall",
-    "precision",
-    "f1",
-    "complete_match",
-    "average_crossing",
-    "no_crossing",
-    "two_or_less_crossing",
-    "tagging_accuracy",
-)
-
-
-#: The columns of a sentence's row for one part of the summary (``all``, then ``len40`` in the next 13 columns).
-ROW_FIELDS = (
-    "matched_brackets",
-    "gold_brackets",
-    "test_brackets",
-    "words",
-    "correct_tags",
-    "valid_sentences",
-    "complete_match",
-    "crossing_brackets",
-    "no_crossing",
-    "two_or_less_crossing",
-    "sentences",
-    "error_sentences",
-    "skipped_sentences",
-)
-_PARTS = ("all", "len40")
-
-
-def sentence_rows(counts: SentenceCounts, params: EvalbParams = COLLINS) -> np.ndarray:
-    """Additive rows of EVALB's counts: float64 ``(sentences, 2 len(ROW_FIELDS))``, read out by :func:`readout`.
-
-    Columns :data:`ROW_FIELDS` of every sentence, then the same of the sentences of at most ``params.cutoff_len``
-    words (zeros for the others). ``complete_match``, ``no_crossing`` and ``two_or_less_crossing`` are 0 or 1,
-    ``crossing_brackets`` counts for valid sentences only, and ``sentences``, ``error_sentences``,
-    ``skipped_sentences`` are each sentence's 1 (error and skipped sentences hold no other count).
-    """
-    c = counts
-    valid = c.status == 0
-    crossing = np.where(valid, c.crossing, 0)
-    columns = (
-        c.matched,
-        c.gold,
-        c.test,
-        c.words,
-        c.correct_tags,
-        valid,
-        (c.gold == c.test) & (c.test == c.matched) & valid,
-        crossing,
-        (crossing == 0) & valid,
-        (crossing <= 2) & valid,
-        np.ones(c.status.shape),
-        c.status == 1,
-        c.status == 2,
-    )
-    rows = np.stack([np.asarray(x, np.float64).reshape(-1) for x in columns], axis=1)
-    short = (c.length <= params.cutoff_len).astype(np.float64)
-    return np.concatenate([rows, rows * short[:, None]], axis=1)
-
-
-def readout(totals: Any) -> dict[str, dict[str, float]]:
-    """EVALB's figures of summed :func:`sentence_rows`: the one read-out of :func:`summarize`.
-
-    Args:
-        totals: float64 ``(2 len(ROW_FIELDS),)``: integer counts, or any non-negative real weights of them (a
-            bootstrap replicate).
-
-    Returns:
-        ``{"all": {...}, "len40": {...}}``, each with ``recall``, ``precision``, ``f1``, ``complete_match``,
-        ``average_crossing``, ``no_crossing``, ``two_or_less_crossing``, ``tagging_accuracy``: Python floats, 0.0
-        where a denominator is 0.
-    """
-    values = np.asarray(totals, np.float64).tolist()
-    out = {}
-    for k, part in enumerate(_PARTS):
-        t = dict(zip(ROW_FIELDS, values[k * len(ROW_FIELDS) : (k + 1) * len(ROW_FIELDS)]))
-        m, bg, bt, v = t["matched_brackets"], t["gold_brackets"], t["test_brackets"], t["valid_sentences"]
-        w, tags = t["words"], t["correct_tags"]
-        r = m / bg if bg else 0.0
-        p = m / bt if bt else 0.0
-        out[part] = {
-            "recall": r,
-            "precision": p,
-            "f1": f_measure(p, r),
-            "complete_match": t["complete_match"] / v if v else 0.0,
-            "average_crossing": t["crossing_brackets"] / v if v else 0.0,
-            "no_crossing": t["no_crossing"] / v if v else 0.0,
-            "two_or_less_crossing": t["two_or_less_crossing"] / v if v else 0.0,
-            "tagging_accuracy": tags / w if w else 0.0,
-        }
-    return out
-
-
-_COUNT_KEYS = (
-    "sentences",
-    "error_sentences",
-    "skipped_sentences",
-    "valid_sentences",
-    "matched_brackets",
-    "gold_brackets",
-    "test_brackets",
-    "crossing_brackets",
-    "words",
-    "correct_tags",
-)
-
-
-def summarize(counts: SentenceCounts, params: EvalbParams = COLLINS) -> dict[str, Any]:
-    """EVALB's summary of per-sentence counts: ``{"f1": ..., "all": {...}, "len40": {...}}``.
-
-    Each of ``all`` and ``len40`` (sentences of length at most ``params.cutoff_len``, named ``len40`` whatever the
-    cut-off, which ``max_length`` gives) holds ``recall``, ``precision``, ``f1``, ``complete_match``,
-    ``no_crossing``, ``two_or_less_crossing``, ``tagging_accuracy`` (fractions), ``average_crossing`` (brackets per
-    sentence), and the counts ``sentences``, ``error_sentences``, ``skipped_sentences``, ``valid_sentences``,
-    ``matched_brackets``, ``gold_brackets``, ``test_brackets``, ``crossing_brackets``, ``words``, ``correct_tags``.
-    A 0/0 figure is 0 (EVALB prints ``nan`` for F1 there). The figures are :func:`readout` of the exact sum of
-    :func:`sentence_rows`.
-    """
-    from metametric_jax.intervals import exact_totals
-
-    totals = exact_totals(sentence_rows(counts, params))
-    figures = readout(totals)
-    values = totals.tolist()
-    out: dict[str, Any] = {}
-    for k, part in enumerate(_PARTS):
-        t = dict(zip(ROW_FIELDS, values[k * len(ROW_FIELDS) : (k + 1) * len(ROW_FIELDS)]))
-        out[part] = {**figures[part], **{key: int(t[key]) for key in _COUNT_KEYS}}
-        if part == "len40":
-            out[part]["max_length"] = params.cutoff_len
-    return {"f1": out["all"]["f1"], **out}
-
-
-def _params(params: EvalbParams | str | os.PathLike[str] | None, options: Mapping[str, Any]) -> EvalbParams:
-    base = COLLINS if params is None else params if isinstance(params, EvalbParams) else read_params(params)
-    if options:
-        names = {f.name for f in dataclasses.fields(EvalbParams)}
-        unknown = sorted(set(options) - names)
-        if unknown:
-            raise TypeError(f"unknown option(s) {', '.join(unknown)}; expected params or {', '.join(sorted(names))}")
-        fix: dict[str, Any] = dict(options)
-        for key in (
-            "delete_labels",
-            "delete_labels_for_length",
-            "quote_labels",
-            "equivalent_labels",
-            "equivalent_words",
-        ):
-            if key in fix:
-                if isinstance(fix[key], str):
-                    raise TypeError(f"{key} takes a sequence, not the string {fix[key]!r}")
-                fix[key] = tuple(x if isinstance(x, str) else tuple(x) for x in fix[key])
-        base = dataclasses.replace(base, **fix)
-    return base
-
-
 def _bank(items: Sequence[Any], what: str) -> Treebank:
     """A one-tree-per-line treebank of trees or bracketed strings (an empty string is an empty parse)."""
     lines = []
@@ -285,49 +137,6 @@ def _bank(items: Sequence[Any], what: str) -> Treebank:
             leaf_offsets=np.concatenate((bank.leaf_offsets, np.full(extra, bank.leaf_offsets[-1]))),
         )
     return bank
-
-
-def _report(counts: SentenceCounts, params: EvalbParams, pred_path: str) -> Report:
-    scores = summarize(counts, params)
-    status_name = ("valid", "error", "skipped")
-    c = counts
-    m, bg, bt, w, tags = (x.tolist() for x in (c.matched, c.gold, c.test, c.words, c.correct_tags))
-    items = [
-        {
-            "id": s + 1,
-            "line": line,
-            "length": length,
-            "status": status_name[status],
-            "recall": m[s] / bg[s] if bg[s] else 0.0,
-            "precision": m[s] / bt[s] if bt[s] else 0.0,
-            "matched_brackets": m[s],
-            "gold_brackets": bg[s],
-            "test_brackets": bt[s],
-            "crossing_brackets": crossing,
-            "words": w[s],
-            "correct_tags": tags[s],
-            "tagging_accuracy": tags[s] / w[s] if w[s] else 0.0,
-        }
-        for s, (line, length, status, crossing) in enumerate(
-            zip(c.line.tolist(), c.length.tolist(), c.status.tolist(), c.crossing.tolist())
-        )
-    ]
-    return Report(scores, items, file_warnings(counts, params, pred_path))
-
-
-def file_warnings(counts: SentenceCounts, params: EvalbParams, pred_path: str) -> list[str]:
-    """What :func:`score_files` warns about: each error or skipped sentence, and more errors than ``MAX_ERROR``."""
-    out = [
-        f"{pred_path}: sentence {s + 1} (reference line {int(counts.line[s])}): {msg}; left out, as evalb does"
-        for s, msg in sorted(counts.messages.items())
-    ]
-    errors = int((counts.status == 1).sum())
-    if errors > params.max_errors:
-        out.append(
-            f"{errors} error sentences: evalb stops after MAX_ERROR = {params.max_errors} (these figures leave the "
-            "error sentences out and score the rest)"
-        )
-    return out
 
 
 def score(
@@ -352,154 +161,9 @@ def score(
     Raises:
         InputFormatError: on malformed brackets; ValueError if the two sequences differ in length.
     """
-    p = _params(params, options)
+    p = resolve_params(params, options)
     check_lengths(predictions, references, "constituency", "sentence")
     return summarize(evalb_counts(_bank(predictions, "prediction"), _bank(references, "reference"), p), p)
-
-
-def _sentences(bank: Treebank, lo: int, hi: int) -> Treebank:
-    """Sentences ``lo`` to ``hi`` of a treebank as a treebank of their own (their lines kept, byte offsets rebased)."""
-    a, b = int(bank.leaf_offsets[lo]), int(bank.leaf_offsets[hi])
-    n0, n1 = np.searchsorted(bank.node_sentence, [lo, hi])
-    starts = np.concatenate([bank.tag_start[a:b], bank.word_start[a:b], bank.label_start[n0:n1]])
-    ends = np.concatenate([bank.tag_end[a:b], bank.word_end[a:b], bank.label_end[n0:n1]])
-    d0, d1 = (int(starts.min()), int(ends.max())) if starts.size else (0, 0)
-    return dataclasses.replace(
-        bank,
-        data=bank.data[d0:d1],
-        sentences=hi - lo,
-        line=bank.line[lo:hi],
-        leaf_offsets=bank.leaf_offsets[lo : hi + 1] - a,
-        tag_start=bank.tag_start[a:b] - d0,
-        tag_end=bank.tag_end[a:b] - d0,
-        word_start=bank.word_start[a:b] - d0,
-        word_end=bank.word_end[a:b] - d0,
-        node_sentence=bank.node_sentence[n0:n1] - lo,
-        label_start=bank.label_start[n0:n1] - d0,
-        label_end=bank.label_end[n0:n1] - d0,
-        first=bank.first[n0:n1],
-        last=bank.last[n0:n1],
-    )
-
-
-def _chunk_counts(params: EvalbParams, predictions: list[Treebank], references: list[Treebank]) -> SentenceCounts:
-    return evalb_counts(predictions[0], references[0], params)
-
-
-def _chunk_brackets(
-    params: EvalbParams, predictions: list[Treebank], references: list[Treebank]
-) -> tuple[SentenceCounts, Brackets]:
-    return evalb_brackets(predictions[0], references[0], params)
-
-
-def _in_chunks(fn: Any, predictions: Treebank, references: Treebank, jobs: int) -> tuple[list[int], list[Any]]:
-    """``fn``'s result on chunks of sentences, in ``jobs`` worker processes: the chunks' first sentences, results."""
-    from metametric_jax import parallel
-
-    n = references.sentences
-    size = max(1, -(-n // (parallel.CHUNKS_PER_WORKER * parallel.resolve_jobs(jobs))))
-    bounds = [(lo, min(n, lo + size)) for lo in range(0, n, size)]
-    parts = parallel.map_chunks(
-        fn,
-        [_sentences(predictions, lo, hi) for lo, hi in bounds],
-        [_sentences(references, lo, hi) for lo, hi in bounds],
-        jobs=jobs,
-        chunk_size=1,
-        preload=[__name__],
-    )
-    return [lo for lo, _ in bounds], parts
-
-
-def _joined(starts: Sequence[int], parts: Sequence[SentenceCounts]) -> SentenceCounts:
-    fields = [f.name for f in dataclasses.fields(SentenceCounts) if f.name != "messages"]
-    joined: dict[str, Any] = {f: np.concatenate([getattr(c, f) for c in parts]) for f in fields}
-    joined["messages"] = {lo + k: why for lo, c in zip(starts, parts) for k, why in c.messages.items()}
-    return SentenceCounts(**joined)
-
-
-def counts_in_chunks(
-    predictions: Treebank, references: Treebank, params: EvalbParams = COLLINS, *, jobs: int = 1
-) -> SentenceCounts:
-    """:func:`evalb_counts` with the sentences in chunks counted by ``jobs`` worker processes (0: every core).
-
-    EVALB compares the trees sentence by sentence, so the chunks' counts, joined in order, are the file's: the same
-    arrays for every number of processes.
-    """
-    n = references.sentences
-    if jobs == 1 or predictions.sentences != n or n < 2:
-        return evalb_counts(predictions, references, params)
-    return _joined(*_in_chunks(functools.partial(_chunk_counts, params), predictions, references, jobs))
-
-
-def brackets_in_chunks(
-    predictions: Treebank, references: Treebank, params: EvalbParams = COLLINS, *, jobs: int = 1
-) -> tuple[SentenceCounts, Brackets]:
-    """:func:`evalb_brackets` with the sentences in chunks counted by ``jobs`` worker processes (0: every core).
-
-    The counts are :func:`counts_in_chunks`'; the brackets the same multiset for every number of processes (their
-    sentences counted in the whole file, their label numbers those of the labels in order of first appearance over the
-    chunks, where one process numbers them as it meets them).
-    """
-    n = references.sentences
-    if jobs == 1 or predictions.sentences != n or n < 2:
-        return evalb_brackets(predictions, references, params)
-    starts, parts = _in_chunks(functools.partial(_chunk_brackets, params), predictions, references, jobs)
-    labels: dict[str, int] = {}
-    sides: list[list[np.ndarray]] = [[], []]
-    for lo, (_, brackets) in zip(starts, parts):
-        code = np.array([labels.setdefault(x, len(labels)) for x in brackets.labels] + [0], np.int64)
-        for side, found in zip(sides, (brackets.gold, brackets.test)):
-            shifted = found.copy()
-            shifted[:, 0] += lo
-            shifted[:, 3] = code[found[:, 3]]
-            side.append(shifted)
-    gold, test = (np.concatenate(side).reshape(-1, 4) for side in sides)
-    return _joined(starts, [c for c, _ in parts]), Brackets(gold, test, list(labels))
-
-
-def score_files(
-    *,
-    predictions: str | os.PathLike[str],
-    references: str | os.PathLike[str],
-    params: EvalbParams | str | os.PathLike[str] | None = None,
-    jobs: int = 1,
-    **options: Any,
-) -> Report:
-    """EVALB on two bracketed files (``evalb -p params references predictions``), with per-sentence figures.
-
-    Args:
-        predictions: the parser's output file (EVALB's "test" file).
-        references: the gold file.
-        params: :class:`EvalbParams` or the path of an EVALB parameter file; default ``COLLINS.prm``.
-        jobs: worker processes that count the sentences (0: every core; default 1: this process); the report is
-            the same for every number (:func:`counts_in_chunks`).
-        **options: fields of :class:`EvalbParams` overriding ``params``.
-
-    Returns:
-        A :class:`~metametric_jax.report.Report`: ``scores`` as :func:`summarize`; one item per sentence (``id``,
-        reference ``line``, ``length``, ``status``, ``recall``, ``precision``, bracket counts, ``crossing_brackets``,
-        ``words``, ``correct_tags``, ``tagging_accuracy``); a warning per error or skipped sentence.
-
-    Raises:
-        InputFormatError: on malformed brackets or files with different numbers of sentences (file and line).
-    """
-    p = _params(params, options)
-    pred_path = os.fspath(predictions)
-    counts = counts_in_chunks(read_treebank(predictions), read_treebank(references), p, jobs=jobs)
-    return _report(counts, p, pred_path)
-
-
-def summary_files(
-    *,
-    predictions: str | os.PathLike[str],
-    references: str | os.PathLike[str],
-    params: EvalbParams | str | os.PathLike[str] | None = None,
-    jobs: int = 1,
-) -> tuple[dict[str, Any], list[str]]:
-    """:func:`score_files`'s ``scores`` and ``warnings`` without its per-sentence items (what the summary needs)."""
-    p = _params(params, {})
-    counts = counts_in_chunks(read_treebank(predictions), read_treebank(references), p, jobs=jobs)
-    return summarize(counts, p), file_warnings(counts, p, os.fspath(predictions))
 
 
 def sentence_stats(c: SentenceCounts, params: EvalbParams = COLLINS) -> dict[str, np.ndarray]:
