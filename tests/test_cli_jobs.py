@@ -93,7 +93,7 @@ def test_coreference_files_read_in_chunks_give_the_same_figures_and_warnings(cap
 
     import scipy.optimize  # noqa: F401
 
-    from metametric_jax.tasks import coref
+    from metametric_jax.tasks import coref_files
 
     data = Path(__file__).parent / "data" / "coref"
     for side in ("key", "response"):
@@ -107,7 +107,7 @@ def test_coreference_files_read_in_chunks_give_the_same_figures_and_warnings(cap
     outputs = []
     for jobs in ("1", "2"):
         if jobs == "2":  # the workers read the files: this process does not
-            monkeypatch.setattr(coref, "read_files", None)
+            monkeypatch.setattr(coref_files, "read_files", None)
         code, out, err = run(capsys, *argv, "--max-repeated-mentions", "-1", "--format", "json", "--jobs", jobs)
         assert code == 0, err
         outputs.append((out, err))

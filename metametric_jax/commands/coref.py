@@ -68,13 +68,13 @@ def _select(scores: dict[str, Any], metric: str) -> dict[str, Any]:
 
 
 def _run(args: argparse.Namespace) -> tuple[dict[str, Any], list[str]]:
-    from metametric_jax.tasks import coref
+    from metametric_jax.tasks import coref_files
     from metametric_jax.tasks.readers.conll2012 import count_documents
 
     units = count_documents(args.key)
     limit = None if args.max_repeated_mentions < 0 else args.max_repeated_mentions
     with Progress("coref: scoring documents", units, Progress.wanted(args.progress, units)) as bar:
-        report = coref.score_files(
+        report = coref_files.score_files(
             predictions=args.response,
             references=args.key,
             repeated_mentions=args.repeated_mentions,
@@ -93,10 +93,10 @@ def _run(args: argparse.Namespace) -> tuple[dict[str, Any], list[str]]:
 
 
 def _resample(args: argparse.Namespace) -> Resampling:
-    from metametric_jax.tasks import coref
+    from metametric_jax.tasks import coref_files
     from metametric_jax.tasks.coref_counts import count_rows, readout
 
-    ids, counts, warnings = coref.count_files(
+    ids, counts, warnings = coref_files.count_files(
         predictions=args.response,
         references=args.key,
         repeated_mentions=args.repeated_mentions,

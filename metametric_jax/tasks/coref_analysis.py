@@ -59,8 +59,8 @@ from metametric_jax import analysis, parallel
 from metametric_jax.inputs import check_lengths
 from metametric_jax.intervals import exact_totals
 from metametric_jax.tasks import buckets as kit
-from metametric_jax.tasks.coref import CorefDocument, Entity, Mention, document_counts
-from metametric_jax.tasks.coref_counts import METRICS, count_rows, readout
+from metametric_jax.tasks.coref_counts import METRICS, count_rows, document_counts, readout
+from metametric_jax.tasks.coref_documents import CorefDocument, Entity, Mention
 
 if TYPE_CHECKING:
     from typing import Unpack
@@ -465,7 +465,7 @@ def analyze_files(
         InputFormatError: on a malformed file or documents that do not hold the same tokens.
         ValueError: on a bad option.
     """
-    from metametric_jax.tasks import coref
+    from metametric_jax.tasks import coref_files
     from metametric_jax.tasks.readers.conll2012 import read_conll2012
 
     kit.need_systems(systems)
@@ -476,7 +476,7 @@ def analyze_files(
     responses, rows, warnings = [], [], []
     key_documents = read_conll2012(references)  # read once for every system
     for path in systems:
-        resp, keys, ids, found = coref.read_files(
+        resp, keys, ids, found = coref_files.read_files(
             predictions=path,
             references=references,
             repeated_mentions=repeated_mentions,
@@ -485,7 +485,7 @@ def analyze_files(
             key_documents=key_documents,
         )
         responses.append(resp)
-        rows.append(count_rows(coref.counts_per_document(resp, keys, jobs=jobs)))
+        rows.append(count_rows(coref_files.counts_per_document(resp, keys, jobs=jobs)))
         warnings += found
     tokens = {doc.spec.strip(): doc.n_tokens for doc in key_documents.values()}
     return _report(
