@@ -26,14 +26,13 @@ Laws (tested for every accumulator the library ships, see :mod:`metametric_jax.t
 * ``merge``, ``reduce`` and ``compute`` run under ``jax.jit``, and a jitted merge loop traces once.
 
 Totals are compensated float32 pairs (see :mod:`metametric_jax._compensated`): integer counts stay exact far beyond
-2**24 without ``jax_enable_x64``.
+2**24 without ``jax_enable_x64``. A class's configuration and how a batch's statistics become rows and named sums are
+in :mod:`metametric_jax.metric_config`.
 """
 
 from __future__ import annotations
 
-import dataclasses
 import functools
-import zlib
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any, ClassVar, TypeVar
 
@@ -45,145 +44,20 @@ from flax import serialization, struct
 from metametric_jax import _compensated as comp
 from metametric_jax._portable import MetricType
 from metametric_jax.inputs import check_batch, validate_stats, validate_weights
-from metametric_jax.normalizer import Normalizer, normalize_pair, normalized_rows, safe_divide
+from metametric_jax.metric_config import (
+    KNOWN_SIGNATURES,
+    MICRO,
+    MIXED,
+    MetricConfig,
+    merged_signature,
+    named_sums,
+    stats_rows,
+)
+from metametric_jax.normalizer import normalize_pair, safe_divide
 
-__all__ = ["Metric", "MetricConfig"]
+__all__ = ["Metric", "MetricConfig", "merged_signature"]
 
 M = TypeVar("M", bound="Metric")
-
-MICRO = ("xy", "xx", "yy")
-
-#: the signature of a merge of states with different signatures (configuration signatures are never negative)
-MIXED = -1
-
-
-def merged_signature(a: Any, b: Any) -> Any:
-    """The signature of a merge: the common one, or :data:`MIXED` where the two differ (never silently one side's)."""
-    return jnp.where(a == b, a, MIXED)
-
-
-#: signature -> metric name of every metric class made in this process (to name the other side in messages)
-_KNOWN: dict[int, str] = {}
-
-
-@dataclasses.dataclass(frozen=True, eq=False)
-class MetricConfig:
-    r"""Static configuration of a metric class (compared by identity: one config per metric class).
-
-    Attributes:
-        name: the metric's name (used in messages).
-        normalizer: the declared normalizer, used by ``score``.
-        reported: the normalizers reported by ``compute`` (micro and ``macro_``); ``none`` is reported as
-            ``overlap``.
-        zero_division: value of any 0/0 other than two empty structures.
-        empty_score: per-example normalized score of two empty structures (self-overlaps both 0).
-        batch_stats: host function ``(predictions, references) -> float64 array (n, 3)`` of per-example
-            :math:`\phi(P,R), \phi(P,P), \phi(R,R)`.
-        source: the similarity (or function) the metric was built from, for ``explain`` and messages.
-        tallies: names of per-example counts the statistics function gives after (xy, xx, yy) (columns ``3:``), such
-            as the pairs a solver did not prove optimal; the state sums them (``tally``) and ``compute`` reports
-            them, so they survive merges across batches and processes.
-    """
-
-    name: str
-    normalizer: Normalizer
-    reported: tuple[Normalizer, ...]
-    zero_division: float
-    empty_score: float
-    batch_stats: Callable[[Sequence[Any], Sequence[Any]], np.ndarray] | None
-    source: Any = None
-    tallies: tuple[str, ...] = ()
-
-    @property
-    def macro_names(self) -> tuple[str, ...]:
-        """The keys of the state's ``macro`` leaves: each reported normalizer's name (``overlap`` for ``none``)."""
-        return tuple("overlap" if n.is_identity else n.name for n in self.reported)
-
-    @property
-    def self_bounded(self) -> bool:
-        """Whether the statistics come from a similarity bounded by its self-similarities (then ``xy <= xx, yy``)."""
-        return bool(getattr(self.source, "self_bounded", False))
-
-    @functools.cached_property
-    def signature(self) -> int:
-        """A number identifying this configuration across processes (name, normalizers, 0/0 values, source)."""
-        source = self.source
-        described = getattr(source, "name", None) or getattr(source, "__qualname__", None) or type(source).__name__
-        text = "|".join(
-            [self.name, ",".join(self.macro_names), self.normalizer.name, repr(self.zero_division)]
-            + [repr(self.empty_score), type(source).__name__, str(described)]
-            + ([",".join(self.tallies)] if self.tallies else [])
-        )
-        value = zlib.crc32(text.encode("utf-8")) & 0x7FFFFFFF
-        _KNOWN.setdefault(value, self.name)
-        return value
-
-    def __repr__(self) -> str:
-        return f"MetricConfig({self.name!r}, normalizer={self.normalizer.name!r})"
-
-
-def _rows(cfg: MetricConfig, stats: Any) -> Any:
-    """Per-example rows ``(n, 3 + K + 1 + T)``: (xy, xx, yy), the K normalized scores, 1, the T tallies (NumPy or jnp).
-
-    Statistics without tally columns (``(n, 3)``) count 0 for each tally.
-    """
-    if isinstance(stats, np.ndarray) and stats.dtype == np.float64:
-        plan = _host_plan(cfg.reported)
-        if plan is not None:
-            return _host_rows(cfg, stats, *plan)
-    xp = np if isinstance(stats, np.ndarray) else jnp
-    base = stats[:, :3]
-    norm = normalized_rows(base, cfg.reported, cfg.zero_division, cfg.empty_score)
-    t = len(cfg.tallies)
-    tallies = stats[:, 3 : 3 + t] if stats.shape[1] >= 3 + t else xp.zeros((stats.shape[0], t), stats.dtype)
-    return xp.concatenate([base, norm, xp.ones_like(stats[:, :1]), tallies], axis=1)
-
-
-@functools.cache
-def _host_plan(normalizers: tuple[Normalizer, ...]) -> tuple[np.ndarray, np.ndarray, list[int], list[int]] | None:
-    """For built-in ratios and ``none`` only: ``normalized_rows``'s coefficient arrays and where its columns go."""
-    linear = [k for k, m in enumerate(normalizers) if m.builtin and m.linear is not None]
-    identity = [k for k, m in enumerate(normalizers) if m.is_identity]
-    if len(linear) + len(identity) != len(normalizers) or not all(normalizers[k].builtin for k in identity):
-        return None
-    a = np.asarray([normalizers[k].linear[0] for k in linear], dtype=np.float64)  # type: ignore[index]
-    b = np.asarray([normalizers[k].linear[1] for k in linear], dtype=np.float64)  # type: ignore[index]
-    return a, b, linear, identity
-
-
-def _host_rows(cfg: MetricConfig, stats: np.ndarray, a: np.ndarray, b: np.ndarray, linear: list, identity: list) -> Any:
-    """:func:`_rows` of float64 NumPy statistics when every reported figure is a built-in ratio or ``none``.
-
-    The same operations as :func:`metametric_jax.normalizer.normalized_rows` on each value (so the same rows, bit for
-    bit), written into one array instead of column by column: the host path runs once per batch.
-    """
-    n, k, t = stats.shape[0], len(cfg.reported), len(cfg.tallies)
-    base = stats[:, :3]
-    out = np.empty((n, 4 + k + t))
-    out[:, :3] = base
-    if linear:
-        num, den = base @ a.T, base @ b.T
-        zero = den == 0
-        ratios = num / np.where(zero, 1.0, den)
-        ratios[zero] = cfg.zero_division
-        ratios[(base[:, 1] == 0) & (base[:, 2] == 0)] = cfg.empty_score
-        out[:, [3 + j for j in linear]] = ratios
-    for j in identity:
-        out[:, 3 + j] = base[:, 0]
-    out[:, 3 + k] = 1.0
-    out[:, 4 + k :] = stats[:, 3 : 3 + t] if stats.shape[1] >= 3 + t else 0.0
-    return out
-
-
-def _named(cfg: MetricConfig, pairs: Any) -> dict[str, Any]:
-    """Split a ``(..., 3 + K + 1 + T, 2)`` pair array into the state's named leaves."""
-    k = len(cfg.reported)
-    return {
-        "micro": {key: pairs[..., j, :] for j, key in enumerate(MICRO)},
-        "macro": {key: pairs[..., 3 + j, :] for j, key in enumerate(cfg.macro_names)},
-        "count": pairs[..., 3 + k, :],
-        "tally": {key: pairs[..., 4 + k + j, :] for j, key in enumerate(cfg.tallies)},
-    }
 
 
 class Metric(struct.PyTreeNode, metaclass=MetricType):
@@ -249,7 +123,7 @@ class Metric(struct.PyTreeNode, metaclass=MetricType):
     def empty(cls: type[M]) -> M:
         """The identity of ``merge``: all sums zero (float32, so it never causes a retrace)."""
         cfg = cls.metric_config
-        return cls._from_sums(_named(cfg, np.zeros((4 + len(cfg.reported) + len(cfg.tallies), 2), np.float32)))
+        return cls._from_sums(named_sums(cfg, np.zeros((4 + len(cfg.reported) + len(cfg.tallies), 2), np.float32)))
 
     @classmethod
     def example_rows(cls, stats: Any) -> np.ndarray:
@@ -260,8 +134,8 @@ class Metric(struct.PyTreeNode, metaclass=MetricType):
         """
         cfg = cls.metric_config
         if isinstance(stats, jax.Array):  # on the device (float32; not validated)
-            return _rows(cfg, stats.astype(jnp.float32))
-        return _rows(cfg, cls._checked_stats(stats))
+            return stats_rows(cfg, stats.astype(jnp.float32))
+        return stats_rows(cfg, cls._checked_stats(stats))
 
     @classmethod
     def _checked_stats(cls, stats: Any) -> np.ndarray:
@@ -278,8 +152,8 @@ class Metric(struct.PyTreeNode, metaclass=MetricType):
         cfg = cls.metric_config
         if isinstance(totals, jax.Array):
             totals = totals.astype(jnp.float32)
-            return _named(cfg, jnp.stack([totals, jnp.zeros_like(totals)], axis=-1))
-        return _named(cfg, comp.split(np.asarray(totals, np.float64)))
+            return named_sums(cfg, jnp.stack([totals, jnp.zeros_like(totals)], axis=-1))
+        return named_sums(cfg, comp.split(np.asarray(totals, np.float64)))
 
     @classmethod
     def _from_totals(cls: type[M], totals: Any) -> M:
@@ -291,7 +165,7 @@ class Metric(struct.PyTreeNode, metaclass=MetricType):
         """The state's sums packed as float32 ``(3 + K + 1 + T, 2)`` (see :meth:`_pack`) from per-example statistics."""
         cfg = cls.metric_config
         stats = cls._checked_stats(stats)
-        rows = _rows(cfg, stats)
+        rows = stats_rows(cfg, stats)
         w = validate_weights(weights, stats.shape[0], cfg.name)
         totals = rows.sum(axis=0) if w is None else (rows * w[:, None]).sum(axis=0)
         return comp.split(totals)
@@ -299,7 +173,7 @@ class Metric(struct.PyTreeNode, metaclass=MetricType):
     @classmethod
     def _host_sums(cls, stats: Any, weights: Any = None) -> dict[str, Any]:
         """The state's sums (named float32 pairs, NumPy) from per-example statistics ``(n, 3)``, on the host."""
-        return _named(cls.metric_config, cls._host_packed(stats, weights))
+        return named_sums(cls.metric_config, cls._host_packed(stats, weights))
 
     @classmethod
     def _device_sums(cls, stats: Any, weights: Any = None) -> dict[str, Any]:
@@ -310,10 +184,10 @@ class Metric(struct.PyTreeNode, metaclass=MetricType):
         cfg = cls.metric_config
         stats = jnp.asarray(stats, jnp.float32)
         n = stats.shape[0]
-        rows = _rows(cfg, stats)
+        rows = stats_rows(cfg, stats)
         if weights is not None:
             rows = rows * jnp.broadcast_to(jnp.asarray(weights, jnp.float32), (n,))[:, None]
-        return _named(cfg, comp.tree_sum(jnp.stack([rows, jnp.zeros_like(rows)], axis=-1)))
+        return named_sums(cfg, comp.tree_sum(jnp.stack([rows, jnp.zeros_like(rows)], axis=-1)))
 
     @classmethod
     def from_stats(cls: type[M], stats: Any, weights: Any = None) -> M:
@@ -377,7 +251,7 @@ class Metric(struct.PyTreeNode, metaclass=MetricType):
         """A state from a packed array (jnp slicing) or from named sums (``packed`` None), signature added."""
         cfg = cls.metric_config
         if sums is None:
-            sums = _named(cfg, packed)
+            sums = named_sums(cfg, packed)
         count = jnp.asarray(sums["count"])
         return cls(
             micro={k: jnp.asarray(sums["micro"][k]) for k in MICRO},
@@ -520,7 +394,7 @@ class Metric(struct.PyTreeNode, metaclass=MetricType):
                     "restored from another metric's checkpoint was merged into it."
                 )
             if value != mine:
-                other = _KNOWN.get(int(value), "an unknown metric")
+                other = KNOWN_SIGNATURES.get(int(value), "an unknown metric")
                 raise ValueError(
                     f"This state of {self.config.name!r} holds the sums of {other!r} (signature {value}, expected "
                     f"{mine}): it was restored from a checkpoint of a different metric or configuration."

@@ -338,22 +338,22 @@ def test_states_round_trip_through_flax_serialization(cls: type) -> None:
 
 def test_host_rows_equal_normalized_rows_bit_for_bit():
     """The host fast path of a batch's rows gives the bytes of the general path (normalized_rows, column by column)."""
-    from metametric_jax import accumulate
+    from metametric_jax import accumulate, metric_config
     from metametric_jax.normalizer import F1, JACCARD, NONE, PRECISION, RECALL, Normalizer, normalized_rows
 
     rng = np.random.default_rng(0)
     pick = random.Random(0)
     custom = Normalizer("mine", lambda xy, xx, yy, zd: xy)  # not built in: the general path
-    assert accumulate._host_plan((F1, custom)) is None
+    assert metric_config.host_plan((F1, custom)) is None
     for trial in range(200):
         reported = tuple(pick.sample([NONE, F1, PRECISION, RECALL, JACCARD], pick.randint(1, 5)))
-        plan = accumulate._host_plan(reported)
+        plan = metric_config.host_plan(reported)
         assert plan is not None
         tallies = ("t",) * (trial % 2)
         zero_division, empty_score = (0.0, 1.0, 0.5)[trial % 3], (1.0, 0.0)[trial % 2]
         cfg = accumulate.MetricConfig("m", reported[0], reported, zero_division, empty_score, None, tallies=tallies)
         stats = rng.choice([0.0, 1.0, 2.0, 3.5, 0.1, 1e-300], size=(int(rng.integers(0, 40)), 3 + len(tallies)))
-        fast = accumulate._host_rows(cfg, stats, *plan)
+        fast = metric_config.host_rows(cfg, stats, *plan)
         base = stats[:, :3]
         norm = normalized_rows(base, reported, cfg.zero_division, cfg.empty_score)
         general = np.concatenate([base, norm, np.ones_like(stats[:, :1]), stats[:, 3:]], axis=1)

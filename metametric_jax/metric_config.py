@@ -1,0 +1,159 @@
+r"""A metric class's static configuration, and the arithmetic of its sums: statistics to rows, rows to named sums.
+
+:class:`MetricConfig` is what a metric class is (its name, normalizers, 0/0 values, statistics function and tallies)
+and its signature, the number that tells states of two configurations apart across processes. A batch's per-example
+statistics :math:`(\phi(P,R), \phi(P,P), \phi(R,R))` and tallies become rows
+``(xy, xx, yy, one normalized score per reported normalizer, 1, tallies)`` (:func:`stats_rows`: the rule of
+:func:`metametric_jax.normalizer.normalized_rows`, on the host in one array where every normalizer is a built-in
+ratio, :func:`host_plan`); summed rows become the named leaves of a :class:`metametric_jax.accumulate.Metric` state
+(:func:`named_sums`).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import functools
+import zlib
+from collections.abc import Callable, Sequence
+from typing import Any
+
+import jax.numpy as jnp
+import numpy as np
+
+from metametric_jax.normalizer import Normalizer, normalized_rows
+
+__all__ = ["MetricConfig", "MICRO", "MIXED", "merged_signature", "stats_rows", "host_plan", "host_rows", "named_sums"]
+
+MICRO = ("xy", "xx", "yy")
+
+#: the signature of a merge of states with different signatures (configuration signatures are never negative)
+MIXED = -1
+
+
+def merged_signature(a: Any, b: Any) -> Any:
+    """The signature of a merge: the common one, or :data:`MIXED` where the two differ (never silently one side's)."""
+    return jnp.where(a == b, a, MIXED)
+
+
+#: signature -> metric name of every metric class made in this process (to name the other side in messages)
+KNOWN_SIGNATURES: dict[int, str] = {}
+
+
+@dataclasses.dataclass(frozen=True, eq=False)
+class MetricConfig:
+    r"""Static configuration of a metric class (compared by identity: one config per metric class).
+
+    Attributes:
+        name: the metric's name (used in messages).
+        normalizer: the declared normalizer, used by ``score``.
+        reported: the normalizers reported by ``compute`` (micro and ``macro_``); ``none`` is reported as
+            ``overlap``.
+        zero_division: value of any 0/0 other than two empty structures.
+        empty_score: per-example normalized score of two empty structures (self-overlaps both 0).
+        batch_stats: host function ``(predictions, references) -> float64 array (n, 3)`` of per-example
+            :math:`\phi(P,R), \phi(P,P), \phi(R,R)`.
+        source: the similarity (or function) the metric was built from, for ``explain`` and messages.
+        tallies: names of per-example counts the statistics function gives after (xy, xx, yy) (columns ``3:``), such
+            as the pairs a solver did not prove optimal; the state sums them (``tally``) and ``compute`` reports
+            them, so they survive merges across batches and processes.
+    """
+
+    name: str
+    normalizer: Normalizer
+    reported: tuple[Normalizer, ...]
+    zero_division: float
+    empty_score: float
+    batch_stats: Callable[[Sequence[Any], Sequence[Any]], np.ndarray] | None
+    source: Any = None
+    tallies: tuple[str, ...] = ()
+
+    @property
+    def macro_names(self) -> tuple[str, ...]:
+        """The keys of the state's ``macro`` leaves: each reported normalizer's name (``overlap`` for ``none``)."""
+        return tuple("overlap" if n.is_identity else n.name for n in self.reported)
+
+    @property
+    def self_bounded(self) -> bool:
+        """Whether the statistics come from a similarity bounded by its self-similarities (then ``xy <= xx, yy``)."""
+        return bool(getattr(self.source, "self_bounded", False))
+
+    @functools.cached_property
+    def signature(self) -> int:
+        """A number identifying this configuration across processes (name, normalizers, 0/0 values, source)."""
+        source = self.source
+        described = getattr(source, "name", None) or getattr(source, "__qualname__", None) or type(source).__name__
+        text = "|".join(
+            [self.name, ",".join(self.macro_names), self.normalizer.name, repr(self.zero_division)]
+            + [repr(self.empty_score), type(source).__name__, str(described)]
+            + ([",".join(self.tallies)] if self.tallies else [])
+        )
+        value = zlib.crc32(text.encode("utf-8")) & 0x7FFFFFFF
+        KNOWN_SIGNATURES.setdefault(value, self.name)
+        return value
+
+    def __repr__(self) -> str:
+        return f"MetricConfig({self.name!r}, normalizer={self.normalizer.name!r})"
+
+
+def stats_rows(cfg: MetricConfig, stats: Any) -> Any:
+    """Per-example rows ``(n, 3 + K + 1 + T)``: (xy, xx, yy), the K normalized scores, 1, the T tallies (NumPy or jnp).
+
+    Statistics without tally columns (``(n, 3)``) count 0 for each tally.
+    """
+    if isinstance(stats, np.ndarray) and stats.dtype == np.float64:
+        plan = host_plan(cfg.reported)
+        if plan is not None:
+            return host_rows(cfg, stats, *plan)
+    xp = np if isinstance(stats, np.ndarray) else jnp
+    base = stats[:, :3]
+    norm = normalized_rows(base, cfg.reported, cfg.zero_division, cfg.empty_score)
+    t = len(cfg.tallies)
+    tallies = stats[:, 3 : 3 + t] if stats.shape[1] >= 3 + t else xp.zeros((stats.shape[0], t), stats.dtype)
+    return xp.concatenate([base, norm, xp.ones_like(stats[:, :1]), tallies], axis=1)
+
+
+@functools.cache
+def host_plan(normalizers: tuple[Normalizer, ...]) -> tuple[np.ndarray, np.ndarray, list[int], list[int]] | None:
+    """For built-in ratios and ``none`` only: ``normalized_rows``'s coefficient arrays and where its columns go."""
+    linear = [k for k, m in enumerate(normalizers) if m.builtin and m.linear is not None]
+    identity = [k for k, m in enumerate(normalizers) if m.is_identity]
+    if len(linear) + len(identity) != len(normalizers) or not all(normalizers[k].builtin for k in identity):
+        return None
+    a = np.asarray([normalizers[k].linear[0] for k in linear], dtype=np.float64)  # type: ignore[index]
+    b = np.asarray([normalizers[k].linear[1] for k in linear], dtype=np.float64)  # type: ignore[index]
+    return a, b, linear, identity
+
+
+def host_rows(cfg: MetricConfig, stats: np.ndarray, a: np.ndarray, b: np.ndarray, linear: list, identity: list) -> Any:
+    """:func:`stats_rows` of float64 NumPy statistics when every reported figure is a built-in ratio or ``none``.
+
+    The same operations as :func:`metametric_jax.normalizer.normalized_rows` on each value (so the same rows, bit for
+    bit), written into one array instead of column by column: the host path runs once per batch.
+    """
+    n, k, t = stats.shape[0], len(cfg.reported), len(cfg.tallies)
+    base = stats[:, :3]
+    out = np.empty((n, 4 + k + t))
+    out[:, :3] = base
+    if linear:
+        num, den = base @ a.T, base @ b.T
+        zero = den == 0
+        ratios = num / np.where(zero, 1.0, den)
+        ratios[zero] = cfg.zero_division
+        ratios[(base[:, 1] == 0) & (base[:, 2] == 0)] = cfg.empty_score
+        out[:, [3 + j for j in linear]] = ratios
+    for j in identity:
+        out[:, 3 + j] = base[:, 0]
+    out[:, 3 + k] = 1.0
+    out[:, 4 + k :] = stats[:, 3 : 3 + t] if stats.shape[1] >= 3 + t else 0.0
+    return out
+
+
+def named_sums(cfg: MetricConfig, pairs: Any) -> dict[str, Any]:
+    """Split a ``(..., 3 + K + 1 + T, 2)`` pair array into the state's named leaves."""
+    k = len(cfg.reported)
+    return {
+        "micro": {key: pairs[..., j, :] for j, key in enumerate(MICRO)},
+        "macro": {key: pairs[..., 3 + j, :] for j, key in enumerate(cfg.macro_names)},
+        "count": pairs[..., 3 + k, :],
+        "tally": {key: pairs[..., 4 + k + j, :] for j, key in enumerate(cfg.tallies)},
+    }
