@@ -14,19 +14,12 @@ import numpy as np
 import pytest
 import scorch.scores
 from flax import nnx, serialization
+from helpers import Span
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from metametric_jax import make_suite, metametric, stats_metric
 from metametric_jax.interop import NnxMetric, clu_metric
-
-
-@metametric(normalizer="none")
-@dataclass(frozen=True)
-class Span:
-    start: int
-    end: int
-    label: str
 
 
 @metametric(normalizer="f2")
