@@ -38,6 +38,8 @@ __all__ = [
     "map_rows",
     "map_chunks",
     "prepare",
+    "reusing",
+    "THREAD_VARIABLES",
     "RunInfo",
     "last_run",
 ]
@@ -116,12 +118,8 @@ class _Done:
     failure: _Failure | None = None
 
 
-_TASK: Any = None  # the function a worker applies to its chunks, installed once per worker
-
-
-def _install(payload: bytes) -> None:
-    global _TASK
-    _TASK = pickle.loads(payload)
+_TASK: Any = None  # the function a worker applies to its chunks
+_PAYLOAD: bytes | None = None  # its pickle: a worker unpickles a task once, while the chunks it gets carry the same one
 
 
 def _portable_error(err: BaseException) -> Any:
@@ -183,7 +181,10 @@ def _apply(task: Any, start: int, columns: tuple[list[Any], ...]) -> _Done:
     return _Done(start, result, _caught(records), "jax" in sys.modules)
 
 
-def _work(start: int, columns: tuple[list[Any], ...]) -> _Done:
+def _work(payload: bytes, start: int, columns: tuple[list[Any], ...]) -> _Done:
+    global _TASK, _PAYLOAD
+    if payload != _PAYLOAD:
+        _TASK, _PAYLOAD = pickle.loads(payload), payload
     return _apply(_TASK, start, columns)
 
 
@@ -276,7 +277,53 @@ def prepare(jobs: int, preload: Sequence[str] = ()) -> None:
             return False
 
     ctx.set_forkserver_preload(["metametric_jax.parallel", *(m for m in preload if exists(m))])
-    forkserver.ensure_running()
+    with _one_thread_per_worker():
+        forkserver.ensure_running()
+
+
+#: the numeric libraries' thread counts that workers get (``1`` where the user's environment does not say): the
+#: parallelism is the processes; BLAS threads of their own would compete for the same cores, and OpenBLAS's keep
+#: spinning for a while after every call
+THREAD_VARIABLES = ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS")
+
+
+@contextlib.contextmanager
+def _one_thread_per_worker() -> Any:
+    """The environment that worker processes (and the fork server) start in: :data:`THREAD_VARIABLES` set."""
+    added = [name for name in THREAD_VARIABLES if name not in os.environ]
+    for name in added:
+        os.environ[name] = "1"
+    try:
+        yield
+    finally:
+        for name in added:
+            os.environ.pop(name, None)
+
+
+@dataclasses.dataclass
+class _Shared:
+    workers: int
+    pool: concurrent.futures.ProcessPoolExecutor | None = None
+
+
+_SHARED: list[_Shared] = []
+
+
+@contextlib.contextmanager
+def reusing(jobs: int) -> Any:
+    """Within the block, the map calls of ``jobs`` workers share one pool, started by the first that needs workers.
+
+    A command that maps several times (an analysis: each system, each stage) then starts its workers once; without
+    it every call starts and stops its own. The pool stops when the block ends.
+    """
+    shared = _Shared(resolve_jobs(jobs))
+    _SHARED.append(shared)
+    try:
+        yield
+    finally:
+        _SHARED.remove(shared)
+        if shared.pool is not None:
+            shared.pool.shutdown(wait=True, cancel_futures=True)
 
 
 @contextlib.contextmanager
@@ -345,13 +392,22 @@ def _run(
     ctx = _context()
     if ctx.get_start_method() == "forkserver":
         ctx.set_forkserver_preload(["metametric_jax.parallel", *preload])
-    _LAST = RunInfo(workers, len(bounds), ctx.get_start_method(), False)
+    shared = next((s for s in reversed(_SHARED) if s.workers == resolve_jobs(jobs)), None)
+    _LAST = RunInfo(shared.workers if shared else workers, len(bounds), ctx.get_start_method(), False)
     failed: int | None = None
     finished = 0
-    pool_of = concurrent.futures.ProcessPoolExecutor
-    with _main_importable(), pool_of(workers, mp_context=ctx, initializer=_install, initargs=(payload,)) as pool:
+    with contextlib.ExitStack() as stack:
+        stack.enter_context(_main_importable())
+        stack.enter_context(_one_thread_per_worker())  # workers start at the first submit
+        if shared is None:
+            pool = stack.enter_context(concurrent.futures.ProcessPoolExecutor(workers, mp_context=ctx))
+        else:
+            if shared.pool is None:
+                shared.pool = concurrent.futures.ProcessPoolExecutor(shared.workers, mp_context=ctx)
+            pool = shared.pool
         futures = {
-            pool.submit(_work, lo, tuple(list(c[lo:hi]) for c in columns)): k for k, (lo, hi) in enumerate(bounds)
+            pool.submit(_work, payload, lo, tuple(list(c[lo:hi]) for c in columns)): k
+            for k, (lo, hi) in enumerate(bounds)
         }
         try:
             for future in concurrent.futures.as_completed(futures):
@@ -361,6 +417,8 @@ def _run(
                 try:
                     item = future.result()
                 except BrokenProcessPool as err:
+                    if shared is not None:
+                        shared.pool = None  # the next call starts a new one
                     raise RuntimeError(
                         "a worker process stopped (it could not start, unpickle the task or import its module, or it "
                         f"was killed): {err}"

@@ -42,7 +42,7 @@ import contextlib
 import json
 import os
 import sys
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from importlib import resources
 from typing import Any
 
@@ -222,13 +222,30 @@ def _estimates(scores: dict[str, Any], intervals: dict[str, Any]) -> dict[str, A
     return out
 
 
-def _prepare_workers(command: Command, args: argparse.Namespace) -> None:
-    """With ``--jobs`` other than 1, start the worker server now: it imports the task while the input is read."""
-    jobs = getattr(args, "jobs", 1)
-    if jobs != 1:
-        from metametric_jax import parallel
+@contextlib.contextmanager
+def _workers(command: Command, args: argparse.Namespace, *, analysis: bool = False) -> Iterator[None]:
+    """With ``--jobs`` other than 1, the worker server now and one pool for the whole command.
 
-        parallel.prepare(jobs, [f"metametric_jax.tasks.{command.name}", f"metametric_jax.commands.{command.name}"])
+    The server imports the task while the input is read; every map call of the command shares the pool, which stops
+    when the command ends.
+    """
+    jobs = getattr(args, "jobs", 1)
+    if jobs == 1:
+        yield
+        return
+    from metametric_jax import parallel
+
+    modules = [f"metametric_jax.tasks.{command.name}", f"metametric_jax.commands.{command.name}", *command.preload]
+    if analysis:
+        modules.append(f"metametric_jax.tasks.{command.name}_analysis")
+    parallel.prepare(jobs, modules)
+    with parallel.reusing(jobs):
+        yield
+
+
+def _in_workers(command: Command, args: argparse.Namespace, run: Callable[[], Any], analysis: bool = False) -> Any:
+    with _workers(command, args, analysis=analysis):
+        return run()
 
 
 def _guarded(run: Callable[[], Any], files: Sequence[str], name: str) -> tuple[int, Any]:
@@ -261,8 +278,9 @@ def _compare(command: Command, args: argparse.Namespace, sub: argparse.ArgumentP
     if getattr(args, reference, None) is None:
         sub.error("--references is required: the reference file both systems are scored against")
     files = [*_files(getattr(args, reference)), *systems]
-    _prepare_workers(command, args)
-    status, done = _guarded(lambda: resampling_cli.compare(command, args, systems), files, command.name)
+    status, done = _guarded(
+        lambda: _in_workers(command, args, lambda: resampling_cli.compare(command, args, systems)), files, command.name
+    )
     if status:
         return status
     result, warnings, scale = done
@@ -288,8 +306,11 @@ def _analyze(command: Command, args: argparse.Namespace, sub: argparse.ArgumentP
     if getattr(args, reference, None) is None:
         sub.error("--references is required: the reference file the systems are scored against")
     files = [*_files(getattr(args, reference)), *systems]
-    _prepare_workers(command, args)
-    status, done = _guarded(lambda: analysis_cli.analyze(command, args, systems), files, command.name)
+    status, done = _guarded(
+        lambda: _in_workers(command, args, lambda: analysis_cli.analyze(command, args, systems), True),
+        files,
+        command.name,
+    )
     if status:
         return status
     report, warnings = done
@@ -339,7 +360,6 @@ def _run(command: Command, args: argparse.Namespace, sub: argparse.ArgumentParse
         files = [p for d in command.inputs for p in _files(getattr(args, d))]
 
         def score() -> tuple[dict[str, Any], list[str], float]:
-            _prepare_workers(command, args)
             scores, warnings = command.run(args)
             scale = 100.0
             if getattr(args, "bootstrap", None):
@@ -348,7 +368,7 @@ def _run(command: Command, args: argparse.Namespace, sub: argparse.ArgumentParse
                 warnings = [*warnings, *more]
             return scores, list(warnings), scale
 
-        status, done = _guarded(score, files, command.name)
+        status, done = _guarded(lambda: _in_workers(command, args, score), files, command.name)
         if status:
             return status
     scores, warnings, scale = done

@@ -18,7 +18,10 @@ statistics function pickles by reference from a module that does not (the task m
 similarities, ``stats_metric`` with a module-level function); a class whose function does not pickle is sent instead
 and rebuilt in the worker (which then imports JAX, without using it). Like any ``spawn`` or ``forkserver`` worker,
 a worker imports the ``__main__`` module of a script (not of ``python -m`` or an interactive session).
-``jobs=0`` means every core this process may use (:func:`available_cores`). The pool, its workers and the ``map_*``
+``jobs=0`` means every core this process may use (:func:`available_cores`). Map calls inside a
+:func:`reusing` block share one pool (a command that maps several times starts its workers once). Workers run their
+numeric libraries on one thread each (``OPENBLAS_NUM_THREADS``, ``OMP_NUM_THREADS`` and ``MKL_NUM_THREADS`` are ``1``
+where the environment does not set them): the processes are the parallelism. The pool, its workers and the ``map_*``
 functions live in :mod:`metametric_jax._pool` (re-exported here); this module builds metric states from them and
 holds the reductions that engines (Beam, Dask) call.
 
@@ -47,6 +50,7 @@ import numpy as np
 from metametric_jax._pool import (
     CHUNKS_PER_WORKER,
     START_METHOD,
+    THREAD_VARIABLES,
     RunInfo,
     available_cores,
     last_run,
@@ -55,6 +59,7 @@ from metametric_jax._pool import (
     map_rows,
     prepare,
     resolve_jobs,
+    reusing,
 )
 
 __all__ = [
@@ -64,6 +69,7 @@ __all__ = [
     "map_rows",
     "map_chunks",
     "prepare",
+    "reusing",
     "from_model_output",
     "state_of",
     "merged",
@@ -73,6 +79,7 @@ __all__ = [
     "last_run",
     "CHUNKS_PER_WORKER",
     "START_METHOD",
+    "THREAD_VARIABLES",
 ]
 
 

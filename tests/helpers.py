@@ -111,3 +111,19 @@ def tags(n: int, seed: int) -> tuple[np.ndarray, np.ndarray]:
     gold = rng.integers(0, 3, (n, 6)).astype(np.int32)
     pred = np.where(rng.random((n, 6)) < 0.3, rng.integers(0, 3, (n, 6)), gold).astype(np.int32)
     return pred, gold
+
+
+def worker_pids(items: Sequence[Any]) -> list[int]:
+    """The process of each item (a ``parallel.map_items`` function: which worker ran it)."""
+    import os
+
+    return [os.getpid() for _ in items]
+
+
+def thread_settings(items: Sequence[Any]) -> list[tuple[str | None, ...]]:
+    """The numeric libraries' thread variables of the process that ran each item."""
+    import os
+
+    from metametric_jax.parallel import THREAD_VARIABLES
+
+    return [tuple(os.environ.get(name) for name in THREAD_VARIABLES) for _ in items]

@@ -128,9 +128,22 @@ ANALYZED = {
 }
 
 
-def test_analyze_prints_the_same_json_for_every_number_of_jobs(capsys):
-    """``analyze TASK --jobs 2`` (and ``0``, every core) of every task: the JSON of one process, chunked for real."""
+def test_analyze_prints_the_same_json_for_every_number_of_jobs(capsys, monkeypatch):
+    """``analyze TASK --jobs 2`` (and ``0``, every core) of every task: the JSON of one process, chunked for real.
+
+    Each command starts one pool of workers, however many times it maps (each system, each stage).
+    """
+    import concurrent.futures
     from importlib import resources
+
+    started: list[int] = []
+
+    class Counted(concurrent.futures.ProcessPoolExecutor):
+        def __init__(self, *args, **kwargs):
+            started.append(1)
+            super().__init__(*args, **kwargs)
+
+    monkeypatch.setattr(concurrent.futures, "ProcessPoolExecutor", Counted)
 
     from metametric_jax.commands import registry
 
@@ -142,11 +155,13 @@ def test_analyze_prints_the_same_json_for_every_number_of_jobs(capsys):
         argv += [*options, "--samples", "50", "--min-units", "2", "--format", "json"]
         outputs = []
         for jobs in ("1", "2", "0") if task == "ner" else ("1", "2"):
+            started.clear()
             code, out, err = run(capsys, *argv, "--jobs", jobs)
             assert code == 0, err
             if jobs == "2":
                 info = parallel.last_run()
                 assert info.jobs == 2 and info.chunks > 1, (task, info)  # the sample was cut into chunks
+                assert len(started) == 1, (task, len(started))
             outputs.append(out)
         assert '"analyses"' in outputs[0] and all(out == outputs[0] for out in outputs), task
 

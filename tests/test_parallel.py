@@ -7,7 +7,7 @@ import warnings
 import numpy as np
 import pytest
 from amr_graphs import unrelated_pair
-from helpers import flat
+from helpers import flat, thread_settings, worker_pids
 
 from metametric_jax import parallel
 from metametric_jax._solvers import SolverBudgetWarning
@@ -101,3 +101,36 @@ def test_map_items_keeps_order_and_jobs_are_checked():
             parallel.resolve_jobs(bad)
     with pytest.raises(ValueError, match="chunk_size"):
         parallel.map_items(bytes, [1, 2], jobs=1, chunk_size=0)
+
+
+def test_a_reusing_block_shares_one_pool_and_workers_run_one_thread_each(monkeypatch):
+    """Map calls inside ``reusing`` run in the same workers; outside, each call has its own; BLAS threads are 1."""
+    import os
+    import subprocess
+    import sys
+
+    for name in parallel.THREAD_VARIABLES:
+        monkeypatch.delenv(name, raising=False)
+    items = list(range(12))
+    with parallel.reusing(2):
+        first = set(parallel.map_items(worker_pids, items, jobs=2, chunk_size=2))
+        second = set(parallel.map_items(worker_pids, items, jobs=2, chunk_size=3))
+        settings = set(parallel.map_items(thread_settings, items, jobs=2, chunk_size=2))
+        assert set(parallel.map_items(worker_pids, items, jobs=1)) == {os.getpid()}  # jobs=1 stays in this process
+    assert first == second and len(first) <= 2 and os.getpid() not in first
+    assert settings == {("1", "1", "1")}
+    assert all(name not in os.environ for name in parallel.THREAD_VARIABLES)  # this process's environment is as it was
+    third = set(parallel.map_items(worker_pids, items, jobs=2, chunk_size=2))
+    fourth = set(parallel.map_items(worker_pids, items, jobs=2, chunk_size=2))
+    assert not third & first and not third & fourth  # a pool per call outside the block
+    # a value the user set is kept (in a fresh process: workers inherit the fork server's environment)
+    code = (
+        "import sys; sys.path.insert(0, sys.argv[1])\n"
+        "from helpers import thread_settings\n"
+        "from metametric_jax import parallel\n"
+        "print(sorted(set(parallel.map_items(thread_settings, list(range(8)), jobs=2, chunk_size=2))))"
+    )
+    env = {**os.environ, "OPENBLAS_NUM_THREADS": "3"}
+    here = os.path.dirname(__file__)
+    done = subprocess.run([sys.executable, "-c", code, here], capture_output=True, text=True, env=env, check=True)
+    assert done.stdout.strip() == "[('3', '1', '1')]"

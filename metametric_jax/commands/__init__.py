@@ -168,6 +168,8 @@ class Command:
         resample: optional ``resample(args) -> Resampling`` for the input files in ``args``: what ``score
             --bootstrap`` and ``compare`` need (``inputs[0]`` is the reference side, ``inputs[1]`` the system).
         analyze: optional :class:`Analyze` hook: ``metametric-jax analyze TASK``.
+        preload: modules, beyond the task's own, that ``--jobs`` workers use (a library the task imports only when
+            it needs it, such as SciPy): the worker server imports them once and every worker shares them.
     """
 
     name: str
@@ -181,6 +183,7 @@ class Command:
     resolve: Callable[[argparse.Namespace, argparse.ArgumentParser], None] | None = None
     resample: Callable[[argparse.Namespace], Resampling] | None = None
     analyze: Analyze | None = None
+    preload: tuple[str, ...] = ()
 
 
 def registry() -> dict[str, Command]:

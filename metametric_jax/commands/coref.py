@@ -206,4 +206,5 @@ COMMAND = Command(
     table=_table,
     resolve=_resolve,
     resample=_resample,
+    preload=("scipy.optimize",),  # CEAF's blocks of more than 8 entities
 )

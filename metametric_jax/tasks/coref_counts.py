@@ -279,8 +279,8 @@ def _link_matrices(chains: list[list[int]], n_ids: int) -> tuple[np.ndarray, np.
     incidence = np.zeros((n_ids, len(chains)), dtype=np.float64)
     for j, chain in enumerate(chains):
         np.add.at(incidence[:, j], chain, 1.0)
-    member = (incidence > 0).astype(np.float64)
-    common = member @ member.T
+    member = (incidence > 0).astype(np.int64)
+    common = member @ member.T  # integer: exact, and no BLAS threads (they spin on after the call)
     coref = common > 0
     np.fill_diagonal(coref, (incidence >= 2).any(axis=1))
     degree = member.sum(axis=1)

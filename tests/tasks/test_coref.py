@@ -980,3 +980,32 @@ def test_equal_to_scorer_pl_without_scipy() -> None:
     for p, scores in zip(SCORER_FIXTURES, json.loads(proc.stdout)):
         for (metric, kind), printed_by_scorer in parse_scorer_output(p.values[2]).items():
             assert _ours(scores, metric, kind) == printed_by_scorer, (p.id, metric, kind)
+
+
+_COLUMNS = ["-", "_", "(1", "1)", "(1)", "(2", "2)", "(2)", "(12)", "(1|(2)", "2)|1)", "(1+2)", "-|3", "x", "(", "()"]
+
+
+@pytest.mark.parametrize("seed", range(40))
+def test_the_reader_s_quick_paths_read_as_the_full_parser(seed: int, monkeypatch) -> None:
+    """Columns of no mention or of one mention are read without the full parse: the same documents or the same error."""
+    from metametric_jax.tasks.readers import conll2012 as reader
+
+    rng = random.Random(seed)
+    lines = ["#begin document (d); part 000"]
+    for t in range(rng.randint(0, 30)):
+        if rng.random() < 0.05:
+            lines.append("" if rng.random() < 0.5 else "# a comment")
+        words = [f"w{t}"] if rng.random() < 0.2 else ["d", "0", str(t), f"w{t}", "x", "y"]
+        lines.append("\t".join([*words, rng.choice(_COLUMNS[:10] if seed % 2 else _COLUMNS)]))
+    lines.append("#end document")
+
+    def read() -> object:
+        try:
+            return parse_conll2012(lines, "f")
+        except InputFormatError as err:
+            return str(err)
+
+    quick = read()
+    monkeypatch.setattr(reader, "_NO_MENTION", frozenset())
+    monkeypatch.setattr(reader, "_ONE_MENTION", re.compile(r"(?!)"))
+    assert read() == quick

@@ -59,6 +59,10 @@ _SINGLE = re.compile(r"\((\d+)\)")
 _OPEN = re.compile(r"\((\d+)")
 _CLOSE = re.compile(r"(\d+)\)")
 _LEFTOVER = re.compile(r"^[\d|_-]*$")
+#: the column of a token in no mention
+_NO_MENTION = frozenset({"-"})
+#: a column of one mention: ``(12)``, ``(12`` or ``12)``
+_ONE_MENTION = re.compile(r"\((\d+)\)|\((\d+)|(\d+)\)")
 _EXPECTED_COLUMN = "a coreference column such as '-', '(12', '12)', '(12)' or '(3|(12)'"
 
 
@@ -159,12 +163,25 @@ class _Builder:
 
     def token(self, columns: list[str], path: str, line_no: int) -> None:
         column = columns[-1]
-        singles, opens, closes, rest = parse_column(column)
-        recognized = singles or opens or closes or column in ("-", "_") or rest.strip("|-_") or _DOUBLE.search(column)
-        if not _LEFTOVER.match(rest) or not recognized:
-            raise InputFormatError(path, line_no, f"expected {_EXPECTED_COLUMN} as the last column; found {column!r}")
-        if any(c.isdigit() for c in rest):
-            self.bare.append(line_no)
+        one = _ONE_MENTION.fullmatch(column)
+        if one is not None:  # the common case: what parse_column gives for it, nothing left over
+            single, opening, closing = one.groups()
+            singles, opens, closes = (
+                [single] if single else [],
+                [opening] if opening else [],
+                [closing] if closing else [],
+            )
+        else:
+            singles, opens, closes, rest = parse_column(column)
+            recognized = (
+                singles or opens or closes or column in ("-", "_") or rest.strip("|-_") or _DOUBLE.search(column)
+            )
+            if not _LEFTOVER.match(rest) or not recognized:
+                raise InputFormatError(
+                    path, line_no, f"expected {_EXPECTED_COLUMN} as the last column; found {column!r}"
+                )
+            if any(c.isdigit() for c in rest):
+                self.bare.append(line_no)
         t = len(self.token_lines)
         for ident in singles:
             self._entity(ident).append((t, t))
@@ -230,7 +247,7 @@ def parse_conll2012(lines: Iterable[str], path: str = "<string>") -> dict[Docume
         line = raw.rstrip("\r\n")
         if line_no == 1:
             line = line.removeprefix("\ufeff")
-        begin = _BEGIN.match(line)
+        begin = _BEGIN.match(line) if line[:1] == "#" else None  # both document lines start with '#'
         if begin:
             if current is not None:
                 raise InputFormatError(
@@ -250,7 +267,7 @@ def parse_conll2012(lines: Iterable[str], path: str = "<string>") -> dict[Docume
                 )
             current = _Builder(doc_id, spec, line_no)
             continue
-        if _END.match(line):
+        if line[:1] == "#" and _END.match(line):
             if current is None:
                 raise InputFormatError(
                     path, line_no, "found '#end document' outside a document; expected '#begin document' first"
@@ -270,7 +287,11 @@ def parse_conll2012(lines: Iterable[str], path: str = "<string>") -> dict[Docume
                 f"found a token line outside a document ({line[:40]!r}); expected '#begin document (name); part NNN' "
                 "first",
             )
-        current.token(columns, path, line_no)
+        if columns[-1] in _NO_MENTION:  # most tokens: what token() would record, without parsing
+            current.token_lines.append(line_no)
+            current.words.append(columns[3] if len(columns) >= 5 else None)
+        else:
+            current.token(columns, path, line_no)
     if current is not None:
         raise InputFormatError(
             path,
