@@ -78,7 +78,7 @@ from metametric_jax.tasks.amr_smatch import (
     smatch_match,
     smatch_triples,
 )
-from metametric_jax.tasks.readers.penman import parse_tree, read_penman
+from metametric_jax.tasks.readers.penman import parse_tree, read_penman, read_penman_texts
 
 __all__ = [
     "AmrMetric",  # noqa: F822 - built on first use, see __getattr__
@@ -417,9 +417,10 @@ def score(predictions: Sequence[Any], references: Sequence[Any], **options: Any)
     return scorer.scores()
 
 
-def _read_pairs(predictions: str | Path, references: str | Path) -> tuple[list[Any], list[Any]]:
-    gold = read_penman(references)
-    pred = read_penman(predictions)
+def _read_pairs(predictions: str | Path, references: str | Path, parse: bool = True) -> tuple[list[Any], list[Any]]:
+    read = read_penman if parse else read_penman_texts
+    gold = read(references)
+    pred = read(predictions)
     if len(gold) != len(pred):
         raise InputFormatError(
             str(predictions),
@@ -455,13 +456,23 @@ def _pair_items(
     predicted: Sequence[tuple[Any, str, int | None]],
     gold: Sequence[tuple[Any, str, int | None]],
 ) -> list[dict[str, Any]]:
-    """The items of graph pairs read from files (``(tree, path, line)`` each), scored alone (in a worker process)."""
+    """The items of graph pairs read from files (``(text, path, line)`` each), parsed and scored alone.
+
+    This runs in a worker process with ``--jobs``. A pair's reference graph is parsed first, as :func:`read_files`
+    reads the reference file first.
+    """
     scorer = _Scorer(options, "score_files")
     keep = scorer.keep_alignments
-    return [
-        scorer.pair(ident, _tree_triples(*p, keep), _tree_triples(*g, keep), (p[0], g[0]))
-        for ident, p, g in zip(idents, predicted, gold)
-    ]
+    out = []
+    for ident, p, g in zip(idents, predicted, gold):
+        g_tree = parse_tree(*g)
+        p_tree = parse_tree(*p)
+        out.append(
+            scorer.pair(
+                ident, _tree_triples(p_tree, *p[1:], keep), _tree_triples(g_tree, *g[1:], keep), (p_tree, g_tree)
+            )
+        )
+    return out
 
 
 def score_files(
@@ -495,7 +506,7 @@ def score_files(
     from metametric_jax import parallel
 
     scorer = _Scorer(options, "score_files")
-    pred, gold = _read_pairs(predictions, references)
+    pred, gold = _read_pairs(predictions, references, parse=False)  # each pair is parsed where it is scored
     shown = [0]
 
     def report(done: int, total: int) -> None:
@@ -508,8 +519,8 @@ def score_files(
     items = parallel.map_items(
         functools.partial(_pair_items, options),
         [g.id or str(k) for k, g in enumerate(gold, start=1)],
-        [(p.tree, str(predictions), p.line) for p in pred],
-        [(g.tree, str(references), g.line) for g in gold],
+        [(p.text, str(predictions), p.line) for p in pred],
+        [(g.text, str(references), g.line) for g in gold],
         jobs=jobs,
         chunk_size=None if jobs != 1 else 1,
         progress=report if progress else None,

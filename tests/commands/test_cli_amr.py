@@ -132,3 +132,22 @@ def test_module_entry_point_subprocess():
     assert proc.returncode == 0, proc.stderr
     assert json.loads(proc.stdout) == score_files(predictions=PRED, references=GOLD).scores
     assert "bundled amr sample" in proc.stderr
+
+
+def test_an_unparsable_graph_is_the_same_error_for_every_number_of_jobs(capsys, tmp_path):
+    """Graphs are parsed where their pair is scored (in the workers with ``--jobs``): the first bad pair's error."""
+    graphs = [f"(a{k} / cat-{k} :mod (b{k} / big))" for k in range(12)]
+    gold, pred = list(graphs), list(graphs)
+    pred[5] = "(a5 / cat :mod (b5 / big)"  # unbalanced
+    gold[9] = "(a9 / cat :mod"
+    gold_file, pred_file = tmp_path / "gold.txt", tmp_path / "pred.txt"
+    gold_file.write_text("\n\n".join(gold) + "\n", encoding="utf-8")
+    pred_file.write_text("\n\n".join(pred) + "\n", encoding="utf-8")
+    errors = set()
+    for jobs in ("1", "2"):
+        code, out, err = run(capsys, "score", "amr", "--gold", str(gold_file), "--pred", str(pred_file), "--jobs", jobs)
+        assert code == 1 and out == "" and err.count("\n") == 1, err
+        errors.add(err)
+    assert errors == {
+        f"metametric-jax: error: {pred_file}:11: unbalanced parentheses in the PENMAN graph: 2 '(' but 1 ')'\n"
+    }

@@ -17,12 +17,10 @@ import re
 from pathlib import Path
 from typing import Any
 
-import penman
-
 from metametric_jax.errors import InputFormatError
 from metametric_jax.tasks.readers.text import read_text, split_lines
 
-__all__ = ["PenmanBlock", "read_penman", "parse_tree", "strip_alignments"]
+__all__ = ["PenmanBlock", "PenmanText", "read_penman", "read_penman_texts", "parse_tree", "strip_alignments"]
 
 _QUOTED = re.compile(r'"(?:[^"\\]|\\.)*"')
 _ALIGNMENT = re.compile(r"~(?:[A-Za-z]+\.?)?\d+(?:,\d+)*$")
@@ -44,12 +42,29 @@ class PenmanBlock:
     tree: Any
 
 
+@dataclasses.dataclass(frozen=True)
+class PenmanText:
+    """One graph of a PENMAN file, not yet parsed (:func:`parse_tree` parses it).
+
+    Attributes:
+        line: the 1-based line of the graph's first non-comment line.
+        id: the value of a ``# ::id`` comment before the graph, if any.
+        text: the graph's lines, comments left out.
+    """
+
+    line: int
+    id: str | None
+    text: str
+
+
 def parse_tree(text: str, path: str, line: int | None) -> Any:
     """One PENMAN graph (``#`` comment lines allowed) as a ``penman.Tree``.
 
     Raises:
         InputFormatError: not exactly one well-formed graph (named by ``path`` and ``line``).
     """
+    import penman  # here: a process that only splits files into graphs (for worker processes) does not need it
+
     body = "\n".join("" if ln.lstrip().startswith("#") else ln for ln in text.splitlines())
     stripped = body.strip()
     if not stripped.startswith("("):
@@ -76,6 +91,15 @@ def read_penman(path: str | Path) -> list[PenmanBlock]:
     Raises:
         InputFormatError: a block is not exactly one well-formed PENMAN graph, or the file is not UTF-8.
     """
+    return [PenmanBlock(g.line, g.id, parse_tree(g.text, str(path), g.line)) for g in read_penman_texts(path)]
+
+
+def read_penman_texts(path: str | Path) -> list[PenmanText]:
+    """The graphs of a PENMAN file, in file order, as text: the blocks :func:`read_penman` parses.
+
+    Raises:
+        InputFormatError: the file is not UTF-8.
+    """
     path = str(path)
     blocks: list[tuple[int, str | None, list[str]]] = []
     start: int | None = None
@@ -99,7 +123,7 @@ def read_penman(path: str | Path) -> list[PenmanBlock]:
         lines.append(text)
     if start is not None:
         blocks.append((start, ident, lines))
-    return [PenmanBlock(start, ident, parse_tree("\n".join(body), path, start)) for start, ident, body in blocks]
+    return [PenmanText(start, ident, "\n".join(body)) for start, ident, body in blocks]
 
 
 def _strip(atom: Any) -> Any:
@@ -108,6 +132,7 @@ def _strip(atom: Any) -> Any:
 
 def strip_alignments(tree: Any) -> Any:
     """The tree without alignment markers (``~e.8``, ``~8``, ``~e.8,9``) on concepts, roles and constants."""
+    import penman
 
     def node(n: Any) -> Any:
         var, branches = n
