@@ -8,6 +8,7 @@ included) and :func:`readout` turns any sum of rows (weighted, for a bootstrap r
 from __future__ import annotations
 
 import functools
+import itertools
 import math
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
@@ -16,8 +17,10 @@ import numpy as np
 
 from metametric_jax.inputs import check_lengths
 from metametric_jax.ranking import judgements, rank, ranked_list
-from metametric_jax.tasks.trec_figures import query_values
+from metametric_jax.tasks.trec_batch import batch_values
 from metametric_jax.tasks.trec_measures import MEASURES, Plan, family_of, plan_keys
+
+_ABSENT = -(1 << 62)
 
 __all__ = [
     "evaluate",
@@ -73,23 +76,45 @@ def evaluate(
     """Each query's figure of every measure of ``plan``: ``{printed name: (queries,) float64 array}``.
 
     A query's figure is trec_eval's (:func:`metametric_jax.tasks.trec_figures.query_figures`: its value, its count
-    for ``num_*``, the logarithm for ``gm_map`` and ``gm_bpref``). ``progress(done, total)`` is called first, every
-    100 queries and at the end.
+    for ``num_*``, the logarithm for ``gm_map`` and ``gm_bpref``), computed for all queries at once by
+    :func:`~metametric_jax.tasks.trec_batch.batch_values` (bit for bit the query-by-query figure).
+    ``progress(done, total)`` is called first, every 100 queries and at the end.
     """
     check_options(level, max_retrieved)
     check_lengths(predictions, references, "ranking", "query")
-    keys = plan_keys(plan)
-    table = np.zeros((len(predictions), len(keys)), np.float64)
+    total = len(predictions)
     if progress is not None:
-        progress(0, len(predictions))
+        progress(0, total)
+    codes, empty, judged = [], [], []
     for q, (p, r) in enumerate(zip(predictions, references)):
         ranking = ranking_of(p, f"query {q}: prediction", max_retrieved)
-        table[q] = query_values(ranking, judgements(r, f"query {q}: reference"), plan, level)
+        grades = judgements(r, f"query {q}: reference")
+        codes.append(_codes(ranking, grades))
+        empty.append(not ranking)
+        grade_list = np.fromiter(grades.values(), np.int64, len(grades))
+        judged.append(grade_list[grade_list >= 0])
         if progress is not None and (q + 1) % 100 == 0:
-            progress(q + 1, len(predictions))
+            progress(q + 1, total)
+    table = batch_values(codes, empty, judged, plan, level)
     if progress is not None:
-        progress(len(predictions), len(predictions))
-    return {k: table[:, j] for j, k in enumerate(keys)}
+        progress(total, total)
+    return {k: table[:, j] for j, k in enumerate(plan_keys(plan))}
+
+
+def _codes(ranking: Sequence[Any], grades: Mapping[Any, int]) -> np.ndarray:
+    """A query's ranked items as :func:`~metametric_jax.tasks.trec_batch.batch_values` takes them."""
+    n = len(ranking)
+    if not n:  # trec_eval -c ranks one item outside the pool for a query absent from the run
+        return np.array([-1], np.int64)
+    g = np.fromiter(map(grades.get, ranking, itertools.repeat(_ABSENT, n)), np.int64, n)
+    g[g < 0] = np.where(g[g < 0] == _ABSENT, -1, -2)  # not in the pool; unjudged in the pool (a negative grade)
+    if n > 1 and len(set(ranking)) != n:  # a repeated item counts at its first rank only
+        seen: set[Any] = set()
+        for i, x in enumerate(ranking):
+            if x in seen:
+                g[i] = -1
+            seen.add(x)
+    return g
 
 
 def _evaluate_chunk(
