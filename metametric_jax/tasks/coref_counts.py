@@ -173,6 +173,29 @@ def max_assignment(weights: np.ndarray) -> float:
     return float(w[np.arange(n), col4row].sum())
 
 
+#: Blocks of at most this many cells (2 × 2, 2 × 3, 2 × 4, 3 × 3: most of a document's) are enumerated in Python.
+_PYTHON_BLOCK = 9
+
+
+def _small_block(rows: list[int], cols: list[int], entries: dict[tuple[int, int], float]) -> float:
+    """The best one-to-one total of a small block: its rows and columns, in order, and nonzero entries.
+
+    Every assignment of the shorter side is enumerated; each total is summed in row order from the first row (the
+    same float as NumPy's sum along a row of the enumerated assignments, which larger blocks use).
+    """
+    if len(rows) > len(cols):
+        rows, cols = cols, rows
+        entries = {(j, i): x for (i, j), x in entries.items()}
+    grid = [[entries.get((i, j), 0.0) for j in cols] for i in rows]
+    best = 0.0
+    for chosen in itertools.permutations(range(len(cols)), len(rows)):
+        total = 0.0
+        for row, j in zip(grid, chosen):
+            total += row[j]
+        best = max(best, total)
+    return best
+
+
 def best_alignment(similarity: np.ndarray, *, solver: str = "auto") -> float:
     """The maximal total similarity of a one-to-one alignment of rows to columns (CEAF's numerator).
 
@@ -187,33 +210,51 @@ def best_alignment(similarity: np.ndarray, *, solver: str = "auto") -> float:
     >>> best_alignment(np.array([[2.0, 1.0, 0.0], [1.0, 2.0, 0.0], [0.0, 0.0, 3.0]]))
     7.0
     """
-    sim = similarity[np.ix_(similarity.any(axis=1), similarity.any(axis=0))]
-    if sim.size == 0:
-        return 0.0
     if solver not in ("auto", "blocks", "scipy"):
         raise ValueError(f"solver must be 'auto', 'blocks' or 'scipy'; found {solver!r}.")
-    if solver == "scipy" and min(sim.shape) > 1:
-        from scipy.optimize import linear_sum_assignment
+    sim = np.asarray(similarity)
+    if solver == "scipy":
+        restricted = sim[np.ix_(sim.any(axis=1), sim.any(axis=0))]
+        if min(restricted.shape) > 1:
+            from scipy.optimize import linear_sum_assignment
 
-        i, j = linear_sum_assignment(sim, maximize=True)
-        return float(sim[i, j].sum())
-    linked = sim > 0
-    n = linked.shape[0]
-    row_label = np.arange(n)
-    while True:  # each block's label: the smallest row index in it
-        col_label = np.where(linked, row_label[:, None], n).min(axis=0)
-        new = np.where(linked, col_label[None, :], n).min(axis=1)
-        if (new == row_label).all():
-            break
-        row_label = new
-    rows_in, cols_in = np.bincount(row_label, minlength=n), np.bincount(col_label, minlength=n)
-    simple = (rows_in == 1) | (cols_in == 1)  # a block with one row or one column: its largest entry
-    best = np.zeros(n)
-    r, c = np.nonzero(linked)
-    np.maximum.at(best, row_label[r], sim[r, c])
-    total = float(best[simple].sum())
-    for k in np.flatnonzero(~simple & (rows_in > 0)):
-        block = sim[np.ix_(row_label == k, col_label == k)]
+            i, j = linear_sum_assignment(restricted, maximize=True)
+            return float(restricted[i, j].sum())
+    r, c = np.nonzero(sim > 0)
+    rows, cols, values = r.tolist(), c.tolist(), sim[r, c].tolist()
+    parent = list(range(sim.shape[0]))  # union-find over rows, each set's root its smallest row
+
+    def root(x: int) -> int:
+        while parent[x] != x:
+            parent[x] = parent[parent[x]]
+            x = parent[x]
+        return x
+
+    first: dict[int, int] = {}  # a column's first row
+    for i, j in zip(rows, cols):
+        k = first.setdefault(j, i)
+        if k != i:
+            a, b = root(i), root(k)
+            if a != b:
+                parent[max(a, b)] = min(a, b)
+    entries: dict[int, dict[tuple[int, int], float]] = {}  # each block's entries, under its smallest row
+    for i, j, x in zip(rows, cols, values):
+        entries.setdefault(root(i), {})[(i, j)] = x
+    simple: list[float] = []  # a block with one row or one column: its largest entry
+    larger: list[tuple[list[int], list[int], dict[tuple[int, int], float]]] = []
+    for label in sorted(entries):
+        cells_of = entries[label]
+        block_rows, block_cols = sorted({i for i, _ in cells_of}), sorted({j for _, j in cells_of})
+        if len(block_rows) == 1 or len(block_cols) == 1:
+            simple.append(max(cells_of.values()))
+        else:
+            larger.append((block_rows, block_cols, cells_of))
+    total = float(np.array(simple, dtype=np.float64).sum())
+    for block_rows, block_cols, cells in larger:
+        if len(block_rows) * len(block_cols) <= _PYTHON_BLOCK:
+            total += _small_block(block_rows, block_cols, cells)
+            continue
+        block = sim[np.ix_(block_rows, block_cols)]
         if block.shape[0] > block.shape[1]:
             block = block.T
         if math.perm(block.shape[1], block.shape[0]) <= _ENUMERATED:
