@@ -1,0 +1,88 @@
+"""TREC runs already in trec_eval's order are read without sorting, with the same rankings as line by line."""
+
+from __future__ import annotations
+
+import random
+
+import numpy as np
+import pytest
+
+from metametric_jax.errors import InputFormatError
+from metametric_jax.ranking import rank
+from metametric_jax.tasks.readers import trec as trec_reader
+from metametric_jax.tasks.readers.trec import parse_run
+
+
+def _line_by_line(monkeypatch: pytest.MonkeyPatch, text: str) -> trec_reader.Run:
+    with monkeypatch.context() as patched:
+        patched.setattr(trec_reader, "_bulk_run", lambda text: None)
+        return parse_run(text)
+
+
+def _in_order_of(text: str) -> bool:
+    fields = trec_reader._fields(text, 6)
+    assert fields is not None
+    queries, first, query_of = np.unique(fields.strings(0), return_index=True, return_inverse=True)
+    place = np.empty_like(first)
+    place[np.argsort(first)] = np.arange(first.size)
+    words = fields.chars(2, 8).view(">u8")
+    return trec_reader._in_order(place[query_of], trec_reader._decimals(fields.chars(4)), words)
+
+
+def _run(seed: int) -> dict[str, dict[str, float]]:
+    rng = random.Random(seed)
+    names = [f"d{n}" for n in range(50)] + ["a" * 8, "a" * 9, "a" * 16, "a" * 17, "D7", "d7x", "z"]
+    return {
+        f"q{q}": {
+            d: rng.choice([0.5, -0.0, 0.0, 1.0, -2.25, rng.random()]) for d in rng.sample(names, rng.randint(1, 40))
+        }
+        for q in rng.sample(range(100), 15)
+    }
+
+
+def _text(run: dict[str, dict[str, float]], order: dict[str, list[str]]) -> str:
+    return "".join(f"{q} Q0 {d} {i} {run[q][d]!r} r\n" for q in run for i, d in enumerate(order[q], 1))
+
+
+@pytest.mark.parametrize("seed", range(8))
+def test_a_run_in_trec_eval_order_is_read_unsorted(monkeypatch: pytest.MonkeyPatch, seed: int) -> None:
+    run = _run(seed)
+    text = _text(run, {q: rank(scored) for q, scored in run.items()})
+    assert _in_order_of(text)
+    got = parse_run(text)
+    assert got == _line_by_line(monkeypatch, text)
+    assert got.rankings == {q: rank(scored) for q, scored in run.items()}
+
+
+@pytest.mark.parametrize("seed", range(8))
+def test_a_run_out_of_order_is_sorted(monkeypatch: pytest.MonkeyPatch, seed: int) -> None:
+    run = _run(seed)
+    rng = random.Random(seed)
+    order = {q: rank(scored) for q, scored in run.items()}
+    ties = [(q, i) for q, docs in order.items() for i in range(len(docs) - 1) if run[q][docs[i]] == run[q][docs[i + 1]]]
+    if ties:  # a tie broken by document id ascending, as many systems write it
+        q, i = rng.choice(ties)
+        order[q][i], order[q][i + 1] = order[q][i + 1], order[q][i]
+    text = _text(run, order)
+    assert _in_order_of(text) == (not ties)
+    assert parse_run(text) == _line_by_line(monkeypatch, text)
+    assert parse_run(text).rankings == {q: rank(scored) for q, scored in run.items()}
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "q Q0 d1 1 2 r\nq Q0 d2 2 1 r\np Q0 d1 1 1 r\nq Q0 d3 3 0.5 r\n",  # a query's lines apart
+        "q Q0 d1 1 1 r\nq Q0 d2 2 2 r\n",  # scores ascending
+        "q Q0 d1 1 1 r\nq Q0 d2 2 1 r\n",  # a tie by document id ascending
+        "q Q0 d2 1 -0 r\nq Q0 d1 2 0 r\nq Q0 aaaaaaaab 3 0 r\n",  # -0 ties 0 (in order)
+    ],
+)
+def test_order_checks(monkeypatch: pytest.MonkeyPatch, text: str) -> None:
+    assert _in_order_of(text) == text.startswith("q Q0 d2 1 -0")
+    assert parse_run(text) == _line_by_line(monkeypatch, text)
+
+
+def test_a_document_ranked_twice_in_order_is_an_error() -> None:
+    with pytest.raises(InputFormatError, match="ranked twice"):
+        parse_run("q Q0 d2 1 1 r\nq Q0 d1 2 0.5 r\nq Q0 d1 3 0.5 r\n", "r.txt")
