@@ -150,7 +150,7 @@ def _decimals(chars: np.ndarray) -> np.ndarray:
     values = np.where(chars[:, 0] == 45, -values, values)
     rest = np.flatnonzero(~plain)
     if rest.size:
-        values[rest] = list(map(float, chars[rest].view(f"S{chars.shape[1]}").reshape(-1).tolist()))
+        values[rest] = chars[rest].view(f"S{chars.shape[1]}").reshape(-1).astype(np.float64)  # as float() parses
     return values
 
 
@@ -175,6 +175,25 @@ def _bulk_qrels(text: str) -> dict[str, dict[str, int]] | None:
     return out
 
 
+def _in_order(query: np.ndarray, scores: np.ndarray, words: np.ndarray) -> bool:
+    """Whether the lines are already in trec_eval's order (what systems write).
+
+    In order: each query's lines together, scores descending, ties by document id (``words``: big-endian 8-byte
+    words) strictly descending.
+    """
+    if query.size < 2:
+        return True
+    same = query[1:] == query[:-1]
+    if not (query[1:] >= query[:-1]).all() or not (~same | (scores[1:] <= scores[:-1])).all():
+        return False
+    tied = np.flatnonzero(same & (scores[1:] == scores[:-1]))
+    upper, lower = words[tied], words[tied + 1]
+    differ = upper != lower
+    first = differ.argmax(axis=1)  # the first word where the two ids differ
+    rows = np.arange(tied.size)
+    return bool((differ.any(axis=1) & (upper[rows, first] > lower[rows, first])).all())
+
+
 def _bulk_run(text: str) -> Run | None:
     fields = _fields(text, 6)
     if fields is None:
@@ -194,9 +213,12 @@ def _bulk_run(text: str) -> Run | None:
     chars = fields.chars(2, 8)
     # A document id as big-endian 8-byte words: their order is the ids' (NUL padding sorts first, as a prefix does).
     words = chars.view(">u8")
-    keys = [~words[:, j] for j in range(words.shape[1] - 1, -1, -1)]  # ~: descending
-    order = np.lexsort((*keys, -scores, place[query_of]))  # score descending, then document id descending
-    ranked = chars[order].view(f"S{chars.shape[1]}").reshape(-1).astype("U").tolist()
+    if _in_order(place[query_of], scores, words):  # what systems write: no sort, the ids cut from the text
+        ranked = [text[a:b] for a, b in zip(fields.start[:, 2].tolist(), fields.end[:, 2].tolist())]
+    else:
+        keys = [~words[:, j] for j in range(words.shape[1] - 1, -1, -1)]  # ~: descending
+        order = np.lexsort((*keys, -scores, place[query_of]))  # score descending, then document id descending
+        ranked = chars[order].view(f"S{chars.shape[1]}").reshape(-1).astype("U").tolist()
     bounds = np.cumsum(np.bincount(place[query_of], minlength=in_file.size)).tolist()
     ids = queries[in_file].astype("U").tolist()
     rankings = {q: ranked[a:b] for q, a, b in zip(ids, [0, *bounds[:-1]], bounds)}
