@@ -81,10 +81,9 @@ def _run(args: argparse.Namespace) -> tuple[dict[str, Any], list[str]]:
             out[name] = {"correct": correct, "gold": reference, "predicted": predicted}
             out[name]["aligned"] = None if name in ("tokens", "sentences") else aligned
         return out, [] if gold else [f"{args.gold} holds no sentences; every count is 0"]
-    report = dependency.score_files(
+    return dependency.summary_files(  # the summary only: no per-sentence items to build
         predictions=args.pred, references=args.gold, jobs=getattr(args, "jobs", 1), **options
     )
-    return report.scores, report.warnings
 
 
 def _table(scores: dict[str, Any], args: argparse.Namespace) -> Any:

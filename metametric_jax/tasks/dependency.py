@@ -134,6 +134,7 @@ __all__ = [
     "state_report",
     "score",
     "score_files",
+    "summary_files",
     "sentence_rows",
     "readout",
 ]
@@ -371,6 +372,9 @@ def readout(totals: Any) -> dict[str, dict[str, float | None]]:
 
 def _score_counts(counts: np.ndarray) -> dict[str, Any]:
     """The figures of corpus totals: integer counts summed exactly, so every ratio is the script's."""
+    counts = np.asarray(counts)
+    if counts.dtype.kind in "iu":  # integers: summed exactly as integers, then each total rounded once
+        return readout(counts.reshape(-1, 4 * len(METRICS)).sum(axis=0, dtype=np.int64).astype(np.float64))
     from metametric_jax.intervals import exact_totals
 
     return readout(exact_totals(sentence_rows(counts)))
@@ -453,9 +457,27 @@ def score_files(
         return _score_files(predictions, references, jobs, options)
 
 
-def _score_files(
+def summary_files(
+    *,
+    predictions: str | os.PathLike[str],
+    references: str | os.PathLike[str],
+    jobs: int = 1,
+    **options: Any,
+) -> tuple[dict[str, Any], list[str]]:
+    """The ``scores`` and ``warnings`` of :func:`score_files`, without its per-sentence items (``score dependency``).
+
+    Raises:
+        InputFormatError: as :func:`score_files`.
+    """
+    parse_options(options)
+    with paused_collector():
+        gold, counts = _file_counts(predictions, references, jobs, options)
+        return _score_counts(counts), _warnings(gold, references)
+
+
+def _file_counts(
     predictions: str | os.PathLike[str], references: str | os.PathLike[str], jobs: int, options: dict[str, Any]
-) -> Report:
+) -> tuple[list[DepSentence], np.ndarray]:
     gold = read_conllu(references)
     system = read_conllu(predictions)
     if gold and not system:
@@ -466,7 +488,17 @@ def _score_files(
         raise InputFormatError(
             os.fspath(references), None, f"expected the sentences of {os.fspath(predictions)}; found no sentence"
         )
-    counts = counts_in_chunks(system, gold, jobs=jobs, **options)
+    return gold, counts_in_chunks(system, gold, jobs=jobs, **options)
+
+
+def _warnings(gold: list[DepSentence], references: str | os.PathLike[str]) -> list[str]:
+    return [] if gold else [f"{os.fspath(references)} holds no sentences; every figure is 0"]
+
+
+def _score_files(
+    predictions: str | os.PathLike[str], references: str | os.PathLike[str], jobs: int, options: dict[str, Any]
+) -> Report:
+    gold, counts = _file_counts(predictions, references, jobs, options)
     correct, total = counts[:, :, 0].astype(np.float64), (counts[:, :, 1] + counts[:, :, 2]).astype(np.float64)
     with np.errstate(divide="ignore", invalid="ignore"):  # prf's F1, 2m / (t + g), each sentence at once
         f1 = np.where(total > 0, 2.0 * correct / total, 0.0).tolist()
@@ -475,5 +507,4 @@ def _score_files(
         item: dict[str, Any] = {"id": sentence.sent_id or str(k), "line": sentence.line, "n_words": len(sentence)}
         item.update(zip(METRICS, row))
         items.append(item)
-    warnings = [] if gold else [f"{os.fspath(references)} holds no sentences; every figure is 0"]
-    return Report(_score_counts(counts), items, warnings)
+    return Report(_score_counts(counts), items, _warnings(gold, references))

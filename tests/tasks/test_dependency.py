@@ -710,3 +710,28 @@ def test_read_words_are_the_tokens_their_constructor_builds() -> None:
     assert pickle.loads(pickle.dumps(word)) == built
     with pytest.raises(AttributeError):
         word.head = 2  # type: ignore[misc]  # still frozen
+
+
+def test_summary_files_is_score_files_without_items(tmp_path: Path) -> None:
+    pred = str(DATA / "pred-all.conllu")
+    for options in ({}, {"exclude_punct": True}, {"strip_subtypes": False}):
+        report = dep.score_files(predictions=pred, references=GOLD, **options)
+        scores, warnings = dep.summary_files(predictions=pred, references=GOLD, **options)
+        assert json.dumps(scores) == json.dumps(report.scores) and warnings == report.warnings
+    empty = tmp_path / "empty.conllu"
+    empty.write_text("", encoding="utf-8")
+    assert dep.summary_files(predictions=empty, references=empty)[1] == [
+        f"{empty} holds no sentences; every figure is 0"
+    ]
+    with pytest.raises(InputFormatError, match="expected the sentences of"):
+        dep.summary_files(predictions=empty, references=GOLD)
+
+
+def test_integer_totals_equal_the_exact_sum_of_rows() -> None:
+    from metametric_jax.intervals import exact_totals
+
+    rng = np.random.default_rng(3)
+    for n in (0, 1, 7, 500):
+        counts = rng.integers(0, 10**6, size=(n, len(dep.METRICS), 4))
+        assert dep._score_counts(counts) == dep.readout(exact_totals(dep.sentence_rows(counts)))
+        assert dep._score_counts(counts) == dep._score_counts(counts.astype(np.float64))

@@ -40,6 +40,11 @@ SPACE_SEPARATORS = (
     "\u0020\u00a0\u1680\u2000\u2001\u2002\u2003\u2004\u2005\u2006\u2007\u2008\u2009\u200a\u202f\u205f\u3000"
 )
 _ZS = re.compile("[" + SPACE_SEPARATORS + "]")
+#: Word ids below this are matched as strings by :func:`parse_conllu`'s common path (longer sentences take the
+#: general one); HEADs up to it are looked up instead of checked and converted.
+_FAST_IDS = 1000
+_IDS = tuple(str(k) for k in range(_FAST_IDS))
+_HEADS = {str(k): k for k in range(_FAST_IDS)}
 
 
 @dataclasses.dataclass(frozen=True)
@@ -292,12 +297,60 @@ def parse_conllu(text: str, source: str = "<string>") -> list[DepSentence]:
             a HEAD that is not an integer in ``0..n``, an empty FORM, a comment inside a sentence, or a multiword range
             that does not match the words after it; the message names ``source`` and the line.
     """
+    builder, lines = _Builder(source), _lines(text)
+    # The common word line (10 fields, the next id, a HEAD written as a plain number, a FORM without space
+    # separators) is read here; any other line goes through the builder's checks. ``inside`` and ``started`` mirror
+    # the builder's ``range_end`` and ``started``, written back before it reads a line and read again after.
+    ids, heads, new = _IDS, _HEADS, object.__new__
+    words, inside, started = builder.words, 0, False
+    for k, line in enumerate(lines, start=1):
+        c = line.split("\t")
+        n = len(words) + 1
+        if len(c) == 10 and n < _FAST_IDS and c[0] == ids[n]:
+            head = heads.get(c[6])
+            form = c[1]
+            if head is not None and (inside or (form and form.isprintable() and " " not in form)):
+                if not started:
+                    started = builder.started = True
+                    if builder.first_line is None:
+                        builder.first_line = k
+                token: DepToken = new(DepToken)
+                d = token.__dict__
+                d["id"], d["form"], d["lemma"], d["upos"], d["xpos"], d["feats"] = n, form, c[2], c[3], c[4], c[5]
+                d["head"], d["deprel"], d["deps"], d["misc"], d["line"] = head, c[7], c[8], c[9], k
+                words.append(token)
+                if inside == n:
+                    inside = 0
+                continue
+        builder.range_end = inside
+        if not line or line.isspace():
+            builder.end(k)
+            words = builder.words
+        elif line.startswith("#"):
+            builder.comment(k, line)
+        else:
+            builder.token_line(k, line)
+        inside, started = builder.range_end, builder.started
+    builder.range_end = inside
+    builder.end(len(lines) + 1)
+    return builder.sentences
+
+
+def _lines(text: str) -> list[str]:
+    """The lines of ``text``: a byte-order mark removed, CRLF and CR as LF, no last empty line."""
     if text.startswith("\ufeff"):
         text = text[1:]
-    builder = _Builder(source)
-    lines = text.replace("\r\n", "\n").replace("\r", "\n").split("\n")
+    if "\r" in text:
+        text = text.replace("\r\n", "\n").replace("\r", "\n")
+    lines = text.split("\n")
     if lines and lines[-1] == "":
         lines.pop()
+    return lines
+
+
+def _parse_general(text: str, source: str = "<string>") -> list[DepSentence]:
+    """:func:`parse_conllu` with every line through the builder's checks (the reference of its common path)."""
+    builder, lines = _Builder(source), _lines(text)
     for k, line in enumerate(lines, start=1):
         if not line or line.isspace():
             builder.end(k)
