@@ -220,9 +220,20 @@ def best_alignment(similarity: np.ndarray, *, solver: str = "auto") -> float:
 
             i, j = linear_sum_assignment(restricted, maximize=True)
             return float(restricted[i, j].sum())
-    r, c = np.nonzero(sim > 0)
-    rows, cols, values = r.tolist(), c.tolist(), sim[r, c].tolist()
-    parent = list(range(sim.shape[0]))  # union-find over rows, each set's root its smallest row
+    return _alignments([sim])[0]
+
+
+#: a block of linked rows and columns: its rows and its columns (each in order), and its entries' positions
+_Block = tuple[list[int], list[int], list[int]]
+
+
+def _blocks(rows: list[int], cols: list[int], n_rows: int) -> tuple[list[list[int]], list[_Block]]:
+    """The blocks of the entries ``(rows[k], cols[k])``, in the order of their smallest rows.
+
+    Returned: the positions of the entries of each block with one row or one column, and the other blocks.
+    Union-find over the rows (each set's root its smallest row), a column joining the rows of its entries.
+    """
+    parent = list(range(n_rows))
 
     def root(x: int) -> int:
         while parent[x] != x:
@@ -237,36 +248,56 @@ def best_alignment(similarity: np.ndarray, *, solver: str = "auto") -> float:
             a, b = root(i), root(k)
             if a != b:
                 parent[max(a, b)] = min(a, b)
-    entries: dict[int, dict[tuple[int, int], float]] = {}  # each block's entries, under its smallest row
-    for i, j, x in zip(rows, cols, values):
-        entries.setdefault(root(i), {})[(i, j)] = x
-    simple: list[float] = []  # a block with one row or one column: its largest entry
-    larger: list[tuple[list[int], list[int], dict[tuple[int, int], float]]] = []
-    for label in sorted(entries):
-        cells_of = entries[label]
-        block_rows, block_cols = sorted({i for i, _ in cells_of}), sorted({j for _, j in cells_of})
+    members: dict[int, list[int]] = {}
+    for k, i in enumerate(rows):
+        members.setdefault(root(i), []).append(k)
+    simple: list[list[int]] = []
+    larger: list[_Block] = []
+    for label in sorted(members):
+        ks = members[label]
+        block_rows, block_cols = sorted({rows[k] for k in ks}), sorted({cols[k] for k in ks})
         if len(block_rows) == 1 or len(block_cols) == 1:
-            simple.append(max(cells_of.values()))
+            simple.append(ks)
         else:
-            larger.append((block_rows, block_cols, cells_of))
-    total = float(np.array(simple, dtype=np.float64).sum())
-    for block_rows, block_cols, cells in larger:
-        if len(block_rows) * len(block_cols) <= _PYTHON_BLOCK:
-            total += _small_block(block_rows, block_cols, cells)
-            continue
-        block = sim[np.ix_(block_rows, block_cols)]
-        if block.shape[0] > block.shape[1]:
-            block = block.T
-        if math.perm(block.shape[1], block.shape[0]) <= _ENUMERATED:
-            total += float(block[np.arange(block.shape[0]), _injections(*block.shape)].sum(axis=1).max())
-        elif block.shape[0] <= _SMALL_BLOCK:
-            total += max_assignment(block)
-        else:  # the same optimum, from compiled code (scipy is imported only for such blocks)
-            from scipy.optimize import linear_sum_assignment
+            larger.append((block_rows, block_cols, ks))
+    return simple, larger
 
-            i, j = linear_sum_assignment(block, maximize=True)
-            total += float(block[i, j].sum())
-    return total
+
+def _alignments(similarities: Sequence[np.ndarray]) -> list[float]:
+    """:func:`best_alignment` of several matrices with the same nonzero entries (CEAF-m's and CEAF-e's).
+
+    Each is the same float as alone; their blocks are found once.
+    """
+    if not similarities:
+        return []
+    r, c = np.nonzero(np.asarray(similarities[0]) > 0)
+    rows, cols = r.tolist(), c.tolist()
+    simple, larger = _blocks(rows, cols, np.shape(similarities[0])[0])
+    out = []
+    for similarity in similarities:
+        sim = np.asarray(similarity)
+        values = sim[r, c].tolist()
+        total = float(np.array([max(values[k] for k in ks) for ks in simple], dtype=np.float64).sum())
+        for block_rows, block_cols, ks in larger:
+            if len(block_rows) * len(block_cols) <= _PYTHON_BLOCK:
+                total += _small_block(block_rows, block_cols, {(rows[k], cols[k]): values[k] for k in ks})
+            else:
+                total += _large_block(sim[np.ix_(block_rows, block_cols)])
+        out.append(total)
+    return out
+
+
+def _large_block(block: np.ndarray) -> float:
+    if block.shape[0] > block.shape[1]:
+        block = block.T
+    if math.perm(block.shape[1], block.shape[0]) <= _ENUMERATED:
+        return float(block[np.arange(block.shape[0]), _injections(*block.shape)].sum(axis=1).max())
+    if block.shape[0] <= _SMALL_BLOCK:
+        return max_assignment(block)
+    from scipy.optimize import linear_sum_assignment  # the same optimum, from compiled code (imported for such blocks)
+
+    i, j = linear_sum_assignment(block, maximize=True)
+    return float(block[i, j].sum())
 
 
 def _lea_side(counts: np.ndarray, sizes: np.ndarray, other_sizes: np.ndarray) -> float:
@@ -295,7 +326,7 @@ def _contingency_counts(table: Contingency, lea_only: bool = False) -> Counts:
     if shared:
         sq = (n * n).astype(np.float64)
         out["bcub"] = (float((sq / a[:, None]).sum()), float(n_key), float((sq / b[None, :]).sum()), float(n_resp))
-        ceafm, ceafe = best_alignment(n.astype(np.float64)), best_alignment(2.0 * n / (a[:, None] + b[None, :]))
+        ceafm, ceafe = _alignments([n.astype(np.float64), 2.0 * n / (a[:, None] + b[None, :])])
     else:
         out["bcub"] = (0.0, float(n_key), 0.0, float(n_resp))
         ceafm = ceafe = 0.0
