@@ -88,7 +88,9 @@ def evaluate(
     codes, empty, judged = [], [], []
     for q, (p, r) in enumerate(zip(predictions, references)):
         ranking = ranking_of(p, f"query {q}: prediction", max_retrieved)
-        grades = judgements(r, f"query {q}: reference")
+        grades = (
+            r if type(r) is dict and set(map(type, r.values())) <= {int} else judgements(r, f"query {q}: reference")
+        )
         codes.append(_codes(ranking, grades))
         empty.append(not ranking)
         grade_list = np.fromiter(grades.values(), np.int64, len(grades))
@@ -107,13 +109,14 @@ def _codes(ranking: Sequence[Any], grades: Mapping[Any, int]) -> np.ndarray:
     if not n:  # trec_eval -c ranks one item outside the pool for a query absent from the run
         return np.array([-1], np.int64)
     g = np.fromiter(map(grades.get, ranking, itertools.repeat(_ABSENT, n)), np.int64, n)
+    judged = np.flatnonzero(g != _ABSENT).tolist()
     g[g < 0] = np.where(g[g < 0] == _ABSENT, -1, -2)  # not in the pool; unjudged in the pool (a negative grade)
-    if n > 1 and len(set(ranking)) != n:  # a repeated item counts at its first rank only
-        seen: set[Any] = set()
-        for i, x in enumerate(ranking):
-            if x in seen:
+    if len(judged) > 1 and len({ranking[i] for i in judged}) != len(judged):  # a repeat of an item not in the pool
+        seen: set[Any] = set()  # is not in the pool either; a judged item counts at its first rank only
+        for i in judged:
+            if ranking[i] in seen:
                 g[i] = -1
-            seen.add(x)
+            seen.add(ranking[i])
     return g
 
 

@@ -86,3 +86,24 @@ def test_order_checks(monkeypatch: pytest.MonkeyPatch, text: str) -> None:
 def test_a_document_ranked_twice_in_order_is_an_error() -> None:
     with pytest.raises(InputFormatError, match="ranked twice"):
         parse_run("q Q0 d2 1 1 r\nq Q0 d1 2 0.5 r\nq Q0 d1 3 0.5 r\n", "r.txt")
+
+
+@pytest.mark.parametrize("together", [True, False])
+def test_qrels_in_bulk_as_line_by_line(monkeypatch: pytest.MonkeyPatch, together: bool) -> None:
+    rng = random.Random(int(together))
+    lines = [
+        f"q{q} 0 d{d} {rng.choice([-1, 0, 1, 2])}" for q in rng.sample(range(30), 12) for d in rng.sample(range(40), 9)
+    ]
+    if not together:
+        rng.shuffle(lines)
+    text = "\n".join(lines) + "\n"
+    with monkeypatch.context() as patched:
+        patched.setattr(trec_reader, "_bulk_qrels", lambda text: None)
+        expected = trec_reader.parse_qrels(text)
+    got = trec_reader._bulk_qrels(text)
+    assert got == expected and list(got) == list(expected)
+    assert all(list(got[q]) == list(expected[q]) for q in got)
+    for twice in ("\n".join([*lines[:4], lines[3], *lines[4:]]), text + lines[3]):  # a document judged twice
+        assert trec_reader._bulk_qrels(twice) is None
+        with pytest.raises(InputFormatError, match="judged twice"):
+            trec_reader.parse_qrels(twice)

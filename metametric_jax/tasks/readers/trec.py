@@ -163,8 +163,15 @@ def _bulk_qrels(text: str) -> dict[str, dict[str, int]] | None:
     except ValueError:
         return None
     out: dict[str, dict[str, int]] = {}
+    docs = [text[a:b] for a, b in zip(fields.start[:, 2].tolist(), fields.end[:, 2].tolist())]
+    names, first, query_of = np.unique(fields.strings(0), return_index=True, return_inverse=True)
+    if (np.diff(query_of) != 0).sum() == names.size - 1:  # each query's lines together: a dict per run of lines
+        order = np.argsort(first)
+        bounds = [*first[order].tolist(), len(docs)]
+        for name, a, b in zip(names[order].astype("U").tolist(), bounds, bounds[1:]):
+            out[name] = dict(zip(docs[a:b], grades[a:b]))
+        return out if sum(map(len, out.values())) == len(grades) else None  # or a document judged twice
     queries = fields.strings(0).astype("U").tolist()
-    docs = fields.strings(2).astype("U").tolist()
     for query, doc, grade in zip(queries, docs, grades):
         judged = out.get(query)
         if judged is None:
