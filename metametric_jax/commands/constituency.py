@@ -36,9 +36,10 @@ def _add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def _run(args: argparse.Namespace) -> tuple[dict[str, Any], list[str]]:
-    from metametric_jax.tasks import constituency
+    # the files' module alone (not the accumulators' facade) and the summary only: no per-sentence items to build
+    from metametric_jax.tasks.constituency_files import summary_files
 
-    summary, warnings = constituency.summary_files(  # the summary only: no per-sentence items to build
+    summary, warnings = summary_files(
         predictions=args.pred, references=args.gold, params=args.params, jobs=getattr(args, "jobs", 1)
     )
     scores = {"all": summary["all"], "len40": summary["len40"]}

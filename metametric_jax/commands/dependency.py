@@ -68,22 +68,25 @@ def _resolve(args: argparse.Namespace, parser: argparse.ArgumentParser) -> None:
 
 
 def _run(args: argparse.Namespace) -> tuple[dict[str, Any], list[str]]:
-    from metametric_jax.tasks import dependency
+    # the files' modules alone: not the accumulators' facade (tasks.dependency), which imports what portable metric
+    # classes need
+    from metametric_jax.tasks.dependency_counts import METRICS
+    from metametric_jax.tasks.dependency_files import counts_in_chunks, summary_files
+    from metametric_jax.tasks.readers.conllu import read_conllu
 
     options = {"check_trees": args.check_trees, "exclude_punct": args.exclude_punct}
     options["strip_subtypes"] = args.strip_subtypes
+    jobs = getattr(args, "jobs", 1)
     if args.counts:
-        gold = dependency.read_conllu(args.gold)
-        jobs = getattr(args, "jobs", 1)
-        counts = dependency.counts_in_chunks(dependency.read_conllu(args.pred), gold, jobs=jobs, **options).sum(axis=0)
+        gold = read_conllu(args.gold)
+        counts = counts_in_chunks(read_conllu(args.pred), gold, jobs=jobs, **options).sum(axis=0)
         out = {}
-        for name, (correct, predicted, reference, aligned) in zip(dependency.METRICS, counts.tolist()):
+        for name, (correct, predicted, reference, aligned) in zip(METRICS, counts.tolist()):
             out[name] = {"correct": correct, "gold": reference, "predicted": predicted}
             out[name]["aligned"] = None if name in ("tokens", "sentences") else aligned
         return out, [] if gold else [f"{args.gold} holds no sentences; every count is 0"]
-    return dependency.summary_files(  # the summary only: no per-sentence items to build
-        predictions=args.pred, references=args.gold, jobs=getattr(args, "jobs", 1), **options
-    )
+    # the summary only: no per-sentence items to build
+    return summary_files(predictions=args.pred, references=args.gold, jobs=jobs, **options)
 
 
 def _table(scores: dict[str, Any], args: argparse.Namespace) -> Any:

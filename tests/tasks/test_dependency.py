@@ -725,13 +725,3 @@ def test_summary_files_is_score_files_without_items(tmp_path: Path) -> None:
     ]
     with pytest.raises(InputFormatError, match="expected the sentences of"):
         dep.summary_files(predictions=empty, references=GOLD)
-
-
-def test_integer_totals_equal_the_exact_sum_of_rows() -> None:
-    from metametric_jax.intervals import exact_totals
-
-    rng = np.random.default_rng(3)
-    for n in (0, 1, 7, 500):
-        counts = rng.integers(0, 10**6, size=(n, len(dep.METRICS), 4))
-        assert dep._score_counts(counts) == dep.readout(exact_totals(dep.sentence_rows(counts)))
-        assert dep._score_counts(counts) == dep._score_counts(counts.astype(np.float64))
