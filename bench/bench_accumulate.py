@@ -157,9 +157,9 @@ def profile_ours(docs_p: list[Doc], docs_r: list[Doc], batch: int) -> None:
     print(f"\nprofile of ours ({len(docs_p)} docs, batch {batch}): total {total * 1e3:.1f} ms")
     for name, t in (
         ("batch_stats (matching)", t_stats),
-        ("host_sums (NumPy)", t_host),
-        ("host->device transfer", t_put),
-        ("merge dispatch", t_merge),
+        ("host sums (NumPy)", t_host),
+        ("state of the batch", t_put),
+        ("merge", t_merge),
         ("compute", t_compute),
     ):
         print(f"  {name:<24} {t * 1e3:8.1f} ms  {100 * t / total:5.1f}%")

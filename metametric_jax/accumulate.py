@@ -4,8 +4,10 @@ A metric class ``M`` (for example ``metric_of(D)``) has
 
 * ``M.empty()`` — the identity of ``merge``;
 * ``M.from_model_output(predictions, references, weights=None)`` — the state of one batch (host side: matching runs
-  in Python / SciPy, per-example statistics are summed in NumPy and sent to the device once per batch);
-* ``state.merge(other)``, ``state.reduce()``, ``state.compute()`` — pure ``jax.numpy``, jittable.
+  in Python / SciPy, per-example statistics are summed in NumPy; the state's sums stay NumPy until a merge with a
+  device state, ``jit`` or ``compute`` needs them on the device);
+* ``state.merge(other)``, ``state.reduce()``, ``state.compute()`` — pure ``jax.numpy``, jittable (two host states
+  merge in NumPy, with the same bits).
 
 The state holds, for examples :math:`i` with weights :math:`w_i` (1 by default),
 
@@ -49,8 +51,13 @@ from metametric_jax.metric_config import (
     MICRO,
     MIXED,
     MetricConfig,
+    host_merged_signature,
+    host_named_sums,
+    host_pair,
+    host_signature,
     merged_signature,
     named_sums,
+    pack,
     stats_rows,
 )
 from metametric_jax.normalizer import normalize_pair, safe_divide
@@ -123,7 +130,11 @@ class Metric(struct.PyTreeNode, metaclass=MetricType):
     def empty(cls: type[M]) -> M:
         """The identity of ``merge``: all sums zero (float32, so it never causes a retrace)."""
         cfg = cls.metric_config
-        return cls._from_sums(named_sums(cfg, np.zeros((4 + len(cfg.reported) + len(cfg.tallies), 2), np.float32)))
+        zeros = np.zeros((4 + len(cfg.reported) + len(cfg.tallies), 2), np.float32)
+        state = _jitted_unpack(cls, zeros)  # device leaves (a restore target, as orbax formats them)
+        zeros.flags.writeable = False
+        object.__setattr__(state, "_host", (zeros, host_signature(cfg, ())))  # merges on the host all the same
+        return state
 
     @classmethod
     def example_rows(cls, stats: Any) -> np.ndarray:
@@ -206,7 +217,7 @@ class Metric(struct.PyTreeNode, metaclass=MetricType):
         """
         if isinstance(stats, jax.Array):
             return cls._from_sums(cls._device_sums(stats, weights))
-        return cls._from_packed(cls._host_packed(stats, weights))
+        return cls._host_state(cls._host_packed(stats, weights))  # a new array: no copy
 
     @classmethod
     def _sums_shape(cls) -> dict[str, Any]:
@@ -234,17 +245,38 @@ class Metric(struct.PyTreeNode, metaclass=MetricType):
     @classmethod
     def _pack(cls, sums: Mapping[str, Any]) -> np.ndarray:
         """Named NumPy sums as one float32 array ``(..., 3 + K + 1 + T, 2)`` (rows: micro, macro, count, tally)."""
-        cfg = cls.metric_config
-        rows = [sums["micro"][k] for k in MICRO] + [sums["macro"][k] for k in cfg.macro_names] + [sums["count"]]
-        rows += [sums.get("tally", {}).get(k, np.zeros_like(sums["count"])) for k in cfg.tallies]
-        return np.stack([np.asarray(r, np.float32) for r in rows], axis=-2)
+        return pack(cls.metric_config, sums)
 
     @classmethod
     def _from_packed(cls: type[M], packed: Any) -> M:
-        """A state from :meth:`_pack`'s array: one jitted call transfers it (NumPy) and splits it into named leaves."""
+        """A state from :meth:`_pack`'s array: NumPy stays on the host (:meth:`_host_state`), jnp is split by jnp."""
         if isinstance(packed, jax.core.Tracer):
             return cls._unpack(packed)
+        if isinstance(packed, np.ndarray):
+            return cls._host_state(np.array(packed, np.float32))  # a copy: the state's leaves view it
         return _jitted_unpack(cls, packed)
+
+    @classmethod
+    def _host_state(cls: type[M], packed: np.ndarray, signature: Any = None, exact: bool | None = None) -> M:
+        """A state whose leaves are NumPy views of ``packed`` (float32, owned by the state, made read-only).
+
+        Such states merge on the host while their values give the jitted merge's bits (``exact``, by default
+        :func:`metametric_jax._compensated.host_exact`); ``jit``, ``compute`` and a merge with a device state take
+        NumPy leaves as they take JAX arrays.
+        """
+        cfg = cls.metric_config
+        packed.flags.writeable = False
+        sig: Any = host_signature(cfg, packed.shape[:-2]) if signature is None else signature
+        state = cls(**host_named_sums(cfg, packed), signature=sig, config=cfg)
+        exact = comp.host_exact(packed) if exact is None else exact
+        object.__setattr__(state, "_host", (packed, sig) if exact else None)
+        return state
+
+    def _host_pair(self) -> tuple[np.ndarray, np.ndarray] | None:
+        """The sums packed (:meth:`_pack`) and the signature in NumPy, where a host merge gives the jitted bits."""
+        if "_host" in self.__dict__:
+            return self.__dict__["_host"]
+        return host_pair(self.config, self._sums(), self.signature)
 
     @classmethod
     def _unpack(cls: type[M], packed: Any, sums: Mapping[str, Any] | None = None) -> M:
@@ -405,6 +437,10 @@ class Metric(struct.PyTreeNode, metaclass=MetricType):
         self._check_compatible(other)
         if isinstance(self.count, jax.core.Tracer) or isinstance(other.count, jax.core.Tracer):
             return self._merge_traced(other)
+        a, b = self._host_pair(), other._host_pair()
+        if a is not None and b is not None:  # both on the host, values that give the jitted merge's bits
+            total, exact = comp.add_host(a[0], b[0])
+            return type(self)._host_state(total, host_merged_signature(a[1], b[1]), exact)
         return _jitted_merge(self, other)  # one dispatch for every leaf
 
     def _merge_traced(self: M, other: M) -> M:

@@ -20,9 +20,24 @@ from typing import Any
 import jax.numpy as jnp
 import numpy as np
 
+from metametric_jax import _compensated as comp
 from metametric_jax.normalizer import Normalizer, normalized_rows
 
-__all__ = ["MetricConfig", "MICRO", "MIXED", "merged_signature", "stats_rows", "host_plan", "host_rows", "named_sums"]
+__all__ = [
+    "MetricConfig",
+    "MICRO",
+    "MIXED",
+    "merged_signature",
+    "stats_rows",
+    "host_plan",
+    "host_rows",
+    "named_sums",
+    "host_named_sums",
+    "host_signature",
+    "host_merged_signature",
+    "pack",
+    "host_pair",
+]
 
 MICRO = ("xy", "xx", "yy")
 
@@ -67,7 +82,7 @@ class MetricConfig:
     source: Any = None
     tallies: tuple[str, ...] = ()
 
-    @property
+    @functools.cached_property
     def macro_names(self) -> tuple[str, ...]:
         """The keys of the state's ``macro`` leaves: each reported normalizer's name (``overlap`` for ``none``)."""
         return tuple("overlap" if n.is_identity else n.name for n in self.reported)
@@ -91,6 +106,11 @@ class MetricConfig:
         KNOWN_SIGNATURES.setdefault(value, self.name)
         return value
 
+    @functools.cached_property
+    def host_plan(self) -> tuple[np.ndarray, np.ndarray, list[int], list[int]] | None:
+        """:func:`host_plan` of the reported normalizers (looked up once)."""
+        return host_plan(self.reported)
+
     def __repr__(self) -> str:
         return f"MetricConfig({self.name!r}, normalizer={self.normalizer.name!r})"
 
@@ -101,7 +121,7 @@ def stats_rows(cfg: MetricConfig, stats: Any) -> Any:
     Statistics without tally columns (``(n, 3)``) count 0 for each tally.
     """
     if isinstance(stats, np.ndarray) and stats.dtype == np.float64:
-        plan = host_plan(cfg.reported)
+        plan = cfg.host_plan
         if plan is not None:
             return host_rows(cfg, stats, *plan)
     xp = np if isinstance(stats, np.ndarray) else jnp
@@ -137,10 +157,18 @@ def host_rows(cfg: MetricConfig, stats: np.ndarray, a: np.ndarray, b: np.ndarray
     if linear:
         num, den = base @ a.T, base @ b.T
         zero = den == 0
-        ratios = num / np.where(zero, 1.0, den)
-        ratios[zero] = cfg.zero_division
-        ratios[(base[:, 1] == 0) & (base[:, 2] == 0)] = cfg.empty_score
-        out[:, [3 + j for j in linear]] = ratios
+        if zero.any():
+            ratios = num / np.where(zero, 1.0, den)
+            ratios[zero] = cfg.zero_division
+        else:  # the same quotients, without the substitute denominators
+            ratios = num / den
+        no_xx = base[:, 1] == 0
+        if no_xx.any():
+            ratios[no_xx & (base[:, 2] == 0)] = cfg.empty_score
+        if linear == list(range(linear[0], linear[0] + len(linear))):
+            out[:, 3 + linear[0] : 3 + linear[0] + len(linear)] = ratios
+        else:
+            out[:, [3 + j for j in linear]] = ratios
     for j in identity:
         out[:, 3 + j] = base[:, 0]
     out[:, 3 + k] = 1.0
@@ -157,3 +185,64 @@ def named_sums(cfg: MetricConfig, pairs: Any) -> dict[str, Any]:
         "count": pairs[..., 3 + k, :],
         "tally": {key: pairs[..., 4 + k + j, :] for j, key in enumerate(cfg.tallies)},
     }
+
+
+def host_named_sums(cfg: MetricConfig, pairs: np.ndarray) -> dict[str, Any]:
+    """:func:`named_sums` of a NumPy pair array: the same views, taken row by row (once per batch on the host)."""
+    rows = list(pairs) if pairs.ndim == 2 else list(np.moveaxis(pairs, -2, 0))
+    k = len(cfg.reported)
+    return {
+        "micro": dict(zip(MICRO, rows[:3])),
+        "macro": dict(zip(cfg.macro_names, rows[3 : 3 + k])),
+        "count": rows[3 + k],
+        "tally": dict(zip(cfg.tallies, rows[4 + k :])),
+    }
+
+
+_SIGNATURES: dict[int, np.ndarray] = {}
+
+
+def host_signature(cfg: MetricConfig, shape: tuple[int, ...]) -> np.ndarray:
+    """The configuration's signature as a read-only int32 NumPy array of ``shape`` (one shared array for a scalar)."""
+    if not shape and cfg.signature in _SIGNATURES:
+        return _SIGNATURES[cfg.signature]
+    out = np.full(shape, cfg.signature, np.int32)
+    out.flags.writeable = False
+    if not shape:
+        _SIGNATURES[cfg.signature] = out
+    return out
+
+
+def host_merged_signature(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """:func:`merged_signature` of two NumPy signatures, in NumPy (the common array itself where both are one)."""
+    if a is b:
+        return a
+    out = np.where(a == b, a, MIXED).astype(np.int32)
+    out.flags.writeable = False
+    return out
+
+
+def pack(cfg: MetricConfig, sums: Any) -> np.ndarray:
+    """Named NumPy sums as one float32 array ``(..., 3 + K + 1 + T, 2)`` (rows: micro, macro, count, tally)."""
+    rows = [sums["micro"][k] for k in MICRO] + [sums["macro"][k] for k in cfg.macro_names] + [sums["count"]]
+    rows += [sums.get("tally", {}).get(k, np.zeros_like(sums["count"])) for k in cfg.tallies]
+    return np.stack([np.asarray(r, np.float32) for r in rows], axis=-2)
+
+
+def host_pair(cfg: MetricConfig, sums: Any, signature: Any) -> tuple[np.ndarray, np.ndarray] | None:
+    """:func:`pack` of a state's sums, and its signature, where the jitted merge's bits can be had on the host.
+
+    That is: every sum a float32 NumPy array of the count's shape, under this configuration's names, an int32 NumPy
+    signature, and values within :func:`metametric_jax._compensated.host_exact`; else ``None``.
+    """
+    shape = np.shape(sums["count"])
+    if type(signature) is not np.ndarray or signature.dtype != np.int32 or signature.shape != shape[:-1]:
+        return None
+    names = (set(sums["micro"]), set(sums["macro"]), set(sums["tally"]))
+    if names != (set(MICRO), set(cfg.macro_names), set(cfg.tallies)):
+        return None
+    leaves = [sums["count"], *sums["micro"].values(), *sums["macro"].values(), *sums["tally"].values()]
+    if not all(type(x) is np.ndarray and x.dtype == np.float32 and x.shape == shape for x in leaves):
+        return None
+    packed = pack(cfg, sums)
+    return (packed, signature) if comp.host_exact(packed) else None
