@@ -26,7 +26,12 @@ def _in_order_of(text: str) -> bool:
     place = np.empty_like(first)
     place[np.argsort(first)] = np.arange(first.size)
     words = fields.chars(2, 8).view(">u8")
-    return trec_reader._in_order(place[query_of], trec_reader._decimals(fields.chars(4)), words)
+    ordered = trec_reader._in_order(place[query_of], trec_reader._decimals(fields.chars(4)), lambda rows: words[rows])
+    alone = trec_reader._in_order(
+        place[query_of], trec_reader._decimals(fields.chars(4)), lambda rows: fields.chars(2, 8, rows).view(">u8")
+    )
+    assert ordered == alone
+    return ordered
 
 
 def _run(seed: int) -> dict[str, dict[str, float]]:
@@ -107,3 +112,12 @@ def test_qrels_in_bulk_as_line_by_line(monkeypatch: pytest.MonkeyPatch, together
         assert trec_reader._bulk_qrels(twice) is None
         with pytest.raises(InputFormatError, match="judged twice"):
             trec_reader.parse_qrels(twice)
+
+
+def test_fields_cut_as_split() -> None:
+    text = "q1 a\tbb\r\n\nq22  c d\nq3 e ffff"  # the last field ends the text
+    fields = trec_reader._fields(text, 3)
+    assert fields is not None
+    lines = [line.split() for line in text.split("\n") if line.split()]
+    for k in range(3):
+        assert fields.cut(k) == [line[k] for line in lines]

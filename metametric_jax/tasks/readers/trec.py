@@ -31,7 +31,7 @@ from __future__ import annotations
 import dataclasses
 import math
 import os
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from typing import NamedTuple
 
 import numpy as np
@@ -79,15 +79,31 @@ class _Fields(NamedTuple):
         """The ``k``-th field of every line."""
         return self.strings(k).tolist()  # type: ignore[no-any-return]
 
-    def chars(self, k: int, multiple: int = 1) -> np.ndarray:
-        """The bytes of the ``k``-th field of every line, NUL-padded: ``(lines, width)`` uint8, width a multiple."""
-        start, length = self.start[:, k], self.end[:, k] - self.start[:, k]
+    def chars(self, k: int, multiple: int = 1, rows: np.ndarray | None = None) -> np.ndarray:
+        """The bytes of the ``k``-th field of every line (or of ``rows``), NUL-padded.
+
+        ``(lines, width)`` uint8, the width a multiple of ``multiple``.
+        """
+        start, end = (self.start[:, k], self.end[:, k]) if rows is None else (self.start[rows, k], self.end[rows, k])
+        length = end - start
         width = -(-max(int(length.max()) if length.size else 1, 1) // multiple) * multiple
         out = np.zeros((start.size, width), np.uint8)
         last = self.data.size - 1
         for j in range(width):
             out[:, j] = np.where(length > j, self.data[np.minimum(start + j, last)], 0)
         return out
+
+    def cut(self, k: int) -> list[str]:
+        """The ``k``-th field of every line as Python strings (the text is ASCII)."""
+        start, end = self.start[:, k], self.end[:, k]
+        if not start.size:
+            return []
+        size = end - start + 1  # the field and the white space after it
+        ends = np.cumsum(size)
+        at = np.arange(int(ends[-1])) + np.repeat(start - (ends - size), size)
+        joined = self.data[np.minimum(at, self.data.size - 1)]
+        joined[ends - 1] = 10
+        return joined.tobytes().decode("ascii").split("\n")[:-1]
 
     def strings(self, k: int) -> np.ndarray:
         """The ``k``-th field of every line as a NumPy byte-string array."""
@@ -163,7 +179,7 @@ def _bulk_qrels(text: str) -> dict[str, dict[str, int]] | None:
     except ValueError:
         return None
     out: dict[str, dict[str, int]] = {}
-    docs = [text[a:b] for a, b in zip(fields.start[:, 2].tolist(), fields.end[:, 2].tolist())]
+    docs = fields.cut(2)
     names, first, query_of = np.unique(fields.strings(0), return_index=True, return_inverse=True)
     if (np.diff(query_of) != 0).sum() == names.size - 1:  # each query's lines together: a dict per run of lines
         order = np.argsort(first)
@@ -182,11 +198,11 @@ def _bulk_qrels(text: str) -> dict[str, dict[str, int]] | None:
     return out
 
 
-def _in_order(query: np.ndarray, scores: np.ndarray, words: np.ndarray) -> bool:
+def _in_order(query: np.ndarray, scores: np.ndarray, words: Callable[[np.ndarray], np.ndarray]) -> bool:
     """Whether the lines are already in trec_eval's order (what systems write).
 
-    In order: each query's lines together, scores descending, ties by document id (``words``: big-endian 8-byte
-    words) strictly descending.
+    In order: each query's lines together, scores descending, ties by document id strictly descending
+    (``words(rows)``: the ids of those lines as big-endian 8-byte words, NUL-padded).
     """
     if query.size < 2:
         return True
@@ -194,7 +210,8 @@ def _in_order(query: np.ndarray, scores: np.ndarray, words: np.ndarray) -> bool:
     if not (query[1:] >= query[:-1]).all() or not (~same | (scores[1:] <= scores[:-1])).all():
         return False
     tied = np.flatnonzero(same & (scores[1:] == scores[:-1]))
-    upper, lower = words[tied], words[tied + 1]
+    pairs = words(np.concatenate([tied, tied + 1]))
+    upper, lower = pairs[: tied.size], pairs[tied.size :]
     differ = upper != lower
     first = differ.argmax(axis=1)  # the first word where the two ids differ
     rows = np.arange(tied.size)
@@ -217,12 +234,12 @@ def _bulk_run(text: str) -> Run | None:
     in_file = np.argsort(first)  # the queries in file order
     place = np.empty_like(in_file)
     place[in_file] = np.arange(in_file.size)
-    chars = fields.chars(2, 8)
     # A document id as big-endian 8-byte words: their order is the ids' (NUL padding sorts first, as a prefix does).
-    words = chars.view(">u8")
-    if _in_order(place[query_of], scores, words):  # what systems write: no sort, the ids cut from the text
-        ranked = [text[a:b] for a, b in zip(fields.start[:, 2].tolist(), fields.end[:, 2].tolist())]
+    if _in_order(place[query_of], scores, lambda rows: fields.chars(2, 8, rows).view(">u8")):
+        ranked = fields.cut(2)  # what systems write: no sort
     else:
+        chars = fields.chars(2, 8)
+        words = chars.view(">u8")
         keys = [~words[:, j] for j in range(words.shape[1] - 1, -1, -1)]  # ~: descending
         order = np.lexsort((*keys, -scores, place[query_of]))  # score descending, then document id descending
         ranked = chars[order].view(f"S{chars.shape[1]}").reshape(-1).astype("U").tolist()
