@@ -40,11 +40,10 @@ SPACE_SEPARATORS = (
     "\u0020\u00a0\u1680\u2000\u2001\u2002\u2003\u2004\u2005\u2006\u2007\u2008\u2009\u200a\u202f\u205f\u3000"
 )
 _ZS = re.compile("[" + SPACE_SEPARATORS + "]")
-#: Word ids below this are matched as strings by :func:`parse_conllu`'s common path (longer sentences take the
-#: general one); HEADs up to it are looked up instead of checked and converted.
+#: Word ids and HEADs below this are looked up as strings by :func:`parse_conllu`'s common path (instead of checked
+#: and converted; longer sentences take the general path).
 _FAST_IDS = 1000
-_IDS = tuple(str(k) for k in range(_FAST_IDS))
-_HEADS = {str(k): k for k in range(_FAST_IDS)}
+_NUMBER = {str(k): k for k in range(_FAST_IDS)}
 
 
 @dataclasses.dataclass(frozen=True)
@@ -301,13 +300,12 @@ def parse_conllu(text: str, source: str = "<string>") -> list[DepSentence]:
     # The common word line (10 fields, the next id, a HEAD written as a plain number, a FORM without space
     # separators) is read here; any other line goes through the builder's checks. ``inside`` and ``started`` mirror
     # the builder's ``range_end`` and ``started``, written back before it reads a line and read again after.
-    ids, heads, new = _IDS, _HEADS, object.__new__
-    words, inside, started = builder.words, 0, False
+    number, new = _NUMBER, object.__new__
+    words, inside, started, n = builder.words, 0, False, 1  # n: the id the next word line should have
     for k, line in enumerate(lines, start=1):
         c = line.split("\t")
-        n = len(words) + 1
-        if len(c) == 10 and n < _FAST_IDS and c[0] == ids[n]:
-            head = heads.get(c[6])
+        if len(c) == 10 and number.get(c[0]) == n:
+            head = number.get(c[6])
             form = c[1]
             if head is not None and (inside or (form and form.isprintable() and " " not in form)):
                 if not started:
@@ -321,6 +319,7 @@ def parse_conllu(text: str, source: str = "<string>") -> list[DepSentence]:
                 words.append(token)
                 if inside == n:
                     inside = 0
+                n += 1
                 continue
         builder.range_end = inside
         if not line or line.isspace():
@@ -330,7 +329,7 @@ def parse_conllu(text: str, source: str = "<string>") -> list[DepSentence]:
             builder.comment(k, line)
         else:
             builder.token_line(k, line)
-        inside, started = builder.range_end, builder.started
+        inside, started, n = builder.range_end, builder.started, len(words) + 1
     builder.range_end = inside
     builder.end(len(lines) + 1)
     return builder.sentences
