@@ -45,7 +45,8 @@ def _sentence(rng: random.Random) -> list[str]:
             lines.append("\t".join([f"{k}-{last}", rng.choice(FORMS[:4] + ("",)), *["_"] * 8]))
         if rng.random() < 0.05:
             lines.append("\t".join([f"{k}.1", "e", *["_"] * 8]))
-        ident = str(k) if rng.random() < 0.97 else rng.choice(IDS_BAD)
+        r = rng.random()
+        ident = str(k) if r < 0.95 else str(k + rng.choice((-1, 1, 2, 4))) if r < 0.97 else rng.choice(IDS_BAD)
         lines.append(_word(ident, rng, n))
         if rng.random() < 0.01:
             lines.append("# a comment inside")
@@ -129,3 +130,17 @@ def test_lines_off_the_common_path(line: str, message: str | None) -> None:
         assert not isinstance(fast, tuple)
     else:
         assert isinstance(fast, tuple) and message in fast[1]
+
+
+def test_ids_counted_again_in_each_sentence() -> None:
+    row = "{}\tw\t_\tX\t_\t_\t{}\tdep\t_\t_"
+    first = [row.format(1, 0), row.format(2, 1), row.format(3, 1)]
+    # the second sentence skips from word 1 to word 4, the id that would follow the first sentence's words
+    text = "\n".join([*first, "", row.format(1, 0), row.format(4, 1)]) + "\n"
+    outcome = _outcome(parse_conllu, text)
+    assert outcome == _outcome(conllu._parse_general, text)
+    assert outcome == ("error", "f.conllu:6: expected word id 2; found '4'", 6)
+    # and after a line the builder read (a multiword range), the next id is the builder's count
+    text = "\n".join([row.format(1, 0), "2-3\tab\t_\t_\t_\t_\t_\t_\t_\t_", row.format(2, 1), row.format(4, 1)]) + "\n"
+    assert _outcome(parse_conllu, text) == _outcome(conllu._parse_general, text)
+    assert _outcome(parse_conllu, text)[0] == "error"
