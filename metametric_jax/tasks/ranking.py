@@ -151,13 +151,10 @@ def _score(
     )
     rows = query_rows(figures)
     keys = tuple(figures)
-    shown = [(k, measure_kind(k) == "sum", figures[k].tolist()) for k in keys if not hidden(k)]
-    items = []
-    for q, qid in enumerate(ids):
-        row: dict[str, Any] = {"id": qid}
-        for k, count, values in shown:
-            row[k] = int(values[q]) if count else values[q]
-        items.append(row)
+    shown = [k for k in keys if not hidden(k)]
+    columns = [list(map(int, v)) if measure_kind(k) == "sum" else v for k in shown for v in [figures[k].tolist()]]
+    names = ("id", *shown)
+    items: list[dict[str, Any]] = [dict(zip(names, row)) for row in zip(ids, *columns)]
     scores = readout(exact_totals(rows), keys, counts=True)  # each sum rounded once, in any order
     undefined = {k: [ids[q] for q in np.flatnonzero(np.isnan(v))] for k, v in figures.items() if np.isnan(v).any()}
     return _Scored(scores, items, left, rows, keys, ids, undefined)

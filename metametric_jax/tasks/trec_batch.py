@@ -59,13 +59,17 @@ class _Batch:
         self.rel = self.g >= level
         self.cum = np.cumsum(self.rel, axis=1)
         self.h = self.cum[:, -1]
-        self.R = np.fromiter((int(np.count_nonzero(j >= level)) for j in judged), np.int64, b)
-        self.top = np.fromiter((int(j.max()) if j.size else 0 for j in judged), np.int64, b)
         self.size = np.fromiter(map(len, judged), np.int64, b)
-        positive = [np.sort(j[j > 0])[::-1] for j in judged]
-        self.m = np.fromiter(map(len, positive), np.int64, b)
-        self.ideal = np.zeros((b, max(int(self.m.max()), 1)))
-        self.ideal[np.arange(self.ideal.shape[1]) < self.m[:, None]] = np.concatenate(positive)
+        owner = np.repeat(np.arange(b), self.size)
+        order = np.lexsort((-(grades := np.concatenate(judged)), owner))  # each query's grades, highest first
+        grades, owner = grades[order], owner[order]
+        first = np.cumsum(self.size) - self.size
+        self.R = np.bincount(owner[grades >= level], minlength=b)
+        self.top = np.where(self.size > 0, grades[np.minimum(first, grades.size - 1)] if grades.size else 0, 0)
+        positive = grades > 0
+        self.m = np.bincount(owner[positive], minlength=b)
+        self.ideal = np.zeros((b, max(int(self.m.max()), 1)))  # the positive grades in decreasing order
+        self.ideal[owner[positive], (np.arange(grades.size) - first[owner])[positive]] = grades[positive]
         self.gains = np.where(self.g > 0, self.g, 0).astype(np.float64)
         self.nonrel = (self.g >= 0) & ~self.rel
         self.unjudged = self.valid & (self.g < 0)
@@ -380,7 +384,9 @@ def batch_values(
         return table
     flags = np.asarray(empty, bool)
     n = np.fromiter(map(len, codes), np.int64, len(codes))
-    m = np.fromiter((int(np.count_nonzero(j > 0)) for j in judged), np.int64, len(codes))
+    sizes = np.fromiter(map(len, judged), np.int64, len(codes))
+    grades = np.concatenate(judged)
+    m = np.bincount(np.repeat(np.arange(len(codes)), sizes)[grades > 0], minlength=len(codes))
     groups = _grouped(plan)
     for rows in _chunks(n, m):
         idx = rows.tolist()
