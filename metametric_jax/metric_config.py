@@ -156,23 +156,24 @@ def host_rows(cfg: MetricConfig, stats: np.ndarray, a: np.ndarray, b: np.ndarray
     out[:, :3] = base
     if linear:
         num, den = base @ a.T, base @ b.T
-        zero = den == 0
-        if zero.any():
+        first, last = 3 + linear[0], 4 + linear[-1]
+        cols: Any = slice(first, last) if last - first == len(linear) else [3 + j for j in linear]
+        if den.all() and base[:, 1].all():  # no 0/0 and no empty pair: the quotients themselves
+            if isinstance(cols, slice):
+                np.divide(num, den, out=out[:, cols])
+            else:
+                out[:, cols] = num / den
+        else:
+            zero = den == 0
             ratios = num / np.where(zero, 1.0, den)
             ratios[zero] = cfg.zero_division
-        else:  # the same quotients, without the substitute denominators
-            ratios = num / den
-        no_xx = base[:, 1] == 0
-        if no_xx.any():
-            ratios[no_xx & (base[:, 2] == 0)] = cfg.empty_score
-        if linear == list(range(linear[0], linear[0] + len(linear))):
-            out[:, 3 + linear[0] : 3 + linear[0] + len(linear)] = ratios
-        else:
-            out[:, [3 + j for j in linear]] = ratios
+            ratios[(base[:, 1] == 0) & (base[:, 2] == 0)] = cfg.empty_score
+            out[:, cols] = ratios
     for j in identity:
         out[:, 3 + j] = base[:, 0]
     out[:, 3 + k] = 1.0
-    out[:, 4 + k :] = stats[:, 3 : 3 + t] if stats.shape[1] >= 3 + t else 0.0
+    if t:
+        out[:, 4 + k :] = stats[:, 3 : 3 + t] if stats.shape[1] >= 3 + t else 0.0
     return out
 
 

@@ -159,6 +159,17 @@ def test_host_states_under_jit_reduce_pickle_and_checkpoints() -> None:
         host.merge(M.empty().replace(signature=np.int32(12345))).compute()
 
 
+def test_a_host_merge_of_two_metrics_sums_is_marked_mixed() -> None:
+    good = M.from_stats(np.array([[1.0, 2.0, 3.0, 0.0]]))
+    packed, _ = good._host_pair()
+    forged = M._host_state(packed.copy(), np.array(12345, np.int32))  # another metric's signature, on the host
+    for merged in (good.merge(forged), forged.merge(good)):
+        assert isinstance(merged.count, np.ndarray)
+        assert int(merged.signature) == accumulate.MIXED == int(accumulate._jitted_merge(good, forged).signature)
+        with pytest.raises(ValueError, match="merges sums of different metrics"):
+            merged.compute()
+
+
 def test_host_state_leaves_are_read_only_views() -> None:
     state = M.from_stats(np.array([[1.0, 2.0, 3.0, 0.0]]))
     with pytest.raises(ValueError):
