@@ -377,6 +377,12 @@ def batch_values(
         level: the least grade of a relevant item.
 
     Each row equals :func:`~metametric_jax.tasks.trec_figures.query_values` of the query, bit for bit.
+
+    >>> from metametric_jax.tasks.trec_measures import parse_measures
+    >>> codes = [np.array([-1, 1, 2]), np.array([-1])]  # d1 d2 d3 against {d2: 1, d3: 2, d9: 1}; an empty ranking
+    >>> judged = [np.array([1, 2, 1]), np.array([0])]
+    >>> batch_values(codes, [False, True], judged, parse_measures(["map", "P.2", "num_ret"])).tolist()
+    [[3.0, 0.38888888888888884, 0.5], [0.0, 0.0, 0.0]]
     """
     keys = plan_keys(plan)
     table = np.zeros((len(codes), len(keys)))
