@@ -36,6 +36,9 @@ def _add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def _run(args: argparse.Namespace) -> tuple[dict[str, Any], list[str]]:
+    from metametric_jax.commands._blas import one_blas_thread
+
+    one_blas_thread(args)  # before NumPy's import: no BLAS threads to start for integer counting
     # the files' module alone (not the accumulators' facade) and the summary only: no per-sentence items to build
     from metametric_jax.tasks.constituency_files import summary_files
 

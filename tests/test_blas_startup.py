@@ -1,0 +1,56 @@
+"""``score dependency`` and ``score constituency`` ask for one OpenBLAS thread before NumPy's import (commands/_blas).
+
+Only where it cannot change a figure or a user's choice: not when NumPy is already imported, the variable is set, or a
+bootstrap (matrix products) is asked.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import subprocess
+import sys
+
+import pytest
+
+from metametric_jax.commands._blas import VARIABLE, one_blas_thread
+
+PROBE = (
+    "import io, json, os, sys, contextlib\n"
+    "from metametric_jax.cli import main\n"
+    "assert 'numpy' not in sys.modules\n"
+    "out = io.StringIO()\n"
+    "with contextlib.redirect_stdout(out):\n"
+    "    status = main(sys.argv[1:])\n"
+    "print(json.dumps([status, os.environ.get('OPENBLAS_NUM_THREADS'), json.loads(out.getvalue())]))\n"
+)
+
+
+def _run(args: list[str], **env: str) -> tuple[int, str | None, dict]:  # type: ignore[type-arg]
+    environ = {k: v for k, v in os.environ.items() if k != VARIABLE} | env
+    done = subprocess.run([sys.executable, "-c", PROBE, *args], capture_output=True, text=True, env=environ, check=True)
+    status, value, scores = json.loads(done.stdout.splitlines()[-1])
+    return status, value, scores
+
+
+@pytest.mark.parametrize("task", ["dependency", "constituency"])
+def test_one_thread_asked_and_figures_unchanged(task: str) -> None:
+    status, value, scores = _run(["score", task, "--format", "json"])
+    assert status == 0 and value == "1"
+    status, preset, same = _run(["score", task, "--format", "json"], OPENBLAS_NUM_THREADS="2")
+    assert status == 0 and preset == "2"  # a user's setting is kept
+    assert same == scores
+
+
+def test_not_asked_with_a_bootstrap() -> None:
+    status, value, _ = _run(["score", "constituency", "--format", "json", "--bootstrap", "20", "--seed", "1"])
+    assert status == 0 and value is None
+
+
+def test_not_asked_once_numpy_is_imported(monkeypatch: pytest.MonkeyPatch) -> None:
+    import numpy  # noqa: F401 - imported: the variable would no longer change anything
+
+    monkeypatch.delenv(VARIABLE, raising=False)
+    assert one_blas_thread(argparse.Namespace()) is False
+    assert VARIABLE not in os.environ
