@@ -36,7 +36,7 @@ from __future__ import annotations
 
 import functools
 from collections.abc import Callable, Mapping, Sequence
-from typing import Any, ClassVar, TypeVar
+from typing import TYPE_CHECKING, Any, ClassVar, TypeVar
 
 import jax
 import jax.numpy as jnp
@@ -51,6 +51,7 @@ from metametric_jax.metric_config import (
     MICRO,
     MIXED,
     MetricConfig,
+    from_state_dict,
     host_merged_signature,
     host_named_sums,
     host_pair,
@@ -59,6 +60,7 @@ from metametric_jax.metric_config import (
     named_sums,
     pack,
     stats_rows,
+    to_state_dict,
 )
 from metametric_jax.normalizer import normalize_pair, safe_divide
 
@@ -109,7 +111,7 @@ class Metric(struct.PyTreeNode, metaclass=MetricType):
         if not name.endswith("Metric"):
             name += "Metric"
         new = type(name, (cls,), {"metric_config": config, "__doc__": doc or cls.__doc__, "__module__": cls.__module__})
-        serialization.register_serialization_state(new, _to_state_dict, _from_state_dict, override=True)
+        serialization.register_serialization_state(new, to_state_dict, from_state_dict, override=True)
         return new  # type: ignore[return-value]
 
     @classmethod
@@ -267,10 +269,21 @@ class Metric(struct.PyTreeNode, metaclass=MetricType):
         cfg = cls.metric_config
         packed.flags.writeable = False
         sig: Any = host_signature(cfg, packed.shape[:-2]) if signature is None else signature
-        state = cls(**host_named_sums(cfg, packed), signature=sig, config=cfg)
+        state = cls.__new__(cls)  # the sums' leaves are made on first use (a merge of two host states needs none)
         exact = comp.host_exact(packed) if exact is None else exact
-        object.__setattr__(state, "_host", (packed, sig) if exact else None)
+        state.__dict__.update(signature=sig, config=cfg, _packed=packed, _host=(packed, sig) if exact else None)
         return state
+
+    if not TYPE_CHECKING:
+
+        def __getattr__(self, name: str) -> Any:
+            """The sums' leaves of a host state (:meth:`_host_state`), made on first use as views of its array."""
+            packed = self.__dict__.get("_packed")
+            if packed is None or name not in ("micro", "macro", "count", "tally"):
+                raise AttributeError(f"{type(self).__name__!r} object has no attribute {name!r}")
+            sums = host_named_sums(self.__dict__["config"], packed)
+            self.__dict__.update(sums)
+            return sums[name]
 
     def _host_pair(self) -> tuple[np.ndarray, np.ndarray] | None:
         """The sums packed (:meth:`_pack`) and the signature in NumPy, where a host merge gives the jitted bits."""
@@ -434,14 +447,17 @@ class Metric(struct.PyTreeNode, metaclass=MetricType):
 
     def merge(self: M, other: M) -> M:
         """Leafwise compensated addition; associative and commutative, ``empty()`` is its identity."""
-        self._check_compatible(other)
-        if isinstance(self.count, jax.core.Tracer) or isinstance(other.count, jax.core.Tracer):
-            return self._merge_traced(other)
-        a, b = self._host_pair(), other._host_pair()
-        if a is not None and b is not None:  # both on the host, values that give the jitted merge's bits
-            total, exact = comp.add_host(a[0], b[0])
-            return type(self)._host_state(total, host_merged_signature(a[1], b[1]), exact)
-        return _jitted_merge(self, other)  # one dispatch for every leaf
+        a = self.__dict__.get("_host")
+        b = other.__dict__.get("_host") if isinstance(other, Metric) else None
+        if a is None or b is None or other.config is not self.config or a[0].shape != b[0].shape:
+            self._check_compatible(other)
+            if isinstance(self.count, jax.core.Tracer) or isinstance(other.count, jax.core.Tracer):
+                return self._merge_traced(other)
+            a, b = self._host_pair(), other._host_pair()
+            if a is None or b is None:
+                return _jitted_merge(self, other)  # one dispatch for every leaf
+        total, exact = comp.add_host(a[0], b[0])  # both on the host, values that give the jitted merge's bits
+        return type(self)._host_state(total, host_merged_signature(a[1], b[1]), exact)
 
     def _merge_traced(self: M, other: M) -> M:
         """``merge`` without its checks (inside ``jit``)."""
@@ -561,40 +577,3 @@ def _jitted_merge(a: Any, b: Any) -> Any:
 @functools.partial(jax.jit, static_argnums=0)
 def _jitted_unpack(cls: Any, packed: Any) -> Any:
     return cls._unpack(packed)
-
-
-# ------------------------------------------------------------------------------------------------ checkpoints
-def _to_state_dict(state: Metric) -> dict[str, Any]:
-    return {
-        "metric": state.config.name,
-        "signature": state.signature,
-        "micro": dict(state.micro),
-        "macro": dict(state.macro),
-        "count": state.count,
-        **({"tally": dict(state.tally)} if state.config.tallies else {}),
-    }
-
-
-def _from_state_dict(target: Metric, state: Mapping[str, Any]) -> Metric:
-    cfg = target.config
-    name = state.get("metric")
-    if isinstance(name, bytes):
-        name = name.decode("utf-8", "replace")
-    keys = sorted(state.get("macro", {}))
-    sig = state.get("signature")
-    other_signature = sig is not None and bool(np.any(np.asarray(sig) != cfg.signature))
-    if name != cfg.name or keys != sorted(cfg.macro_names) or other_signature:
-        raise ValueError(
-            f"Cannot restore a state of metric {name!r} (macro figures {keys}) into metric {cfg.name!r} (macro "
-            f"figures {sorted(cfg.macro_names)}): the checkpoint belongs to a different metric or configuration."
-        )
-    return target.replace(
-        micro={k: jnp.asarray(state["micro"][k]) for k in MICRO},
-        macro={k: jnp.asarray(state["macro"][k]) for k in cfg.macro_names},
-        count=jnp.asarray(state["count"]),
-        tally={
-            k: jnp.asarray(state["tally"][k]) if "tally" in state else jnp.zeros_like(jnp.asarray(state["count"]))
-            for k in cfg.tallies
-        },
-        signature=jnp.asarray(sig, jnp.int32),
-    )

@@ -6,7 +6,9 @@ statistics :math:`(\phi(P,R), \phi(P,P), \phi(R,R))` and tallies become rows
 ``(xy, xx, yy, one normalized score per reported normalizer, 1, tallies)`` (:func:`stats_rows`: the rule of
 :func:`metametric_jax.normalizer.normalized_rows`, on the host in one array where every normalizer is a built-in
 ratio, :func:`host_plan`); summed rows become the named leaves of a :class:`metametric_jax.accumulate.Metric` state
-(:func:`named_sums`).
+(:func:`named_sums`). A state built on the host keeps its sums in one NumPy array (:func:`host_named_sums` names its
+rows, :func:`host_pair` packs a state's NumPy sums again); :func:`to_state_dict` and :func:`from_state_dict` are a
+state's checkpoint.
 """
 
 from __future__ import annotations
@@ -14,7 +16,7 @@ from __future__ import annotations
 import dataclasses
 import functools
 import zlib
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 import jax.numpy as jnp
@@ -37,6 +39,8 @@ __all__ = [
     "host_merged_signature",
     "pack",
     "host_pair",
+    "to_state_dict",
+    "from_state_dict",
 ]
 
 MICRO = ("xy", "xx", "yy")
@@ -247,3 +251,42 @@ def host_pair(cfg: MetricConfig, sums: Any, signature: Any) -> tuple[np.ndarray,
         return None
     packed = pack(cfg, sums)
     return (packed, signature) if comp.host_exact(packed) else None
+
+
+# ------------------------------------------------------------------------------------------------ checkpoints
+def to_state_dict(state: Any) -> dict[str, Any]:
+    """A metric state's checkpoint (flax serialization, orbax): its name, signature and named sums."""
+    return {
+        "metric": state.config.name,
+        "signature": state.signature,
+        "micro": dict(state.micro),
+        "macro": dict(state.macro),
+        "count": state.count,
+        **({"tally": dict(state.tally)} if state.config.tallies else {}),
+    }
+
+
+def from_state_dict(target: Any, state: Mapping[str, Any]) -> Any:
+    """``target`` with a checkpoint's sums, refused when the checkpoint is another metric's or configuration's."""
+    cfg = target.config
+    name = state.get("metric")
+    if isinstance(name, bytes):
+        name = name.decode("utf-8", "replace")
+    keys = sorted(state.get("macro", {}))
+    sig = state.get("signature")
+    other_signature = sig is not None and bool(np.any(np.asarray(sig) != cfg.signature))
+    if name != cfg.name or keys != sorted(cfg.macro_names) or other_signature:
+        raise ValueError(
+            f"Cannot restore a state of metric {name!r} (macro figures {keys}) into metric {cfg.name!r} (macro "
+            f"figures {sorted(cfg.macro_names)}): the checkpoint belongs to a different metric or configuration."
+        )
+    return target.replace(
+        micro={k: jnp.asarray(state["micro"][k]) for k in MICRO},
+        macro={k: jnp.asarray(state["macro"][k]) for k in cfg.macro_names},
+        count=jnp.asarray(state["count"]),
+        tally={
+            k: jnp.asarray(state["tally"][k]) if "tally" in state else jnp.zeros_like(jnp.asarray(state["count"]))
+            for k in cfg.tallies
+        },
+        signature=jnp.asarray(sig, jnp.int32),
+    )

@@ -8,6 +8,8 @@ Then host states against device states through merges, stacking, ``reduce``, ``j
 
 from __future__ import annotations
 
+import copy
+import dataclasses
 import pickle
 
 import jax
@@ -176,3 +178,19 @@ def test_host_state_leaves_are_read_only_views() -> None:
         state.count[0] = 5.0
     merged = state.merge(state)
     assert float(merged.totals()["xy"]) == 2.0 and state.totals()["xy"] == 1.0
+
+
+def test_a_host_state_is_the_same_pytree_whether_or_not_its_leaves_were_read() -> None:
+    stats = np.array([[1.0, 2.0, 3.0, 1.0], [0.0, 0.0, 0.0, 0.0]])
+    state = M.from_stats(stats).merge(M.from_stats(stats))  # leaves made on first use
+    assert jax.tree.structure(state) == jax.tree.structure(device(M.from_stats(stats)))
+    for other in (
+        copy.deepcopy(state),
+        copy.copy(state),
+        dataclasses.replace(state),
+        pickle.loads(pickle.dumps(state)),
+    ):
+        assert_same_bits(other, state)
+    assert "count=" in repr(state) and state.totals()["tally"] == {"t": 2.0}
+    with pytest.raises(AttributeError):
+        state.no_such_leaf  # noqa: B018
