@@ -12,7 +12,8 @@ as the best of ``--repeat`` interleaved rounds after one untimed warm-up round (
 and compute once, as a training loop would). The original is timed on ``--original-docs`` documents and scaled
 linearly to the full set when that is smaller (printed).
 
-Targets: ours <= 2x the Counter loop, and >= 20x faster than the original. Then the leaf type check's share of
+Targets: ours <= 2x the Counter loop (<= 1.0x since the batch states keep their sums on the host and merge there), and
+>= 20x faster than the original. Then the leaf type check's share of
 ours (target <= 5%): ``Span`` is a frozen ``@metametric`` dataclass, so its fields are checked when a span is built
 and scoring reads one mark per span; printed beside it, the share of a field-by-field check at every scoring (what
 classes not checked when built get) and the cost of building a ``Span`` against the same class undecorated.
@@ -132,7 +133,11 @@ def best_of(fn: Callable[[], Any], repeat: int) -> tuple[float, Any]:
 
 
 def profile_ours(docs_p: list[Doc], docs_r: list[Doc], batch: int) -> None:
-    """Where the accumulator's time goes: per-stage totals, then the top cProfile entries."""
+    """Where the accumulator's time goes: per-stage totals, then the top cProfile entries.
+
+    The state of a batch stays on the host (NumPy) and so does its merge into the running state; the device is used at
+    ``compute``.
+    """
     M = Doc.metric
     t_stats = t_host = t_put = t_merge = 0.0
     state = M.empty()
@@ -213,7 +218,8 @@ def main() -> None:
     print(f"  metametric 0.2.1 (original) {t_orig_full * 1e3:9.1f} ms{note}")
     r1 = t_ours / t_counter
     r2 = t_orig_full / t_ours
-    print(f"ours / Counter loop = {r1:.2f}x   (target <= 2x: {'met' if r1 <= 2 else 'MISSED'})")
+    met = {t: "met" if r1 <= t else "MISSED" for t in (2, 1)}
+    print(f"ours / Counter loop = {r1:.2f}x   (target <= 2x: {met[2]}; <= 1.0x: {met[1]})")
     print(f"original / ours     = {r2:.1f}x   (target >= 20x: {'met' if r2 >= 20 else 'MISSED'})")
     check_cost(docs_p, docs_r, args.batch, args.repeat)
     if args.profile or r1 > 2 or r2 < 20:
