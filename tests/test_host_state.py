@@ -71,6 +71,21 @@ def test_add_host_has_the_jitted_bits(data: st.DataObject) -> None:
     assert again == bool(np.all(np.abs(got) <= 2.0**100))
 
 
+@settings(max_examples=200, deadline=None)
+@given(st.data())
+def test_host_sums_of_host_sums_keep_the_jitted_bits(data: st.DataObject) -> None:
+    """A sum's low parts may fall below 2**-100 (multiples of 2**-123 still): it is added on the host again."""
+    shape = data.draw(st.tuples(st.integers(1, 6), st.just(2)))
+    terms = data.draw(st.lists(hnp.arrays(np.float32, shape, elements=EXACT32), min_size=2, max_size=8))
+    host = device = terms[0]
+    for term in terms[1:]:
+        host, again = comp.add_host(host, term)
+        device = comp._add_jit(device, term)
+        np.testing.assert_array_equal(bits(host), bits(device))
+        if not again:
+            break
+
+
 @settings(max_examples=300, deadline=None)
 @given(pairs(ANY32, ROWS), pairs(ANY32, ROWS))
 def test_merge_of_host_states_has_the_jitted_bits(x: np.ndarray, y: np.ndarray) -> None:
