@@ -111,13 +111,21 @@ def test_a_reusing_block_shares_one_pool_and_workers_run_one_thread_each(monkeyp
 
     for name in parallel.THREAD_VARIABLES:
         monkeypatch.delenv(name, raising=False)
+    from metametric_jax import _pool
+
     items = list(range(12))
     with parallel.reusing(2):
         first = set(parallel.map_items(worker_pids, items, jobs=2, chunk_size=2))
+        pool = _pool._SHARED[-1].pool
         second = set(parallel.map_items(worker_pids, items, jobs=2, chunk_size=3))
         settings = set(parallel.map_items(thread_settings, items, jobs=2, chunk_size=2))
         assert set(parallel.map_items(worker_pids, items, jobs=1)) == {os.getpid()}  # jobs=1 stays in this process
-    assert first == second and len(first) <= 2 and os.getpid() not in first
+        assert pool is not None and _pool._SHARED[-1].pool is pool  # every call went to the first call's pool
+        workers = set(pool._processes)
+    assert len(workers) == 2 and first | second <= workers and os.getpid() not in workers
+    assert not _pool._SHARED
+    with pytest.raises(RuntimeError, match="shutdown"):  # the block stopped its pool
+        pool.submit(os.getpid)
     assert settings == {("1", "1", "1")}
     assert all(name not in os.environ for name in parallel.THREAD_VARIABLES)  # this process's environment is as it was
     third = set(parallel.map_items(worker_pids, items, jobs=2, chunk_size=2))
