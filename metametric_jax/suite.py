@@ -21,7 +21,6 @@ Example:
 from __future__ import annotations
 
 import dataclasses
-import functools
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any, ClassVar, TypeVar
 
@@ -131,12 +130,12 @@ class Suite(struct.PyTreeNode, metaclass=MetricType):
     def _from_sums(cls: type[S], sums: Mapping[str, Any]) -> S:
         """A suite state from its members' sums (see :meth:`_host_batch_sums`).
 
-        NumPy sums of every member are packed into one array and split by one jitted call (one transfer).
+        NumPy sums make host states (see :meth:`Metric._host_state`): they merge on the host, and go to the device
+        when ``jit`` or ``compute`` takes them.
         """
         cfg = cls.metric_config
         if all(isinstance(x, np.ndarray) for x in jax.tree.leaves(sums)):
-            packed = {k: m._pack(sums[k]) for k, m in cfg.members}
-            return _jitted_unpack(cls, packed)
+            return cls(states={k: m._host_state(m._pack(sums[k])) for k, m in cfg.members}, config=cfg)
         states = {k: m._from_sums(sums[k]) for k, m in cfg.members}
         return cls(states=states, config=cfg)
 
@@ -159,11 +158,21 @@ class Suite(struct.PyTreeNode, metaclass=MetricType):
         object.__setattr__(self, "config", cfg)
 
     def merge(self: S, other: S) -> S:
-        """Member-wise merge."""
+        """Member-wise merge: each member's :meth:`Metric.merge`, in one jitted program for the whole suite.
+
+        Members whose states are all on the host merge there (with the jitted merge's bits, as a metric's do);
+        inside ``jit`` each member merges as traced.
+        """
         if not isinstance(other, Suite) or other.config is not self.config:
             found = other.config if isinstance(other, Suite) else type(other).__name__
             raise TypeError(f"Cannot merge {found!r} into a state of {self.config!r}.")
-        return self.replace(states={k: v.merge(other.states[k]) for k, v in self.states.items()})
+        pairs = [(k, v, other.states[k]) for k, v in self.states.items()]
+        traced = any(isinstance(v.count, jax.core.Tracer) or isinstance(o.count, jax.core.Tracer) for _, v, o in pairs)
+        if traced or all(v._host_pair() is not None and o._host_pair() is not None for _, v, o in pairs):
+            return self.replace(states={k: v.merge(o) for k, v, o in pairs})
+        for _, v, o in pairs:
+            v._check_compatible(o)
+        return _jitted_merge(self, other)  # one program (and one dispatch) for every member, not one per member
 
     def reduce(self: S) -> S:
         """Member-wise reduce over the leading axis."""
@@ -227,6 +236,6 @@ def _jitted_compute(state: Any) -> Any:
     return state._compute_traced()
 
 
-@functools.partial(jax.jit, static_argnums=0)
-def _jitted_unpack(cls: Any, packed: Any) -> Any:
-    return cls._unpack(packed)
+@jax.jit
+def _jitted_merge(a: Any, b: Any) -> Any:
+    return a.replace(states={k: v._merge_traced(b.states[k]) for k, v in a.states.items()})
