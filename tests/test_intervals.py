@@ -132,3 +132,21 @@ def test_memory_is_checked_before_allocating() -> None:
     intervals.check_memory(1000, 3453, 40, "ok")
     with pytest.raises(MemoryError, match=r"GiB"):
         intervals.check_memory(100_000_000, 3453, 40, "--bootstrap 100000000")
+
+
+@pytest.mark.parametrize("seed", [0, 11, 2**40 + 3])
+def test_weights_and_swaps_are_the_plain_formula(seed: int) -> None:
+    """The in-place hashes and the counted thresholds give what the definition gives (weights up to the tail)."""
+    rng = np.random.default_rng(seed % 2**32)
+    ids = np.concatenate([np.arange(3000), rng.integers(-(2**63), 2**63 - 1, 3000, dtype=np.int64)])
+    for start, rows in ((0, 200), (37, 65)):
+        per_id = intervals.id_hashes(ids, seed, intervals.POISSON_STREAM)
+        r = np.arange(start, start + rows, dtype=np.uint64).astype(np.uint32)[:, None]
+        with np.errstate(over="ignore"):
+            mixed = intervals.mix32(per_id[None, :] ^ (r * np.uint32(0x9E3779B9)))
+            h = intervals.mix32(mixed + np.uint32(intervals.POISSON_STREAM))
+        plain = np.searchsorted(intervals.THRESHOLDS, h, side="right").astype(np.float64)
+        got = intervals.poisson_weights(ids, rows, seed, start=start)
+        assert got.dtype == np.float64 and np.array_equal(got, plain)
+        assert got.max() >= 5  # the tail past the three counted thresholds is exercised
+        np.testing.assert_array_equal(intervals.hashes(ids, rows, seed, intervals.POISSON_STREAM, start), h)
