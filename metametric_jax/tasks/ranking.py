@@ -78,11 +78,11 @@ from metametric_jax.tasks.ranking_queries import (
     evaluate_queries,
     hidden,
     measure_kind,
+    query_figures,
     query_rows,
     readout,
     with_map,
 )
-from metametric_jax.tasks.trec_figures import query_figures
 from metametric_jax.tasks.trec_measures import MEASURES, OFFICIAL, Plan, family_of, parse_measures, plan_keys
 
 __all__ = [

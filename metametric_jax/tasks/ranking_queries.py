@@ -23,6 +23,7 @@ from metametric_jax.tasks.trec_measures import MEASURES, Plan, family_of, plan_k
 _ABSENT = -(1 << 62)
 
 __all__ = [
+    "query_figures",
     "evaluate",
     "evaluate_queries",
     "query_rows",
@@ -75,9 +76,9 @@ def evaluate(
 ) -> dict[str, np.ndarray]:
     """Each query's figure of every measure of ``plan``: ``{printed name: (queries,) float64 array}``.
 
-    A query's figure is trec_eval's (:func:`metametric_jax.tasks.trec_figures.query_figures`: its value, its count
-    for ``num_*``, the logarithm for ``gm_map`` and ``gm_bpref``), computed for all queries at once by
-    :func:`~metametric_jax.tasks.trec_batch.batch_values` (bit for bit the query-by-query figure).
+    A query's figure is trec_eval's (:func:`query_figures`: its value, its count for ``num_*``, the logarithm for
+    ``gm_map`` and ``gm_bpref``), computed for all queries at once by
+    :func:`~metametric_jax.tasks.trec_batch.batch_values`.
     ``progress(done, total)`` is called first, every 100 queries and at the end.
     """
     check_options(level, max_retrieved)
@@ -101,6 +102,30 @@ def evaluate(
     if progress is not None:
         progress(total, total)
     return {k: table[:, j] for j, k in enumerate(plan_keys(plan))}
+
+
+def query_figures(ranking: Sequence[Any], grades: Mapping[Any, int], plan: Plan, level: int = 1) -> dict[str, float]:
+    """Each figure of ``plan`` for one query: ``{printed name: figure}`` (the measures of ``trec_measures``).
+
+    Args:
+        ranking: the items ranked, best first (already ordered, already cut to any maximum length).
+        grades: the query's judgements ``{item: grade}`` (negative grades: unjudged items of the pool).
+        plan: ``(family, parameter)`` pairs (:func:`~metametric_jax.tasks.trec_measures.parse_measures`).
+        level: the least grade of a relevant item.
+
+    Returns:
+        The query's figure of each measure, under trec_eval's printed names (the logarithm for ``gm_*``): a row of
+        :func:`~metametric_jax.tasks.trec_batch.batch_values`, as every query of a file is computed.
+
+    >>> from metametric_jax.tasks.trec_measures import parse_measures
+    >>> figures = query_figures(["d1", "d2", "d3"], {"d2": 1, "d3": 2, "d9": 1}, parse_measures(["map", "P.2", "rbp"]))
+    >>> figures["map"], figures["P_2"], round(figures["rbp"], 4)
+    (0.38888888888888884, 0.5, 0.126)
+    """
+    ranking = list(ranking)
+    grade_list = np.fromiter(grades.values(), np.int64, len(grades))
+    row = batch_values([_codes(ranking, grades)], [not ranking], [grade_list[grade_list >= 0]], plan, level)[0]
+    return dict(zip(plan_keys(plan), map(float, row)))
 
 
 def _codes(ranking: Sequence[Any], grades: Mapping[Any, int]) -> np.ndarray:

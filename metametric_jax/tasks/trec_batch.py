@@ -1,8 +1,31 @@
-r"""trec_eval's figures of many queries at once: the figures of :mod:`~metametric_jax.tasks.trec_figures`, vectorized.
+r"""trec_eval's figures of many queries at once (trec_eval 10.0), as trec_eval computes them.
+
+A query is a ranking (items best first, already cut to any maximum length) and its judgements ``{item: grade}``.
+With the relevance level :math:`\ell` (``-l``, default 1) a ranked item is *relevant* when its grade is at least
+:math:`\ell`, *judged non-relevant* when its grade is in :math:`[0, \ell)`, *unjudged in the pool* when its grade is
+negative and *not in the pool* when it has no judgement (a later copy of a repeated item too). With
+:math:`\mathrm{rel}_i = 1` for a relevant item at rank :math:`i`, :math:`h_k = \sum_{i \le k} \mathrm{rel}_i`
+(:math:`h_k = h_n` past the end of the ranking), :math:`n` items ranked, :math:`R` relevant items judged,
+:math:`g_i` the grade at rank :math:`i` (the *gain*: the grade of a judged item, 0 otherwise, whatever the relevance
+level) and :math:`g^*` the positive judged grades sorted in decreasing order (the ideal ranking), each figure is
+computed as trec_eval computes it (:data:`~metametric_jax.tasks.trec_measures.MEASURES` gives each definition), in
+its order of operations, so that each query's figure is trec_eval's to the last bit wherever the logarithms of the C
+library and of Python agree (they are the same function).
+
+An empty ranking (a judged query absent from the run with ``-c``, or ``-M 0``) scores as trec_eval scores a judged
+query absent from the run under ``-c``: as a ranking of one item outside the pool, then ``num_ret``, ``unj_*``,
+``utility`` and ``rbp_resid`` set to 0 (trec_eval sets the last two to 0 under their bare names only, so
+``utility.1,-2,0,0`` and ``rbp_resid.p=0.8`` keep their figure of that one item). Every other figure is then 0 but the
+counts and the geometric floor; trec_eval 10.0 itself would give ``11pt_avg`` NaN for ``-M 0``. ``Rndcg`` is NaN, as
+in trec_eval, for a query with relevant items none of which has a positive grade (relevance level 0 and only grades
+0 judged).
+
+Sources: trec_eval 10.0 (https://github.com/usnistgov/trec_eval); Buckley and Voorhees (2005); Yilmaz and Aslam,
+CIKM 2006 (infAP); Moffat and Zobel, ACM TOIS 27(1), 2008 (RBP); Järvelin and Kekäläinen, ACM TOIS 20(4), 2002 (nDCG).
 
 The queries of a batch are the rows of padded ``(queries, ranks)`` arrays: each measure is a few NumPy operations on
 the whole batch instead of a few per query. Every figure is computed with the same floating-point operations in the
-same order as :func:`~metametric_jax.tasks.trec_figures.query_values`, so each equals it to the last bit:
+same order as trec_eval's loop over one query, so each equals it to the last bit:
 
 * a sum over the ranks of a query (AP, bpref, infAP, DCG, ...) is a running sum along the row, left to right, as a C
   loop adds; the ranks that take no part add an exact ``0.0`` (every such sum is of non-negative terms), and the
@@ -21,7 +44,6 @@ from typing import Any
 
 import numpy as np
 
-from metametric_jax.tasks.trec_figures import _log2
 from metametric_jax.tasks.trec_measures import (
     _LEVELS,
     INFAP_EPSILON,
@@ -34,6 +56,18 @@ from metametric_jax.tasks.trec_measures import (
 )
 
 __all__ = ["batch_values"]
+
+_LOG2 = np.zeros(2)
+
+
+def _log2(size: int) -> np.ndarray:
+    """``log2(k)`` for ``k < size`` (at least), each from the C library's ``log2`` as trec_eval calls it."""
+    global _LOG2
+    if _LOG2.size < size:
+        grown = max(size, 2 * _LOG2.size, 1024)
+        _LOG2 = np.array([-math.inf, *map(math.log2, range(1, grown))])
+    return _LOG2
+
 
 _PAD = -3  # a code past the end of a ranking: no grade, not unjudged
 _SMALL = 1 << 16  # padded cells a batch may always hold
@@ -376,7 +410,7 @@ def batch_values(
         plan: ``(family, parameter)`` pairs (:func:`~metametric_jax.tasks.trec_measures.parse_measures`).
         level: the least grade of a relevant item.
 
-    Each row equals :func:`~metametric_jax.tasks.trec_figures.query_values` of the query, bit for bit.
+    Each row is the query's figures as trec_eval computes them, bit for bit.
 
     >>> from metametric_jax.tasks.trec_measures import parse_measures
     >>> codes = [np.array([-1, 1, 2]), np.array([-1])]  # d1 d2 d3 against {d2: 1, d3: 2, d9: 1}; an empty ranking

@@ -2,7 +2,7 @@ r"""trec_eval's measures (its ``all_trec`` set, trec_eval 10.0): their names, ki
 
 :data:`MEASURES` names each measure family under trec_eval's name, with how the run's figure follows from the
 queries' figures and the per-query figure as trec_eval computes it (computed in
-:mod:`~metametric_jax.tasks.trec_figures`). Every measure is one figure per query; the run's figure is the mean over
+:mod:`~metametric_jax.tasks.trec_batch`). Every measure is one figure per query; the run's figure is the mean over
 queries (``kind == "mean"``), the sum (``"sum"``: the counts ``num_*``) or the geometric mean (``"geometric"``:
 ``gm_map``, ``gm_bpref``, whose per-query figure is the logarithm of AP or bpref floored at :data:`MIN_GEO_MEAN`).
 

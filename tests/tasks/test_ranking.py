@@ -25,6 +25,7 @@ from metametric_jax.tasks.ranking import (
     RankingMetric,
     parse_measures,
     precision_at_k,
+    query_figures,
     rank,
     recall_at_k,
     score,
@@ -32,7 +33,6 @@ from metametric_jax.tasks.ranking import (
 )
 from metametric_jax.tasks.readers import trec as trec_reader
 from metametric_jax.tasks.readers.trec import parse_qrels, parse_run, read_run
-from metametric_jax.tasks.trec_figures import query_figures
 from metametric_jax.tasks.trec_measures import MEASURES, NICKNAMES
 
 DATA = Path(__file__).parents[1] / "data" / "ranking"

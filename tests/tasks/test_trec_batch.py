@@ -1,4 +1,4 @@
-"""The vectorized figures of many queries equal the query-by-query figures bit for bit (trec_batch vs trec_figures)."""
+"""The vectorized figures of many queries equal the query-by-query figures bit for bit (trec_batch vs trec_oracle)."""
 
 from __future__ import annotations
 
@@ -8,11 +8,11 @@ from typing import Any
 
 import numpy as np
 import pytest
+from trec_oracle import query_values
 
 from metametric_jax.tasks import ranking_queries
 from metametric_jax.tasks.ranking import score, score_files
 from metametric_jax.tasks.trec_batch import _chunks, batch_values
-from metametric_jax.tasks.trec_figures import query_values
 from metametric_jax.tasks.trec_measures import parse_measures, plan_keys
 
 ALL = parse_measures("all_trec")

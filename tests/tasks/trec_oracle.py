@@ -1,33 +1,9 @@
-r"""Each query's figures of trec_eval's measures (trec_eval 10.0), as trec_eval computes them.
+r"""Each query's figures of trec_eval's measures written query by query: the reference the batch code is tested against.
 
-A query is a ranking (items best first, already cut to any maximum length) and its judgements ``{item: grade}``.
-With the relevance level :math:`\ell` (``-l``, default 1) a ranked item is *relevant* when its grade is at least
-:math:`\ell`, *judged non-relevant* when its grade is in :math:`[0, \ell)`, *unjudged in the pool* when its grade is
-negative and *not in the pool* when it has no judgement (a later copy of a repeated item too). With
-:math:`\mathrm{rel}_i = 1` for a relevant item at rank :math:`i`, :math:`h_k = \sum_{i \le k} \mathrm{rel}_i`
-(:math:`h_k = h_n` past the end of the ranking), :math:`n` items ranked, :math:`R` relevant items judged,
-:math:`g_i` the grade at rank :math:`i` (the *gain*: the grade of a judged item, 0 otherwise, whatever the relevance
-level) and :math:`g^*` the positive judged grades sorted in decreasing order (the ideal ranking), each figure is
-computed as trec_eval computes it (:data:`~metametric_jax.tasks.trec_measures.MEASURES` gives each definition), in
-its order of operations, so that each query's figure is trec_eval's to the last bit wherever the logarithms of the C
-library and of Python agree (they are the same function).
-
-An empty ranking (a judged query absent from the run with ``-c``, or ``-M 0``) scores as trec_eval scores a judged
-query absent from the run under ``-c``: as a ranking of one item outside the pool, then ``num_ret``, ``unj_*``,
-``utility`` and ``rbp_resid`` set to 0 (trec_eval sets the last two to 0 under their bare names only, so
-``utility.1,-2,0,0`` and ``rbp_resid.p=0.8`` keep their figure of that one item). Every other figure is then 0 but the
-counts and the geometric floor; trec_eval 10.0 itself would give ``11pt_avg`` NaN for ``-M 0``. ``Rndcg`` is NaN, as
-in trec_eval, for a query with relevant items none of which has a positive grade (relevance level 0 and only grades
-0 judged).
-
-Sources: trec_eval 10.0 (https://github.com/usnistgov/trec_eval); Buckley and Voorhees (2005); Yilmaz and Aslam,
-CIKM 2006 (infAP); Moffat and Zobel, ACM TOIS 27(1), 2008 (RBP); Järvelin and Kekäläinen, ACM TOIS 20(4), 2002 (nDCG).
-
-Example:
-    >>> from metametric_jax.tasks.trec_measures import parse_measures
-    >>> figures = query_figures(["d1", "d2", "d3"], {"d2": 1, "d3": 2, "d9": 1}, parse_measures(["map", "P.2", "rbp"]))
-    >>> figures["map"], figures["P_2"], round(figures["rbp"], 4)
-    (0.38888888888888884, 0.5, 0.126)
+:mod:`metametric_jax.tasks.trec_batch` computes the figures of all queries at once; this module computes one query's
+figures with plain NumPy and Python floats, in trec_eval's order of operations (``tests/tasks/test_ranking.py`` checks
+it against trec_eval's printouts, ``tests/tasks/test_trec_batch.py`` checks the batch code against it, bit for bit).
+The definitions are in :mod:`metametric_jax.tasks.trec_batch`.
 """
 
 from __future__ import annotations
@@ -39,6 +15,7 @@ from typing import Any
 
 import numpy as np
 
+from metametric_jax.tasks.trec_batch import _log2
 from metametric_jax.tasks.trec_measures import (
     _LEVELS,
     INFAP_EPSILON,
@@ -53,16 +30,6 @@ from metametric_jax.tasks.trec_measures import (
 __all__ = ["query_figures", "query_values"]
 
 _ABSENT = -(1 << 62)
-_LOG2 = np.zeros(2)
-
-
-def _log2(size: int) -> np.ndarray:
-    """``log2(k)`` for ``k < size`` (at least), each from the C library's ``log2`` as trec_eval calls it."""
-    global _LOG2
-    if _LOG2.size < size:
-        grown = max(size, 2 * _LOG2.size, 1024)
-        _LOG2 = np.array([-math.inf, *map(math.log2, range(1, grown))])
-    return _LOG2
 
 
 def _lround(x: float) -> int:
