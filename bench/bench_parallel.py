@@ -14,6 +14,9 @@
    (``multi_processing``) against ``SmatchMetric.from_model_output`` in one process (a whole process each, start-up
    included): the overhead of the engine on one machine (reported; Beam is for more than one machine).
 
+Processes are run and timed by ``bench/_process.py`` (``cpu_share``, ``timed``: byte code cached outside the tree, as an
+installed package has it).
+
 Run: ``python bench/bench_parallel.py [--pairs 1000] [--documents 1000] [--repeat 2] [--only amr|coref] [--no-beam]``.
 """
 
@@ -22,20 +25,14 @@ from __future__ import annotations
 import argparse
 import os
 import random
-import resource
-import subprocess
 import sys
 import tempfile
-import time
 from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
 
-BUSY = "\n".join(
-    ["import time", "t = time.perf_counter()", "x = 0", "for i in range(12_000_000):", "    x += i"]
-    + ["print(time.perf_counter() - t)"]
-)
+from _process import cpu_share, timed  # noqa: E402
 
 #: the command line, then the fork server stopped and waited for, so that its workers' CPU time is counted
 CLI = (
@@ -47,38 +44,13 @@ CLI = (
 )
 
 
-def cpu_share() -> float:
-    """Cores free to this script: a busy loop alone (t1), then two at once (t2, the slower): ``2 t1 / t2``."""
-
-    def run(n: int) -> float:
-        procs = [subprocess.Popen([sys.executable, "-c", BUSY], stdout=subprocess.PIPE, text=True) for _ in range(n)]
-        return max(float(p.communicate()[0]) for p in procs)
-
-    alone = min(run(1) for _ in range(2))
-    together = min(run(2) for _ in range(2))
-    return 2 * alone / together
-
-
-def timed(argv: list[str], env: dict[str, str]) -> tuple[float, float, str]:
-    """Wall time, CPU time (the process and its waited-for descendants) and standard output of one command."""
-    before = resource.getrusage(resource.RUSAGE_CHILDREN)
-    start = time.perf_counter()
-    done = subprocess.run(argv, capture_output=True, text=True, env=env, check=False)
-    wall = time.perf_counter() - start
-    after = resource.getrusage(resource.RUSAGE_CHILDREN)
-    if done.returncode:
-        raise SystemExit(f"{' '.join(argv)} failed:\n{done.stderr}")
-    cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
-    return wall, cpu, done.stdout
-
-
-def compare_jobs(name: str, argv: list[str], repeat: int, env: dict[str, str]) -> tuple[float, float]:
+def compare_jobs(name: str, argv: list[str], repeat: int) -> tuple[float, float]:
     """Best wall and CPU of ``--jobs 1`` and ``--jobs 2``, interleaved; the outputs checked equal."""
     best: dict[int, tuple[float, float]] = {}
     outputs = set()
     for _ in range(repeat):
         for jobs in (1, 2):
-            wall, cpu, out = timed([*argv, "--jobs", str(jobs)], env)
+            wall, cpu, out = timed([*argv, "--jobs", str(jobs)])
             outputs.add(out)
             if jobs not in best or wall < best[jobs][0]:
                 best[jobs] = (wall, cpu)
@@ -137,12 +109,12 @@ else:
 """
 
 
-def beam_overhead(folder: Path, env: dict[str, str]) -> None:
+def beam_overhead(folder: Path) -> None:
     script = folder / "beam_run.py"
     script.write_text(BEAM, encoding="utf-8")
     argv = [sys.executable, str(script), str(folder / "gold.txt"), str(folder / "pred.txt")]
-    one_wall, one_cpu, one_out = timed([*argv, "one"], env)
-    beam_wall, beam_cpu, beam_out = timed([*argv, "beam"], env)
+    one_wall, one_cpu, one_out = timed([*argv, "one"])
+    beam_wall, beam_cpu, beam_out = timed([*argv, "beam"])
     same = one_out.split()[-1:] == beam_out.split()[-1:]
     print(
         f"beam   one process: {one_wall:6.2f} s wall {one_cpu:6.2f} s CPU | DirectRunner, 2 workers: "
@@ -161,7 +133,6 @@ def main() -> None:
     parser.add_argument("--only", choices=("amr", "coref"), default=None, help="time one task's --jobs only")
     args = parser.parse_args()
     cli = [sys.executable, "-c", CLI]
-    env = dict(os.environ)
     print(f"cores this process may use: {len(os.sched_getaffinity(0))}; CPU share free now: {cpu_share():.2f}")
     with tempfile.TemporaryDirectory() as tmp:
         folder = Path(tmp)
@@ -169,13 +140,13 @@ def main() -> None:
         coref_files(folder, args.documents, args.seed)
         if args.only in (None, "amr"):
             amr = [*cli, "score", "amr", "--gold", str(folder / "gold.txt"), "--pred", str(folder / "pred.txt")]
-            compare_jobs("amr", [*amr, "--format", "json", "--no-progress"], args.repeat, env)
+            compare_jobs("amr", [*amr, "--format", "json", "--no-progress"], args.repeat)
         if args.only in (None, "coref"):
             coref = [*cli, "score", "coref", str(folder / "key.conll"), str(folder / "response.conll")]
             coref.append("--max-repeated-mentions=-1")  # the generator's responses repeat key mentions
-            compare_jobs("coref", [*coref, "--format", "json", "--no-progress"], args.repeat, env)
+            compare_jobs("coref", [*coref, "--format", "json", "--no-progress"], args.repeat)
         if not args.no_beam and args.only is None:
-            beam_overhead(folder, env)
+            beam_overhead(folder)
     print(f"CPU share free after the runs: {cpu_share():.2f}")
 
 
