@@ -2,7 +2,7 @@ r"""The ``metametric-jax`` command: score prediction files against reference fil
 
 Usage::
 
-    metametric-jax score TASK [FILE OPTIONS] [TASK OPTIONS] [--format table|json] [--progress|--no-progress]
+    metametric-jax score TASK [FILE OPTIONS] [TASK OPTIONS] [--format table|json|trec] [--progress|--no-progress]
                               [--bootstrap N [--seed S] [--level 0.95]] [--jobs N]
     metametric-jax compare TASK --references REF --system A --system B [--method bootstrap|randomization]
                                 [--samples N] [--seed S] [--level 0.95] [TASK OPTIONS] [--format table|json]
@@ -14,7 +14,10 @@ Usage::
 The tasks are the modules of :mod:`metametric_jax.commands` (one ``COMMAND`` each; ``metametric-jax score --help``
 lists them). Without file arguments a task scores its bundled sample (said on standard error). ``--format json``
 prints the task's figures as fractions in [0, 1]; warnings, notes, errors and the progress bar shown for inputs of
-:data:`LARGE_INPUT` units or more go to standard error.
+:data:`LARGE_INPUT` units or more go to standard error. A task may declare output formats of its own
+(:class:`~metametric_jax.commands.Format`, the command's ``formats``): ``score ranking --format trec`` prints
+trec_eval's printout byte for byte (:mod:`metametric_jax.tasks.trec_format`); every other task, and ``compare``,
+refuses such a name as an invalid ``--format`` choice, and ``--bootstrap`` refuses a task's own format.
 
 ``--bootstrap N`` adds percentile intervals from N Poisson-bootstrap replicates over the task's units (documents for
 coreference and IE, NER documents where the file marks them, sentences for parsing, graph pairs for AMR, queries for
@@ -42,7 +45,7 @@ import contextlib
 import json
 import os
 import sys
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from importlib import resources
 from typing import Any
 
@@ -55,11 +58,20 @@ __all__ = ["PROG", "LARGE_INPUT", "build_parser", "main"]
 PROG = "metametric-jax"
 
 
-def _output_options() -> argparse.ArgumentParser:
-    """Options accepted both before and after the task name (``score --format json ner`` or ``score ner --format``)."""
+def _output_options(formats: Mapping[str, str] | None = None) -> argparse.ArgumentParser:
+    """Options accepted both before and after the task name (``score --format json ner`` or ``score ner --format``).
+
+    ``formats``: the names of tasks' own output formats (:class:`~metametric_jax.commands.Format`) accepted beside
+    table and json, and what to say of each in ``--help``.
+    """
+    formats = formats or {}
+    described = "".join(f"; {name}: {text}" for name, text in formats.items())
     parent = argparse.ArgumentParser(add_help=False)
     parent.add_argument(
-        "--format", choices=("table", "json"), default=argparse.SUPPRESS, help="output format (default: table)"
+        "--format",
+        choices=("table", "json", *formats),
+        default=argparse.SUPPRESS,
+        help=f"output format (default: table{described})",
     )
     parent.add_argument(
         "--progress",
@@ -102,9 +114,13 @@ def build_parser(commands: dict[str, Command] | None = None) -> argparse.Argumen
     parser.add_argument("--version", action="version", version=f"{PROG} {__version__}")
     subcommands = parser.add_subparsers(dest="command", metavar="COMMAND")
     output = _output_options()
+    own: dict[str, list[str]] = {}
+    for command in commands.values():
+        for name in command.formats:
+            own.setdefault(name, []).append(command.name)
     score = subcommands.add_parser(
         "score",
-        parents=[output],
+        parents=[_output_options({name: f"{', '.join(names)} only" for name, names in own.items()})],
         help="score a prediction file against a reference file",
         description="Score a prediction file against a reference file (see 'score TASK --help' for the file "
         "formats). Without file arguments, score the task's bundled sample.",
@@ -112,7 +128,8 @@ def build_parser(commands: dict[str, Command] | None = None) -> argparse.Argumen
     tasks = score.add_subparsers(dest="task", metavar="TASK", title="tasks")
     tasks.required = True
     for command in commands.values():
-        sub = tasks.add_parser(command.name, parents=[output], help=command.help, description=command.description)
+        parents = [_output_options({n: f.help for n, f in command.formats.items()}) if command.formats else output]
+        sub = tasks.add_parser(command.name, parents=parents, help=command.help, description=command.description)
         command.add_arguments(sub)
         _add_jobs(sub)
         if command.resample is not None:
@@ -332,6 +349,13 @@ def _analyze(command: Command, args: argparse.Namespace, sub: argparse.ArgumentP
 
 
 def _run(command: Command, args: argparse.Namespace, sub: argparse.ArgumentParser) -> int:
+    chosen = getattr(args, "format", "table")
+    own = command.formats.get(chosen)  # the task's own format, which prints its report itself
+    if own is None and chosen not in ("table", "json"):  # a format of another task, given before the task name
+        valid = ", ".join(repr(f) for f in ("table", "json", *command.formats))
+        sub.error(f"argument --format: invalid choice: {chosen!r} (choose from {valid})")
+    if own is not None and getattr(args, "bootstrap", None):
+        sub.error(f"--format {chosen} has no form for --bootstrap intervals; use --format table or json with them")
     if command.resolve is not None:
         command.resolve(args, sub)
     given = [dest for dest in command.inputs if getattr(args, dest, None) is not None]
@@ -359,7 +383,10 @@ def _run(command: Command, args: argparse.Namespace, sub: argparse.ArgumentParse
             title = f"{command.name}: {' vs '.join(reversed(paths))}"
         files = [p for d in command.inputs for p in _files(getattr(args, d))]
 
-        def score() -> tuple[dict[str, Any], list[str], float]:
+        def score() -> tuple[Any, list[str], float]:
+            if own is not None:
+                text, notes = own.run(args)
+                return text, list(notes), 1.0
             scores, warnings = command.run(args)
             scale = 100.0
             if getattr(args, "bootstrap", None):
@@ -374,6 +401,10 @@ def _run(command: Command, args: argparse.Namespace, sub: argparse.ArgumentParse
     scores, warnings, scale = done
     for warning in warnings:
         print(f"{PROG}: warning: {warning}", file=sys.stderr)
+    if own is not None:
+        sys.stdout.write(scores)
+        sys.stdout.flush()
+        return 0
     _render(command, scores, args, title, scale)
     return 0
 

@@ -22,6 +22,7 @@ from typing import Any
 
 __all__ = [
     "Command",
+    "Format",
     "Analyze",
     "Resampling",
     "Progress",
@@ -148,6 +149,25 @@ class Analyze:
 
 
 @dataclasses.dataclass(frozen=True)
+class Format:
+    """An output format of one task, beside ``table`` and ``json``: ``score TASK --format NAME``.
+
+    The format prints the task's own report in place of the table or JSON (``trec`` for ranking: trec_eval's
+    printout). Other tasks refuse the name as an invalid ``--format`` choice; ``score TASK --bootstrap`` refuses it
+    (a task's own format has no form for intervals); ``--jobs`` works as for the other formats.
+
+    Attributes:
+        help: what the format prints, for the task's ``--help``.
+        run: ``run(args) -> (text, warnings)``: reads and scores the input files of ``args`` (as the command's
+            ``run``) and returns the whole of standard output (every line ending in a newline) and the warnings.
+            Raises as the command's ``run``.
+    """
+
+    help: str
+    run: Callable[[argparse.Namespace], tuple[str, list[str]]]
+
+
+@dataclasses.dataclass(frozen=True)
 class Command:
     """A task of ``metametric-jax score``.
 
@@ -170,6 +190,8 @@ class Command:
         analyze: optional :class:`Analyze` hook: ``metametric-jax analyze TASK``.
         preload: modules, beyond the task's own, that ``--jobs`` workers use (a library the task imports only when
             it needs it, such as SciPy): the worker server imports them once and every worker shares them.
+        formats: the task's own output formats of ``score``, by name (:class:`Format`), beside ``table`` and
+            ``json``.
     """
 
     name: str
@@ -184,6 +206,7 @@ class Command:
     resample: Callable[[argparse.Namespace], Resampling] | None = None
     analyze: Analyze | None = None
     preload: tuple[str, ...] = ()
+    formats: Mapping[str, Format] = dataclasses.field(default_factory=dict)
 
 
 def registry() -> dict[str, Command]:

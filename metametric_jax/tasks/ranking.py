@@ -281,14 +281,33 @@ def _score_files(
     progress: Callable[[int, int], None] | None,
     jobs: int = 1,
 ) -> tuple[_Scored, list[str]]:
-    from metametric_jax.errors import InputFormatError
     from metametric_jax.tasks.readers.trec import read_qrels, read_run
 
     qrels = read_qrels(references)
     run = read_run(predictions)
+    return _score_read(
+        run.rankings, qrels, predictions, references, measures, level, complete, max_retrieved, progress, jobs
+    )
+
+
+def _score_read(
+    rankings: Mapping[str, Sequence[str]],
+    qrels: Mapping[str, Mapping[str, int]],
+    predictions: str | os.PathLike[str],
+    references: str | os.PathLike[str],
+    measures: Sequence[str] | str | None,
+    level: int,
+    complete: bool,
+    max_retrieved: int | None,
+    progress: Callable[[int, int], None] | None,
+    jobs: int = 1,
+) -> tuple[_Scored, list[str]]:
+    """:func:`_score_files` of a run and qrels already read (``predictions`` and ``references`` name their files)."""
+    from metametric_jax.errors import InputFormatError
+
     order = sorted(qrels, key=lambda q: q.encode("utf-8"))  # trec_eval's order of queries (strcmp)
     qrels = {q: qrels[q] for q in order}
-    got = _score(run.rankings, qrels, measures, level, complete, max_retrieved, progress, jobs)
+    got = _score(rankings, qrels, measures, level, complete, max_retrieved, progress, jobs)
     if not got.items:
         raise InputFormatError(str(predictions), None, f"no query of the run has judgements in {references}")
     warnings = []

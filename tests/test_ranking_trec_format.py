@@ -1,0 +1,193 @@
+"""``metametric-jax score ranking --format trec``: trec_eval's own printout, byte for byte.
+
+The oracle is trec_eval 10.0's printouts of ``tests/data/ranking/expected`` (``cases.json`` holds the command that
+produced each): the same command line, its qrels and run given as ``--qrels`` and ``--run``, must print the same bytes.
+"""
+
+from __future__ import annotations
+
+import json
+import shlex
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from helpers import run
+
+from metametric_jax.tasks import trec_format
+from metametric_jax.tasks.trec_format import relstring, trec_line, trec_measures
+
+DATA = Path(__file__).parent / "data" / "ranking"
+CASES = json.loads((DATA / "cases.json").read_text())
+TREC_EVAL_10 = sorted(name for name, case in CASES.items() if case["trec_eval"] == "10")
+
+
+def argv_of(name: str) -> list[str]:
+    """The case's trec_eval command line as ``score ranking`` options: its flags as given, the two files named."""
+    words = shlex.split(CASES[name]["command"])
+    assert words[0] == "trec_eval"
+    flags, (qrels, ranked) = words[1:-2], words[-2:]
+    return ["score", "ranking", *flags, "--qrels", str(DATA / qrels), "--run", str(DATA / ranked), "--format", "trec"]
+
+
+def expected(name: str) -> str:
+    return (DATA / "expected" / f"{name}.txt").read_bytes().decode("utf-8")
+
+
+def test_every_trec_eval_10_case_is_covered() -> None:
+    assert {path.stem for path in (DATA / "expected").glob("*.txt")} == set(CASES)
+    assert set(CASES) - set(TREC_EVAL_10) == {"ties-complete-v9"} and len(TREC_EVAL_10) == 16
+    assert all("-q" in shlex.split(CASES[name]["command"]) for name in TREC_EVAL_10)
+
+
+@pytest.mark.parametrize("name", TREC_EVAL_10)
+def test_per_query_printout_equals_trec_eval(capsys, name: str) -> None:
+    code, out, err = run(capsys, *argv_of(name))
+    assert code == 0, err
+    assert out == expected(name)  # every byte: padding, tabs, order, integers, -nan, runid, relstring
+
+
+@pytest.mark.parametrize("name", TREC_EVAL_10)
+def test_summary_printout_equals_trec_eval(capsys, name: str) -> None:
+    """Without -q trec_eval prints its run lines alone: those of the printout whose query field is ``all``."""
+    code, out, err = run(capsys, *[a for a in argv_of(name) if a != "-q"])
+    assert code == 0, err
+    summary = [line for line in expected(name).splitlines(keepends=True) if line.split("\t")[1] == "all"]
+    assert summary and out == "".join(summary)
+
+
+def test_trec_eval_9_case_differs_only_where_the_versions_differ(capsys) -> None:
+    """``ties-complete-v9`` is trec_eval 9's printout: its recall levels are rounded another way (see the README)."""
+    code, out, err = run(capsys, *argv_of("ties-complete-v9"))
+    assert code == 0 and "judged in" in err  # q12 left out, as trec_eval 9 does, with a warning
+    theirs = expected("ties-complete-v9").splitlines()
+    offered = {line.split("\t")[0] for line in theirs}  # trec_eval 9 has no rbp, rbp_resid, unj
+    ours = [line for line in out.splitlines() if line.split("\t")[0] in offered]
+    assert len(ours) == len(theirs) and len(offered) == 95  # 93 figures, runid, relstring
+    differ = {a.split("\t")[0].rsplit("_", 1)[0] for a, b in zip(ours, theirs) if a != b}
+    assert [a.split("\t")[:2] for a in ours] == [b.split("\t")[:2] for b in theirs]
+    assert differ and differ <= {"iprec_at_recall", "11pt"}, differ
+
+
+def test_bundled_sample_and_format_before_the_task(capsys) -> None:
+    code, out, err = run(capsys, "score", "--format", "trec", "ranking", "-q", "-m", "all_trec")
+    assert code == 0 and "bundled ranking sample" in err
+    assert out == expected("sample")
+
+
+def test_measures_as_trec_eval_reads_them(capsys) -> None:
+    files = ["--qrels", str(DATA / "trec_eval" / "qrels.test"), "--run", str(DATA / "trec_eval" / "results.test")]
+    base = ["score", "ranking", *files, "--format", "trec"]
+    all_lines = {
+        line.split("\t")[0].rstrip(): line
+        for line in expected("test-all").splitlines(keepends=True)
+        if "\tall\t" in line
+    }
+    # a family's first explicit parameters win over later ones, over nicknames and over its bare name
+    for measures in (["P.5", "P.10"], ["P.5", "P"], ["P", "P.5"], ["official", "P.5"]):
+        code, out, err = run(capsys, *base, *[x for m in measures for x in ("-m", m)])
+        assert code == 0, err
+        assert "P_5 " in out and "P_10 " not in out, measures
+    code, out, _ = run(capsys, *base, "-m", "official", "-m", "P.5")
+    assert out.startswith(all_lines["runid"] + all_lines["num_q"])
+    assert out.endswith(all_lines["iprec_at_recall_1.00"] + all_lines["P_5"])
+    # runid and relstring on their own; relstring.N names its lines relstring_N
+    code, out, _ = run(capsys, *base, "-q", "-m", "relstring.3", "-m", "runid", "-m", "map")
+    assert code == 0
+    assert out.splitlines()[:2] == ["map                   \t301\t0.0324", "relstring_3           \t301\t'000'"]
+    assert out.endswith(all_lines["runid"] + all_lines["map"])
+
+
+def test_judged_query_absent_from_the_run_with_c(capsys) -> None:
+    """trec_eval blanks the line named ``relstring`` of such a query, not ``relstring_10`` (one document, '-')."""
+    files = ["--qrels", str(DATA / "ties-complete.qrels"), "--run", str(DATA / "ties.run")]
+    lines = {}
+    for measure in ("relstring", "relstring.10"):
+        code, out, err = run(capsys, "score", "ranking", *files, "-c", "-q", "-m", measure, "--format", "trec")
+        assert code == 0, err
+        lines[measure] = [line for line in out.splitlines() if "\tq12\t" in line]
+    assert lines == {
+        "relstring": ["relstring             \tq12\t''"],
+        "relstring.10": ["relstring_10          \tq12\t'-'"],
+    }
+
+
+def test_trec_line_and_relstring() -> None:
+    assert trec_line("map", "all", 0.17854506039656948, "mean") == "map                   \tall\t0.1785\n"
+    assert trec_line("num_q", "all", 3, "sum") == "num_q                 \tall\t3\n"
+    assert trec_line("utility", "301", -358.0, "mean") == "utility               \t301\t-358.0000\n"
+    assert trec_line("Rndcg", "q05", float("nan"), "mean") == "Rndcg                 \tq05\t  -nan\n"
+    long = "utility_1.5,-1.25,0.5,0.75"  # longer than the column: not cut
+    assert trec_line(long, "all", -1.0, "mean") == f"{long}\tall\t-1.0000\n"
+    judged = {"a": 0, "b": 3, "c": -1, "d": 10, "e": 9}
+    assert relstring(["a", "b", "c", "d", "e", "x"], judged) == "'03.>9-'"
+    assert relstring(list("abcdeabcde") + ["x"], judged) == "'03.>903.>9'"  # the first 10
+    assert relstring(["a", "b"], judged, length=1) == "'0'"
+    assert relstring([], judged) == "''"
+
+
+def test_trec_measures() -> None:
+    assert trec_measures(None) == trec_format.TrecMeasures(["official"], True, None, 10)
+    assert trec_measures(["P.10", "all_trec", "P.5"]).measures == ["P.10", "all_trec"]
+    assert trec_measures(["map"]).runid is False
+    assert trec_measures(["set"]).runid is True
+    assert trec_measures(["all"]).relstring == "relstring"
+    assert trec_measures(["utility.2,0,0,0", "set", "utility.1,1,1,1"]).measures == ["utility.2,0,0,0", "set"]
+    for bad in (["P.5,10,5"], ["iprec_at_recall.0.1,0.10"], ["relstring.x"], ["nope.3"]):
+        with pytest.raises(ValueError):
+            trec_measures(bad)
+
+
+def test_padding_mutant_is_caught(capsys, monkeypatch) -> None:
+    """The comparison sees one byte of padding: a printout padded to 21 or 23 characters is not trec_eval's."""
+    for width in (21, 23):
+        monkeypatch.setattr(trec_format, "WIDTH", width)
+        code, out, _ = run(capsys, *argv_of("test-official"))
+        assert code == 0 and out != expected("test-official")
+
+
+@pytest.mark.parametrize(
+    ("argv", "message"),
+    [
+        (["score", "ner", "--format", "trec"], "argument --format: invalid choice: 'trec'"),
+        (["score", "--format", "trec", "ner"], "argument --format: invalid choice: 'trec'"),
+        (["compare", "ranking", "--format", "trec"], "argument --format: invalid choice: 'trec'"),
+        (["score", "ranking", "--format", "trec", "--bootstrap", "10"], "no form for --bootstrap"),
+        (["score", "ranking", "--format", "trec", "-M", "0"], "refuses -M 0"),
+        (["score", "ranking", "--format", "trec", "-m", "P.5,5"], "a cut-off is given twice"),
+        (["score", "ranking", "--format", "json", "-m", "runid"], "give it with --format trec"),
+        (["score", "ranking", "-m", "relstring"], "give it with --format trec"),
+    ],
+)
+def test_refused(capsys, argv: list[str], message: str) -> None:
+    code, out, err = run(capsys, *argv)
+    assert code == 2 and out == ""
+    last = err.strip().splitlines()[-1]
+    assert message in last and "Traceback" not in err, err
+
+
+def test_help_lists_the_format(capsys) -> None:
+    code, out, _ = run(capsys, "score", "ranking", "--help")
+    assert code == 0 and "{table,json,trec}" in out and "trec: trec_eval 10.0's own printout" in " ".join(out.split())
+    code, out, _ = run(capsys, "score", "ner", "--help")
+    assert code == 0 and "{table,json}" in out and "trec" not in out
+
+
+IMPORTED = """import sys
+from metametric_jax.cli import main
+code = main(sys.argv[1:])
+sys.stdout.flush()
+print(code, sorted({m.split(".")[0] for m in sys.modules} & {"rich", "jax"}), file=sys.stderr)
+"""
+
+
+@pytest.mark.parametrize(("form", "heavy"), [("trec", "[]"), ("table", "['rich']")])
+def test_trec_format_does_not_import_rich(form: str, heavy: str) -> None:
+    """The printout is plain text: neither rich nor JAX is imported (the table, for contrast, imports rich)."""
+    argv = argv_of("test-all")
+    argv[-1] = form
+    done = subprocess.run([sys.executable, "-c", IMPORTED, *argv], capture_output=True, text=True, timeout=120)
+    assert done.stderr.strip().splitlines()[-1] == f"0 {heavy}", done.stderr
+    if form == "trec":
+        assert done.stdout == expected("test-all")
