@@ -11,15 +11,16 @@ Data: synthetic, ``--queries`` queries of ``--docs`` ranked documents each (scor
 frequent) and 250 judged documents per query (grades 0-3, some never ranked). Times are the best of ``--repeat``.
 
 Whole processes (start-up included), side by side in one run, interleaved, best wall and best CPU time of
-``--repeat``: ``metametric-jax score ranking -m all_trec --qrels Q --run R`` (its table, and ``--format json``)
-against the trec_eval binary (``trec_eval -m all_trec Q R``, trec_eval 10.0 built with its own Makefile; give
-``--trec-eval PATH`` or ``$TREC_EVAL``) and against a pytrec_eval script that reads the two files
-(``pytrec_eval.parse_qrel`` / ``parse_run``), evaluates every measure pytrec_eval supports and prints each one's
-run figure (``compute_aggregated_measure``). On two inputs: ``--wp-queries`` generated queries of ``--docs`` ranked
-documents (as above), and a TREC-RAG-like run (301 topics of 100 MS MARCO v2.1 segment ids, ``2024-NNNNN`` topic ids,
-full-precision scores, about 60 graded judgements per topic). Every figure of ours is checked against trec_eval's
-printout (4 decimals, as it prints them) and against the script's (1e-9) before any timing. The free CPU share is
-measured before and after (2.00: two free cores).
+``--repeat``: ``metametric-jax score ranking -m all_trec --qrels Q --run R`` (its table, ``--format json``, and
+``--format trec`` with and without ``-q``) against the trec_eval binary (``trec_eval [-q] -m all_trec Q R``, trec_eval
+10.0 built with its own Makefile; give ``--trec-eval PATH`` or ``$TREC_EVAL``; ``--format trec`` is checked equal to
+its printout byte for byte first, with and without ``-q``, and without the binary against the JSON's figures) and
+against a pytrec_eval script that reads the two files (``pytrec_eval.parse_qrel`` / ``parse_run``), evaluates every
+measure pytrec_eval supports and prints each one's run figure (``compute_aggregated_measure``). On two inputs:
+``--wp-queries`` generated queries of ``--docs`` ranked documents (as above), and a TREC-RAG-like run (301 topics of
+100 MS MARCO v2.1 segment ids, ``2024-NNNNN`` topic ids, full-precision scores, about 60 graded judgements per topic).
+Every figure of ours is checked against trec_eval's printout (4 decimals, as it prints them) and against the script's
+(1e-9) before any timing. The free CPU share is measured before and after (2.00: two free cores).
 
 Run: ``python bench/bench_ranking.py [--queries N] [--docs D] [--repeat R] [--wp-queries N] [--trec-eval PATH]``.
 """
@@ -48,6 +49,7 @@ from _process import cpu_share, interleaved, timed  # noqa: E402
 
 OURS = ["official", "ndcg", "ndcg_cut", "recall", "success"]
 THEIRS = {"map", "gm_map", "Rprec", "bpref", "recip_rank", "P", "recall", "ndcg", "ndcg_cut", "success"}
+OURS_FORMS = ("ours (table)", "ours (json)", "ours (trec)")
 CHECKED = ("map", "Rprec", "bpref", "recip_rank", "P_10", "recall_100", "ndcg", "ndcg_cut_10", "success_1")
 
 
@@ -148,29 +150,63 @@ def check_figures(ours: dict[str, Any], trec_eval: str | None, script: str) -> t
     return checked, differ
 
 
+def check_printout(
+    printout: str,
+    per_query: str,
+    figures: dict[str, Any],
+    tool: str | None,
+    reference: str | None,
+    reference_q: str | None,
+) -> str:
+    """``--format trec`` against trec_eval's printout, byte for byte (or, without the binary, against the JSON)."""
+    if reference is not None and reference_q is not None:
+        assert printout == reference, "--format trec differs from trec_eval's printout"
+        assert per_query == reference_q, "--format trec -q differs from trec_eval -q's printout"
+        return "byte for byte equal to trec_eval's, with and without -q"
+    lines = printout.splitlines()
+    assert lines[0].startswith("runid") and len(lines) == len(figures) + 1
+    for line, (measure, value) in zip(lines[1:], figures.items()):
+        text = str(value) if isinstance(value, int) else f"{value:6.4f}"
+        assert line == f"{measure:<22}\tall\t{text}", (line, measure, value)
+    assert per_query.endswith(printout)
+    return "its run lines equal to the JSON's figures (no trec_eval binary)"
+
+
 def whole_process(name: str, run_path: Path, qrels_path: Path, script: Path, tool: str | None, repeat: int) -> None:
     ours = [*ours_command(), "score", "ranking", "-m", "all_trec", "--qrels", str(qrels_path), "--run", str(run_path)]
-    commands = {"ours (table)": ours, "ours (json)": [*ours, "--format", "json"]}
+    commands = {
+        "ours (table)": ours,
+        "ours (json)": [*ours, "--format", "json"],
+        "ours (trec)": [*ours, "--format", "trec"],
+        "ours (trec -q)": [*ours, "-q", "--format", "trec"],
+    }
     commands["pytrec_eval script"] = [sys.executable, str(script), str(qrels_path), str(run_path)]
     if tool is not None:
         commands["trec_eval"] = [tool, "-m", "all_trec", str(qrels_path), str(run_path)]
+        commands["trec_eval -q"] = [tool, "-q", "-m", "all_trec", str(qrels_path), str(run_path)]
     figures = json.loads(timed(commands["ours (json)"])[2])["all"]
     reference = timed(commands["trec_eval"])[2] if tool is not None else None
+    reference_q = timed(commands["trec_eval -q"])[2] if tool is not None else None
     checked, differ = check_figures(figures, reference, timed(commands["pytrec_eval script"])[2])
+    said = check_printout(
+        timed(commands["ours (trec)"])[2], timed(commands["ours (trec -q)"])[2], figures, tool, reference, reference_q
+    )
     share = cpu_share()
     best = interleaved(commands, repeat)
     after = cpu_share()
     print(f"whole process, {name} ({checked} figures equal to trec_eval's); free CPU share {share:.2f} -> {after:.2f}:")
+    print(f"  --format trec: {said}")
     if differ:
         print(f"  the pytrec_eval script's figures differ on {', '.join(differ)} (its bundled trec_eval)")
     for label, (wall, cpu) in best.items():
         print(f"  {label:20s} wall {wall:.3f} s, CPU {cpu:.3f} s")
-    for peer in ("trec_eval", "pytrec_eval script"):
+    pairs = [(label, peer) for peer in ("trec_eval", "pytrec_eval script") for label in OURS_FORMS]
+    pairs += [("ours (trec -q)", "trec_eval -q"), ("ours (trec)", "ours (json)"), ("ours (table)", "ours (trec)")]
+    for label, peer in pairs:
         if peer in best:
-            for label in ("ours (table)", "ours (json)"):
-                wall = best[label][0] / best[peer][0]
-                cpu = best[label][1] / best[peer][1]
-                print(f"  {label} / {peer}: wall {wall:.2f}x, CPU {cpu:.2f}x")
+            wall = best[label][0] / best[peer][0]
+            cpu = best[label][1] / best[peer][1]
+            print(f"  {label} / {peer}: wall {wall:.2f}x, CPU {cpu:.2f}x")
 
 
 def main() -> None:
