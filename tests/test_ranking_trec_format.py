@@ -7,6 +7,7 @@ produced each): the same command line, its qrels and run given as ``--qrels`` an
 from __future__ import annotations
 
 import json
+import os
 import shlex
 import subprocess
 import sys
@@ -191,3 +192,39 @@ def test_trec_format_does_not_import_rich(form: str, heavy: str) -> None:
     assert done.stderr.strip().splitlines()[-1] == f"0 {heavy}", done.stderr
     if form == "trec":
         assert done.stdout == expected("test-all")
+
+
+# With a trec_eval 10.0 binary at $TREC_EVAL, the printout is also compared with the binary's on option sets that the
+# fixtures do not hold: how trec_eval reads -m, runid and relstring asked alone, summaries, -M, the absent query of -c.
+TREC_EVAL = os.environ.get("TREC_EVAL")
+OPTION_SETS = [
+    [],
+    ["-m", "set"],
+    ["-m", "official", "-m", "ndcg"],
+    ["-m", "P.5", "-m", "P.10", "-m", "official"],
+    ["-m", "P", "-m", "P.5"],
+    ["-m", "all_trec", "-m", "P.17"],
+    ["-m", "ndcg_cut.10", "-m", "ndcg_cut.5"],
+    ["-m", "set", "-m", "utility.2,0,0,0"],
+    ["-m", "utility.1.5,-1.25,0.5,0.75", "-m", "P.7,3"],
+    ["-m", "iprec_at_recall.0.5,0.1", "-m", "Rprec_mult.2,0.5"],
+    ["-l0", "-m", "Rndcg", "-m", "runid"],
+    ["-m", "relstring"],
+    ["-m", "relstring.3", "-m", "all_trec"],
+    ["-M7", "-m", "relstring.20", "-m", "unj.3,1"],
+    ["-M3", "-m", "all_trec"],
+]
+FILES = [("trec_eval/qrels.test", "trec_eval/results.test"), ("ties-complete.qrels", "ties.run")]
+
+
+@pytest.mark.skipif(TREC_EVAL is None, reason="set TREC_EVAL to a trec_eval 10.0 binary")
+@pytest.mark.parametrize("files", FILES, ids=lambda f: f[0])
+@pytest.mark.parametrize("options", OPTION_SETS, ids=" ".join)
+def test_equals_the_trec_eval_binary(capsys, files: tuple[str, str], options: list[str]) -> None:
+    assert TREC_EVAL is not None
+    qrels, ranked = (str(DATA / f) for f in files)
+    for flags in (["-c", *options], ["-c", "-q", *options]):
+        theirs = subprocess.run([TREC_EVAL, *flags, qrels, ranked], capture_output=True, check=True).stdout
+        code, out, err = run(capsys, "score", "ranking", *flags, "--qrels", qrels, "--run", ranked, "--format", "trec")
+        assert code == 0, err
+        assert out.encode("utf-8") == theirs, flags
