@@ -110,7 +110,7 @@ def trec_measures(measures: Sequence[str] | str | None) -> TrecMeasures:
             continue
         explicit[family] = spec
         if family == "relstring":
-            if not params.isdigit():
+            if not (params.isascii() and params.isdigit()):
                 raise ValueError(
                     f"measure {spec!r}: the parameter of relstring is a number of documents, as in relstring.20."
                 )
