@@ -84,7 +84,14 @@ def safe_divide(num: Any, den: Any, zero_division: float = 0.0) -> Any:
     num = xp.asarray(num)
     zero = den == 0
     safe = xp.where(zero, xp.ones_like(den), den)
-    return xp.where(zero, xp.asarray(zero_division, dtype=xp.result_type(num, safe, float)), num / safe)
+    dtype = xp.result_type(num, safe, float)
+    if xp is np:
+        ratio = num / safe
+    else:  # correctly rounded on every backend (XLA's float32 division on GPUs is not)
+        from metametric_jax._division import divide
+
+        ratio = divide(num.astype(dtype), safe.astype(dtype))
+    return xp.where(zero, xp.asarray(zero_division, dtype=dtype), ratio)
 
 
 @dataclasses.dataclass(frozen=True)
@@ -163,7 +170,11 @@ def fbeta(beta: float) -> Normalizer:
     b2 = b * b
 
     def _f(xy: Any, xx: Any, yy: Any, zd: float) -> Any:
-        return safe_divide((1 + b2) * xy, b2 * yy + xx, zd)
+        if _xp(xy, xx, yy) is np:
+            return safe_divide((1 + b2) * xy, b2 * yy + xx, zd)
+        from metametric_jax._division import scale  # the same bits on every backend (see its module)
+
+        return safe_divide(scale(xy, 1 + b2), scale(yy, b2) + xx, zd)
 
     return Normalizer(f"f{_fmt(b)}", _f, builtin=True, linear=((1 + b2, 0.0, 0.0), (0.0, 1.0, b2)))
 
@@ -268,6 +279,30 @@ def normalize_pair(
     return float(normalizer(xy, xx, yy, zero_division))
 
 
+def _combined(stats: Any, coefficients: list[tuple[float, float, float]]) -> Any:
+    """``stats @ coefficients.T``: a matrix product in NumPy, elementwise terms in ``jax.numpy``.
+
+    In ``jax.numpy`` the terms with a nonzero coefficient are summed in the order (xy, xx, yy): a matrix product of
+    reduced precision (TF32 on GPUs) would round the statistics, and a sum in a fixed order, of products that round
+    alike with or without fused multiply-adds (:func:`metametric_jax._division.scale`), gives the same bits on every
+    backend.
+    """
+    xp = _xp(stats)
+    if xp is np:
+        return stats @ np.asarray(coefficients, dtype=stats.dtype).T
+    from metametric_jax._division import scale
+
+    columns = []
+    for row in coefficients:
+        total = None
+        for j, c in enumerate(row):
+            if c != 0:
+                term = stats[:, j] if c == 1 else scale(stats[:, j], c)
+                total = term if total is None else total + term
+        columns.append(xp.zeros(stats.shape[:1], stats.dtype) if total is None else total)
+    return xp.stack(columns, axis=1)
+
+
 def normalized_rows(
     stats: Any, normalizers: tuple[Normalizer, ...], zero_division: float = 0.0, empty_score: float = 1.0
 ) -> Any:
@@ -288,9 +323,9 @@ def normalized_rows(
     linear = [k for k, m in enumerate(normalizers) if m.builtin and m.linear is not None]
     cols: list[Any] = [None] * len(normalizers)
     if linear:
-        a = xp.asarray([normalizers[k].linear[0] for k in linear], dtype=stats.dtype)  # type: ignore[index]
-        b = xp.asarray([normalizers[k].linear[1] for k in linear], dtype=stats.dtype)  # type: ignore[index]
-        ratios = safe_divide(stats @ a.T, stats @ b.T, zero_division)
+        a = [normalizers[k].linear[0] for k in linear]  # type: ignore[index]
+        b = [normalizers[k].linear[1] for k in linear]  # type: ignore[index]
+        ratios = safe_divide(_combined(stats, a), _combined(stats, b), zero_division)
         for j, k in enumerate(linear):
             cols[k] = ratios[:, j]
     for k, m in enumerate(normalizers):

@@ -25,6 +25,7 @@ from metametric_jax.accumulate import Metric, merged_signature
 from metametric_jax.digests import reference_digests
 from metametric_jax.inputs import check_lengths, validate_weights
 from metametric_jax.intervals import FINGERPRINT_STREAM, POISSON_STREAM, SWAP_STREAM, mix32
+from metametric_jax.normalizer import safe_divide
 from metametric_jax.suite import Suite
 
 __all__ = [
@@ -305,7 +306,7 @@ def vmapped_compute(state: Any) -> Any:
 
 def _conditioned(replicas: Any, plain: Any) -> Any:
     counts = comp.value(replicas.count)
-    scale = jnp.where(counts > 0, comp.value(plain.count) / jnp.where(counts > 0, counts, 1.0), 0.0)
+    scale = safe_divide(comp.value(plain.count), counts)
 
     def rescale(x: jax.Array) -> jax.Array:
         if not jnp.issubdtype(x.dtype, jnp.floating):

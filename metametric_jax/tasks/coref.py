@@ -200,7 +200,7 @@ def _build_metric() -> type[Suite]:
             )
     derived: dict[str, Callable[[Mapping[str, Any]], Any]] = {m: _member_prf(m) for m in METRICS if m != "blanc"}
     derived["blanc"] = _derived_blanc
-    derived["conll"] = lambda r: {"f1": (r["muc"]["f1"] + r["bcub"]["f1"] + r["ceafe"]["f1"]) / 3}
+    derived["conll"] = lambda r: {"f1": safe_divide(r["muc"]["f1"] + r["bcub"]["f1"] + r["ceafe"]["f1"], 3.0)}
     return make_suite("coref", members, derived, batch_stats=coref_batch_stats, doc=_SUITE_DOC)
 
 

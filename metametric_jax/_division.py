@@ -1,0 +1,113 @@
+"""Correctly rounded float32 division, and products, in ``jax.numpy`` with the same bits on every backend.
+
+XLA divides float32 with the device's own instruction: correctly rounded on CPU, but on NVIDIA GPUs an approximation
+within two units in the last place (``div.full.f32``; about a fifth of quotients come out one unit off, and
+``x / x`` is not always 1). A metric's ``compute()`` would then give other float32 figures on a GPU than on a CPU
+for the same state. :func:`divide` computes the quotient of two normal float32 numbers by long division of their
+24-bit significands in unsigned 32-bit integers (25 quotient bits, the remainder as the sticky bit, rounded to
+nearest, ties to even), which every backend evaluates exactly. Where an operand or the quotient is not a normal
+number (zero, subnormal, infinite, NaN, or a quotient that would overflow or be subnormal) it gives the backend's
+own quotient, as XLA computes it everywhere.
+
+Products have a backend-dependent rounding too where a sum follows: XLA on CPUs fuses ``x * y + z`` into one fused
+multiply-add (one rounding), on GPUs it rounds twice. :func:`scale` computes ``c * x`` from the 12-bit halves of both
+factors, whose four products are exact, so fused or not every step rounds the same way.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import jax
+import jax.numpy as jnp
+import numpy as np
+from jax import lax
+
+__all__ = ["divide", "scale"]
+
+_FRACTION = np.uint32(0x007FFFFF)
+_IMPLICIT = np.uint32(0x00800000)
+_SIGN = np.uint32(0x80000000)
+
+
+def _fields(x: Any) -> tuple[Any, Any, Any]:
+    bits = lax.bitcast_convert_type(x, jnp.uint32)
+    exponent = ((bits >> np.uint32(23)) & np.uint32(0xFF)).astype(jnp.int32)
+    return bits & _SIGN, exponent, (bits & _FRACTION) | _IMPLICIT
+
+
+def divide(num: Any, den: Any) -> Any:
+    """``num / den`` correctly rounded for float32 arrays (broadcast); other dtypes divide as XLA does.
+
+    Differentiable: its derivatives are those of ``num / den``.
+
+    >>> import jax.numpy as jnp
+    >>> float(divide(jnp.float32(3163.328613), jnp.float32(3163.328613)))
+    1.0
+    """
+    num, den = jnp.asarray(num), jnp.asarray(den)
+    if num.dtype != jnp.float32 or den.dtype != jnp.float32:
+        return num / den
+    return _divide(num, den)
+
+
+def _plain(num: Any, den: Any) -> Any:
+    """The backend's own quotient: the result where an operand or the quotient is not normal."""
+    return num / den
+
+
+@jax.custom_jvp
+def _divide(num: Any, den: Any) -> Any:
+    plain = _plain(num, den)
+    num, den = jnp.broadcast_arrays(num, den)
+    sign_n, exp_n, sig_n = _fields(num)
+    sign_d, exp_d, sig_d = _fields(den)
+    below = sig_n < sig_d  # the quotient of the significands is in [1/2, 1): take one more bit of the numerator
+    remainder = jnp.where(below, sig_n << 1, sig_n)
+    exponent = exp_n - exp_d + 127 - below.astype(jnp.int32)
+    quotient = jnp.zeros_like(sig_n)
+    for _ in range(25):  # 24 significant bits and the rounding bit; remainder < 2 * sig_d < 2**25 throughout
+        bit = remainder >= sig_d
+        quotient = (quotient << 1) | bit.astype(jnp.uint32)
+        remainder = jnp.where(bit, remainder - sig_d, remainder) << 1
+    significand = quotient >> 1
+    round_up = ((quotient & 1) == 1) & ((remainder != 0) | ((significand & 1) == 1))
+    significand = significand + round_up.astype(jnp.uint32)
+    carry = significand >> 24  # rounded up to 2**24: the next binade
+    significand = significand >> carry
+    exponent = exponent + carry.astype(jnp.int32)
+    bits = (sign_n ^ sign_d) | (exponent.astype(jnp.uint32) << 23) | (significand & _FRACTION)
+    exact = lax.bitcast_convert_type(bits, jnp.float32)
+    normal = (exp_n > 0) & (exp_n < 255) & (exp_d > 0) & (exp_d < 255) & (exponent > 0) & (exponent < 255)
+    return jnp.where(normal, exact, plain)
+
+
+@_divide.defjvp
+def _divide_jvp(primals: tuple[Any, Any], tangents: tuple[Any, Any]) -> tuple[Any, Any]:
+    num, den = primals
+    d_num, d_den = tangents
+    quotient = _divide(num, den)
+    return quotient, (d_num - quotient * d_den) / den
+
+
+def _halves(x: Any) -> tuple[Any, Any]:
+    """``x`` as ``hi + lo``: ``hi`` its sign, exponent and first 12 significant bits, ``lo`` the rest (exact)."""
+    hi = lax.bitcast_convert_type(lax.bitcast_convert_type(x, jnp.uint32) & np.uint32(0xFFFFF000), jnp.float32)
+    return hi, x - hi
+
+
+def scale(x: Any, c: Any) -> Any:
+    """``c * x`` for float32 arrays, with the same bits on every backend also where a sum follows it.
+
+    The products of the factors' 12-bit halves are exact, and their sum is taken in a fixed order; the result is
+    within a unit in the last place of ``c * x`` (a factor zero or not finite: ``c * x``). Other dtypes multiply as
+    XLA does.
+    """
+    x = jnp.asarray(x)
+    c = jnp.asarray(c, dtype=x.dtype)
+    if x.dtype != jnp.float32:
+        return c * x
+    x_hi, x_lo = _halves(x)
+    c_hi, c_lo = _halves(c)
+    split = c_hi * x_hi + ((c_hi * x_lo + c_lo * x_hi) + c_lo * x_lo)
+    return jnp.where(jnp.isfinite(x) & jnp.isfinite(c) & (x != 0) & (c != 0), split, c * x)

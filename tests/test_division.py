@@ -1,0 +1,162 @@
+"""Correctly rounded float32 division (``_division.divide``): NumPy's IEEE quotient bit for bit on every backend.
+
+On a CPU XLA's own division is correctly rounded too, so these tests compare with NumPy, which is, and check that
+:func:`divide` computes normal quotients itself (its long division) rather than passing XLA's through: a GPU's
+``div.full.f32`` is one unit off for about a fifth of quotients.
+"""
+
+from __future__ import annotations
+
+import jax
+import jax.numpy as jnp
+import numpy as np
+import pytest
+
+from metametric_jax import _division
+from metametric_jax._division import divide
+from metametric_jax.normalizer import normalized_rows, safe_divide
+
+TINY = np.finfo(np.float32).tiny
+jitted = jax.jit(divide)
+
+
+def _bits(x: np.ndarray) -> np.ndarray:
+    return np.asarray(x, dtype=np.float32).view(np.uint32)
+
+
+def _normal(*xs: np.ndarray) -> np.ndarray:
+    with np.errstate(all="ignore"):
+        return np.logical_and.reduce([np.isfinite(x) & (np.abs(x) >= TINY) for x in xs])
+
+
+def _pairs(seed: int, n: int) -> tuple[np.ndarray, np.ndarray]:
+    rng = np.random.default_rng(seed)
+    a = rng.integers(0, 2**32, size=n, dtype=np.uint64).astype(np.uint32).view(np.float32)
+    b = rng.integers(0, 2**32, size=n, dtype=np.uint64).astype(np.uint32).view(np.float32)
+    return a, b
+
+
+def test_random_bit_patterns_equal_numpy_where_normal() -> None:
+    a, b = _pairs(0, 400_000)
+    with np.errstate(all="ignore"):
+        expected = a / b
+    normal = _normal(a, b, expected)
+    assert normal.mean() > 0.7
+    out = np.asarray(jitted(a[normal], b[normal]))
+    np.testing.assert_array_equal(_bits(out), _bits(expected[normal]))
+
+
+def test_counts_and_significands_at_the_edges() -> None:
+    rng = np.random.default_rng(1)
+    counts = rng.integers(0, 2**24, size=(2, 100_000)).astype(np.float32)
+    counts[1] = np.maximum(counts[1], 1)
+    edges = np.array([1, 2, 3, 5, 7, 2**23 - 1, 2**23, 2**23 + 1, 2**24 - 1, 2**24, 2**24 + 2], np.float32)
+    a = np.concatenate([counts[0], np.repeat(edges, edges.size)])
+    b = np.concatenate([counts[1], np.tile(edges, edges.size)])
+    expected = a / b
+    np.testing.assert_array_equal(_bits(np.asarray(jitted(a, b))), _bits(expected))
+    # quotients at the ends of the normal range, and x / x
+    big = np.float32(np.finfo(np.float32).max)
+    a2 = np.array([big, big, TINY * 4, TINY, 3163.328613, -7.0, 7.0], np.float32)
+    b2 = np.array([big, np.float32(0.75), np.float32(2.0), np.float32(0.5), 3163.328613, 3.0, -3.0], np.float32)
+    with np.errstate(all="ignore"):
+        np.testing.assert_array_equal(_bits(np.asarray(jitted(a2, b2))), _bits(a2 / b2))
+    assert float(jitted(np.float32(3163.328613), np.float32(3163.328613))) == 1.0
+
+
+def test_other_operands_divide_as_xla_does() -> None:
+    specials = np.array([0.0, -0.0, np.inf, -np.inf, np.nan, 1e-45, 1e-40, 1.0, -2.5, 3e38], np.float32)
+    a, b = np.repeat(specials, specials.size), np.tile(specials, specials.size)
+    plain = np.asarray(jax.jit(lambda x, y: x / y)(a, b))
+    out = np.asarray(jitted(a, b))
+    same = (_bits(out) == _bits(plain)) | (np.isnan(out) & np.isnan(plain))
+    assert same.all(), (a[~same], b[~same], out[~same], plain[~same])
+
+
+def test_other_dtypes_and_broadcasting() -> None:
+    assert divide(jnp.arange(4), 2).dtype == (jnp.arange(4) / 2).dtype
+    out = divide(jnp.ones((3, 1), jnp.float32), jnp.asarray([1.0, 3.0], jnp.float32))
+    assert out.shape == (3, 2)
+    np.testing.assert_array_equal(np.asarray(out[:, 1]), np.float32(1) / np.float32(3))
+    batched = jax.vmap(divide)(jnp.asarray([1.0, 2.0]), jnp.asarray([3.0, 7.0]))
+    np.testing.assert_array_equal(np.asarray(batched), np.float32([1, 2]) / np.float32([3, 7]))
+
+
+def test_derivatives_are_those_of_the_quotient() -> None:
+    for args in ((3.0, 4.0), (-1.5, 0.25)):
+        for arg in (0, 1):
+            ours = jax.grad(divide, argnums=arg)(*map(jnp.float32, args))
+            plain = jax.grad(lambda x, y: x / y, argnums=arg)(*map(jnp.float32, args))
+            assert float(ours) == pytest.approx(float(plain), rel=1e-6)
+
+
+def test_safe_divide_and_rows_use_it() -> None:
+    """The device path's ratios (compute(), per-example rows) are the correctly rounded quotients."""
+    rng = np.random.default_rng(2)
+    stats = rng.integers(0, 2**20, size=(5_000, 3)).astype(np.float32)
+    stats[:, 0] = np.minimum(stats[:, 0], stats[:, 1:].min(axis=1))
+    from metametric_jax.normalizer import F1, PRECISION, RECALL
+
+    rows = np.asarray(jax.jit(lambda s: normalized_rows(s, (PRECISION, RECALL, F1)))(jnp.asarray(stats)))
+    xy, xx, yy = stats.T
+    with np.errstate(all="ignore"):
+        expected = np.stack([xy / xx, xy / yy, (xy + xy) / (xx + yy)], axis=1).astype(np.float32)
+    expected[xx == 0, 0] = 0.0
+    expected[yy == 0, 1] = 0.0
+    np.testing.assert_array_equal(_bits(rows), _bits(expected))
+    np.testing.assert_array_equal(
+        _bits(np.asarray(safe_divide(jnp.asarray(xy), jnp.asarray(yy)))), _bits(np.where(yy == 0, 0, xy / yy))
+    )
+
+
+def test_the_long_division_is_what_computes_normal_quotients(monkeypatch: pytest.MonkeyPatch) -> None:
+    """With XLA's quotient replaced by a wrong one, normal quotients are unchanged and the others follow it."""
+    a, b = _pairs(3, 50_000)
+    with np.errstate(all="ignore"):
+        expected = a / b
+    normal = _normal(a, b, expected)
+    real = jnp.divide
+    # the fallback quotient one unit off everywhere: only the quotients outside the normal range may show it
+    monkeypatch.setattr(_division, "_plain", lambda x, y: jnp.nextafter(real(x, y), jnp.float32(np.inf)))
+    out = np.asarray(jax.jit(_division._divide)(a, b))
+    np.testing.assert_array_equal(_bits(out[normal]), _bits(expected[normal]))
+    assert (_bits(out[~normal]) != _bits(expected[~normal])).any()
+
+
+def test_rows_take_no_matrix_product() -> None:
+    """A float32 matrix product runs in TF32 on GPUs by default (11 significant bits of a count); the rows sum terms."""
+    from metametric_jax.normalizer import F1, PRECISION, fbeta
+
+    jaxpr = jax.make_jaxpr(lambda s: normalized_rows(s, (PRECISION, F1, fbeta(0.5))))(jnp.ones((4, 3), jnp.float32))
+    assert "dot_general" not in str(jaxpr)
+
+
+def _scale_in_numpy(x: np.ndarray, c: float) -> np.ndarray:
+    """:func:`scale`'s sum of the halves' products in NumPy, which rounds every operation on its own."""
+
+    def halves(v: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        hi = (np.asarray(v, np.float32).view(np.uint32) & np.uint32(0xFFFFF000)).view(np.float32)
+        return hi, np.asarray(v, np.float32) - hi
+
+    (xh, xl), (ch, cl) = halves(x), halves(np.full_like(x, c))
+    return ch * xh + ((ch * xl + cl * xh) + cl * xl)
+
+
+def test_scaled_sums_round_as_numpy_does_with_or_without_fused_multiply_adds() -> None:
+    """``scale(x, c) + y`` jitted equals NumPy's separately rounded steps (a plain ``c * x + y`` on a CPU does not:
+    XLA fuses it into one multiply-add there, and not on a GPU)."""
+    rng = np.random.default_rng(4)
+    x, y = rng.standard_normal((2, 200_000)).astype(np.float32)
+    for c in (0.25, 1.69, 2.0, 1.0 / 3.0):
+        c32 = np.float32(c)
+        ours = np.asarray(jax.jit(lambda u, v, k: _division.scale(u, k) + v)(x, y, c32))
+        np.testing.assert_array_equal(_bits(ours), _bits(_scale_in_numpy(x, c32) + y))
+        np.testing.assert_array_equal(
+            _bits(np.asarray(jax.jit(_division.scale)(x, c32))), _bits(_scale_in_numpy(x, c32))
+        )
+    off = np.abs(_scale_in_numpy(x, np.float32(1.69)) - np.float32(1.69) * x)
+    assert (off <= np.spacing(np.abs(np.float32(1.69) * x))).all()
+    special = np.array([np.inf, -np.inf, np.nan, 0.0, -0.0], np.float32)
+    out = np.asarray(_division.scale(special, np.float32(1.5)))
+    np.testing.assert_array_equal(_bits(out[[0, 1, 3, 4]]), _bits(special[[0, 1, 3, 4]] * np.float32(1.5)))
+    assert np.isnan(out[2])
