@@ -13,6 +13,7 @@ import dataclasses
 import functools
 import itertools
 import math
+import operator
 from collections import Counter
 from collections.abc import Mapping, Sequence
 from typing import Any
@@ -300,6 +301,210 @@ def _large_block(block: np.ndarray) -> float:
     return float(block[i, j].sum())
 
 
+# ------------------------------------------------------------------------------------------- sparse contingency path
+# A document's contingency has few nonzero entries (about 1.5 per entity); the path below works on them in Python,
+# each float computed by the same operations, in the same order, as the dense rules above (so the same bits).
+
+
+def _pairwise_sum(values: list[float], lo: int, n: int) -> float:
+    """NumPy's pairwise float64 sum of ``values[lo:lo + n]``: under 8 terms in order, to 128 in 8 lanes, or halves."""
+    if n < 8:
+        res = -0.0
+        for i in range(lo, lo + n):
+            res += values[i]
+        return res
+    if n <= 128:
+        lanes = values[lo : lo + 8]
+        end = lo + n - n % 8
+        for i in range(lo + 8, end, 8):
+            for k in range(8):
+                lanes[k] += values[i + k]
+        res = ((lanes[0] + lanes[1]) + (lanes[2] + lanes[3])) + ((lanes[4] + lanes[5]) + (lanes[6] + lanes[7]))
+        for i in range(end, lo + n):
+            res += values[i]
+        return res
+    half = n // 2
+    half -= half % 8
+    return _pairwise_sum(values, lo, half) + _pairwise_sum(values, lo + half, n - half)
+
+
+def _np_sum(values: list[float]) -> float:
+    """The float ``np.array(values, dtype=np.float64).sum()`` (a reduction from 0.0, pairwise), without NumPy."""
+    return 0.0 + _pairwise_sum(values, 0, len(values))
+
+
+def _best_matching(lines: list[list[tuple[int, float]]]) -> float:
+    """The largest float of a one-to-one assignment summed line by line: what enumerating every assignment gives.
+
+    ``lines[s]`` holds the nonzero entries ``(column bit, value)`` of the shorter side's ``s``-th line (values >= 0).
+    A partial assignment's sum is its full assignments' sum (each further term 0.0), and float addition is monotone,
+    so keeping the largest sum for each set of used columns, line by line, gives the largest total.
+    """
+    best: dict[int, float] = {0: 0.0}
+    for entries in lines:
+        grown = dict(best)  # the line assigned to a zero
+        for used, total in best.items():
+            for bit, x in entries:
+                if not used & bit:
+                    key, value = used | bit, total + x
+                    if value > grown.get(key, -1.0):
+                        grown[key] = value
+        best = grown
+    return max(best.values())
+
+
+def _augmenting_paths(w: list[list[float]]) -> float:
+    """:func:`max_assignment` of a matrix with no more rows than columns, in Python floats (the same operations).
+
+    Its sum is NumPy's sum of the assigned entries in row order (at most 8 rows: in order, or 8 lanes).
+    """
+    n, m = len(w), len(w[0])
+    inf = math.inf
+    cost = [[-x for x in row] for row in w]
+    u, v = [0.0] * n, [0.0] * m
+    row4col, col4row = [-1] * m, [-1] * n
+    columns = range(m)
+    for current in range(n):
+        shortest, path, scanned = [inf] * m, [-1] * m, [False] * m
+        rows, i, low = [current], current, 0.0
+        while True:
+            cost_i, u_i = cost[i], u[i]
+            for j in columns:
+                if not scanned[j]:
+                    reduced = low + cost_i[j] - u_i - v[j]
+                    if reduced < shortest[j]:
+                        path[j], shortest[j] = i, reduced
+            low = min(inf if scanned[j] else shortest[j] for j in columns)
+            j = -1
+            for k in columns:
+                if not scanned[k] and shortest[k] == low:
+                    if row4col[k] < 0:
+                        j = k
+                        break
+                    if j < 0:
+                        j = k
+            scanned[j] = True
+            if row4col[j] < 0:
+                break
+            i = row4col[j]
+            rows.append(i)
+        u[current] += low
+        for r in rows[1:]:
+            u[r] += low - shortest[col4row[r]]
+        for k in columns:
+            if scanned[k]:
+                v[k] -= low - shortest[k]
+        while True:
+            i = path[j]
+            row4col[j] = i
+            col4row[i], j = j, col4row[i]
+            if i == current:
+                break
+    return _np_sum([w[i][col4row[i]] for i in range(n)])
+
+
+def _solve_blocks(
+    short: list[int], long: list[int], at_short: list[int], at_long: list[int], values: Sequence[list[float]]
+) -> list[float]:
+    """A larger block's term in each matrix of ``values``, as :func:`_small_block` or :func:`_large_block` gives it.
+
+    The block's lines are ``short`` (its shorter side, rows if square) and ``long``; its nonzero entries are at
+    ``(at_short[k], at_long[k])`` (indices into ``short`` and ``long``), with the values ``values[m][k]``.
+    """
+    n_short, n_long = len(short), len(long)
+    if n_short * n_long <= _PYTHON_BLOCK or math.perm(n_long, n_short) <= _ENUMERATED:
+        out = []
+        for vals in values:
+            lines: list[list[tuple[int, float]]] = [[] for _ in short]
+            for s, c, x in zip(at_short, at_long, vals):
+                lines[s].append((1 << c, x))
+            out.append(_best_matching(lines))
+        return out
+    if n_short <= _SMALL_BLOCK:
+        out = []
+        for vals in values:
+            grid = [[0.0] * n_long for _ in short]
+            for s, c, x in zip(at_short, at_long, vals):
+                grid[s][c] = x
+            out.append(_augmenting_paths(grid))
+        return out
+    from scipy.optimize import linear_sum_assignment  # as _large_block
+
+    out = []
+    for vals in values:
+        block = np.zeros((n_short, n_long))
+        block[at_short, at_long] = vals
+        i, j = linear_sum_assignment(block, maximize=True)
+        out.append(float(block[i, j].sum()))
+    return out
+
+
+def _sparse_alignments(
+    rows: list[int], cols: list[int], values: Sequence[list[float]], n_rows: int, n_cols: int
+) -> list[float]:
+    """:func:`_alignments` of matrices given by their positive entries: the same floats.
+
+    The entries are at ``(rows[k], cols[k])``, in row-major order, each matrix's values in ``values``. The blocks
+    are the connected sets of rows and columns, each labelled by its smallest row.
+    """
+    row_cols: list[list[int]] = [[] for _ in range(n_rows)]
+    col_rows: list[list[int]] = [[] for _ in range(n_cols)]
+    for k, (i, j) in enumerate(zip(rows, cols)):
+        row_cols[i].append(k)
+        col_rows[j].append(k)
+    simple: list[list[float]] = [[] for _ in values]
+    larger: list[list[float]] = [[] for _ in values]
+    seen_row, seen_col = [False] * n_rows, [False] * n_cols
+    for start in range(n_rows):
+        if seen_row[start] or not row_cols[start]:
+            continue
+        seen_row[start] = True
+        ks = row_cols[start]
+        if all(len(col_rows[cols[k]]) == 1 for k in ks):  # one row: no other row shares its columns
+            for k in ks:
+                seen_col[cols[k]] = True
+            for out, vals in zip(simple, values):
+                out.append(max([vals[k] for k in ks]))
+            continue
+        block_rows, block_cols, entries, stack = [start], [], [], [start]
+        while stack:
+            for k in row_cols[stack.pop()]:
+                entries.append(k)
+                j = cols[k]
+                if not seen_col[j]:
+                    seen_col[j] = True
+                    block_cols.append(j)
+                    for k2 in col_rows[j]:
+                        i = rows[k2]
+                        if not seen_row[i]:
+                            seen_row[i] = True
+                            block_rows.append(i)
+                            stack.append(i)
+        if len(block_rows) == 1 or len(block_cols) == 1:
+            for out, vals in zip(simple, values):
+                out.append(max([vals[k] for k in entries]))
+            continue
+        block_rows.sort()
+        block_cols.sort()
+        row_at = {i: x for x, i in enumerate(block_rows)}
+        col_at = {j: x for x, j in enumerate(block_cols)}
+        at_rows, at_cols = [row_at[rows[k]] for k in entries], [col_at[cols[k]] for k in entries]
+        block_values = [[vals[k] for k in entries] for vals in values]
+        if len(block_rows) > len(block_cols):
+            terms = _solve_blocks(block_cols, block_rows, at_cols, at_rows, block_values)
+        else:
+            terms = _solve_blocks(block_rows, block_cols, at_rows, at_cols, block_values)
+        for out, term in zip(larger, terms):
+            out.append(term)
+    totals = []
+    for maxima, terms in zip(simple, larger):
+        total = _np_sum(maxima)
+        for term in terms:
+            total += term
+        totals.append(total)
+    return totals
+
+
 def _lea_side(counts: np.ndarray, sizes: np.ndarray, other_sizes: np.ndarray) -> float:
     """LEA numerator of one side: ``sum_i |e_i| * resolution(e_i)`` (rows of ``counts`` are this side's entities)."""
     multi = sizes > 1
@@ -336,6 +541,112 @@ def _contingency_counts(table: Contingency, lea_only: bool = False) -> Counts:
     same = int(_links(n).sum())
     key_coref, resp_coref = int(_links(a).sum()), int(_links(b).sum())
     diff = shared * (shared - 1) // 2 - int(_links(n.sum(axis=1)).sum()) - int(_links(n.sum(axis=0)).sum()) + same
+    out["blanc_coref"] = (float(same), float(key_coref), float(same), float(resp_coref))
+    key_non, resp_non = n_key * (n_key - 1) // 2 - key_coref, n_resp * (n_resp - 1) // 2 - resp_coref
+    out["blanc_noncoref"] = (float(diff), float(key_non), float(diff), float(resp_non))
+    return out
+
+
+_SPAN = operator.attrgetter("start", "end")
+
+
+def _span_labels(doc: CorefDocument) -> tuple[dict[tuple[int, int], int], list[int]] | None:
+    """Each span's entity index and the entity sizes; None if a span is repeated."""
+    sizes = [len(e.mentions) for e in doc.entities]
+    spans = list(map(_SPAN, itertools.chain.from_iterable(e.mentions for e in doc.entities)))
+    labels = dict(zip(spans, itertools.chain.from_iterable(map(itertools.repeat, range(len(sizes)), sizes))))
+    return (labels, sizes) if len(labels) == len(spans) else None
+
+
+def _lea_sparse(sizes: list[int], links: list[int], singles: list[int] | None) -> float:
+    """:func:`_lea_side` from each entity's resolved links.
+
+    ``singles[i]`` is 1 where entity ``i`` is a singleton whose mention is a singleton of the other side; None where
+    the other side has no entity.
+    """
+    multi = [(s * x) / (s * (s - 1) // 2) for s, x in zip(sizes, links) if s > 1]
+    total = 0.0
+    if multi:
+        total += _np_sum(multi)
+    if len(multi) < len(sizes) and singles is not None:
+        total += float(sum(x for s, x in zip(sizes, singles) if s == 1))
+    return total
+
+
+def _sparse_counts(key: CorefDocument, response: CorefDocument) -> Counts | None:
+    """:func:`_contingency_counts` of a document from its contingency's nonzero entries; None if a span is repeated.
+
+    The same floats: every sum is taken as the dense rules take it.
+    """
+    key_side, response_side = _span_labels(key), _span_labels(response)
+    if key_side is None or response_side is None:
+        return None
+    (key_of, a), (response_of, b) = key_side, response_side
+    n_k, n_r = len(a), len(b)
+    n_key, n_resp = len(key_of), len(response_of)
+    common = key_of.keys() & response_of.keys()
+    shared = len(common)
+    out: Counts = {}
+    key_links, resp_links = [0] * n_k, [0] * n_r
+    key_single, resp_single = [0] * n_k, [0] * n_r
+    if shared:
+        pairs = Counter((key_of[s], response_of[s]) for s in common)
+        entries = sorted(pairs.items())
+        rows = [i for (i, _), _ in entries]
+        cols = [j for (_, j), _ in entries]
+        counts = [x for _, x in entries]
+        same = 0
+        for i, j, x in zip(rows, cols, counts):
+            link = x * (x - 1) // 2
+            same += link
+            key_links[i] += link
+            resp_links[j] += link
+            if a[i] == 1 and b[j] == 1:
+                key_single[i] = resp_single[j] = 1
+        dense = np.zeros(n_k * n_r, dtype=np.int64)
+        dense[[i * n_r + j for i, j in zip(rows, cols)]] = counts
+        sq = (dense * dense).astype(np.float64).reshape(n_k, n_r)
+        a_arr, b_arr = np.array(a, dtype=np.int64), np.array(b, dtype=np.int64)
+        out["bcub"] = (
+            float((sq / a_arr[:, None]).sum()),
+            float(n_key),
+            float((sq / b_arr[None, :]).sum()),
+            float(n_resp),
+        )
+        ceafm, ceafe = _sparse_alignments(
+            rows,
+            cols,
+            [[float(x) for x in counts], [2.0 * x / (a[i] + b[j]) for i, j, x in zip(rows, cols, counts)]],
+            n_k,
+            n_r,
+        )
+        muc = float(shared - len(entries))
+        key_shared, resp_shared = [0] * n_k, [0] * n_r
+        for i, j, x in zip(rows, cols, counts):
+            key_shared[i] += x
+            resp_shared[j] += x
+        diff = (
+            shared * (shared - 1) // 2
+            - sum(x * (x - 1) // 2 for x in key_shared)
+            - sum(x * (x - 1) // 2 for x in resp_shared)
+            + same
+        )
+    else:
+        out["bcub"] = (0.0, float(n_key), 0.0, float(n_resp))
+        ceafm = ceafe = muc = 0.0
+        same = diff = 0
+    out["lea"] = (
+        _lea_sparse(a, key_links, key_single if n_r else None),
+        float(n_key),
+        _lea_sparse(b, resp_links, resp_single if n_k else None),
+        float(n_resp),
+    )
+    out["muc"] = (muc, float(n_key - n_k), muc, float(n_resp - n_r))
+    out["ceafm"] = (ceafm, float(n_key), ceafm, float(n_resp))
+    out["ceafe"] = (ceafe, float(n_k), ceafe, float(n_r))
+    out["mentions"] = (float(shared), float(n_key), float(shared), float(n_resp))
+    key_coref = sum(s * (s - 1) // 2 for s in a)
+    resp_coref = sum(s * (s - 1) // 2 for s in b)
     out["blanc_coref"] = (float(same), float(key_coref), float(same), float(resp_coref))
     key_non, resp_non = n_key * (n_key - 1) // 2 - key_coref, n_resp * (n_resp - 1) // 2 - resp_coref
     out["blanc_noncoref"] = (float(diff), float(key_non), float(diff), float(resp_non))
@@ -435,6 +746,10 @@ def document_counts(prediction: CorefDocument, reference: CorefDocument, *, meth
     if method not in ("auto", "contingency", "chains"):
         raise ValueError(f"method must be 'auto', 'contingency' or 'chains'; found {method!r}.")
     key, response = reference, prediction
+    if method != "chains":
+        quick = _sparse_counts(key, response)  # no repeated span: the contingency's few entries, in Python
+        if quick is not None:
+            return {name: quick[name] for name in COUNT_NAMES}
     key_spans, response_spans = _spans(key), _spans(response)
     if method == "chains" or (method == "auto" and _repeats_matter(key_spans[0], response_spans[0])):
         out = _chain_counts(key, response)

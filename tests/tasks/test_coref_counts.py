@@ -1,0 +1,224 @@
+"""The sparse path of ``coref_counts`` against the dense rules it stands in for, bit for bit.
+
+A document with no repeated span is scored from its contingency's nonzero entries in Python
+(``_sparse_counts``); documents with repeated spans keep the dense NumPy path (``_contingency`` and
+``_contingency_counts``) or the scorer's chains. Every float of the sparse path must be the float of the dense path:
+the same operations in the same order (NumPy's pairwise sums replayed, the same alignment per block). These tests
+compare the two on generated documents and matrices (empty documents, singletons, ties in the alignment, blocks of
+every solver's size), comparing floats by their bits.
+"""
+
+from __future__ import annotations
+
+import itertools
+import math
+import random
+
+import numpy as np
+import pytest
+
+from metametric_jax.tasks import coref_counts as cc
+from metametric_jax.tasks.coref import CorefDocument
+
+
+def _bits(counts: dict) -> dict:
+    """The statistics with every float by its bits (``0.0`` and ``-0.0`` differ)."""
+    return {name: tuple(float(x).hex() for x in values) for name, values in counts.items()}
+
+
+def _dense(key: CorefDocument, response: CorefDocument) -> dict:
+    return cc._contingency_counts(cc._contingency(cc._spans(key), cc._spans(response)))
+
+
+def _document(rng: random.Random, kind: str) -> tuple[CorefDocument, CorefDocument]:
+    """A key and a response without repeated spans; ``kind`` picks the shape of the contingency."""
+    n_mentions = rng.choice([0, 1, 2, 5, 20, 60, 200])
+    n_tokens = max(1, 6 * n_mentions)
+    spans = sorted({(s, min(n_tokens, s + rng.choice((0, 0, 1, 2)))) for s in rng.sample(range(n_tokens), n_mentions)})
+    if kind == "singletons":
+        key = [[s] for s in spans]
+    else:
+        n_entities = max(1, rng.randint(1, max(1, n_mentions // rng.choice((1, 2, 4, 8)))))
+        key = [[] for _ in range(n_entities)]
+        for s in spans:
+            key[rng.randrange(n_entities)].append(s)
+        key = [e for e in key if e]
+    if kind == "same":
+        response = [list(e) for e in key]
+    elif kind == "tied":  # entities of equal sizes swapped in pairs: CEAF-e ties between alignments
+        response = []
+        for e in key:
+            half = len(e) // 2
+            response += [e[:half], e[half:]] if half else [e]
+        response = [e for e in response if e]
+        rng.shuffle(response)
+    else:
+        move = {"giant": 0.5, "perturbed": 0.15, "singletons": 0.3}[kind]
+        response = [[m for m in e if rng.random() > 0.1] for e in key] or [[]]
+        for e in response:
+            for m in list(e):
+                if rng.random() < move:
+                    e.remove(m)
+                    rng.choice(response).append(m)
+        known = set(spans)
+        for _ in range(n_mentions // 10 + rng.randint(0, 2)):
+            s = rng.randrange(n_tokens + 5)
+            span = (s, s + rng.choice((0, 1)))
+            if span not in known:
+                known.add(span)
+                rng.choice(response).append(span)
+        response = [e for e in response if e]
+    rng.shuffle(key)
+    if rng.random() < 0.1:
+        key, response = response, key
+    return CorefDocument.from_clusters(key), CorefDocument.from_clusters(response)
+
+
+_KINDS = ["perturbed", "giant", "singletons", "same", "tied"]
+
+
+@pytest.mark.parametrize("kind", _KINDS)
+def test_sparse_counts_are_the_dense_counts_bit_for_bit(kind: str) -> None:
+    rng = random.Random(f"sparse-{kind}")
+    for _ in range(120):
+        key, response = _document(rng, kind)
+        sparse = cc._sparse_counts(key, response)
+        assert sparse is not None
+        assert _bits(sparse) == _bits(_dense(key, response))
+        assert _bits(cc.document_counts(response, key)) == _bits({n: sparse[n] for n in cc.COUNT_NAMES})
+
+
+def test_empty_documents() -> None:
+    empty, one = CorefDocument.from_clusters([]), CorefDocument.from_clusters([[(0, 1), (3, 3)], [5]])
+    for key, response in [(empty, empty), (empty, one), (one, empty), (one, one)]:
+        sparse = cc._sparse_counts(key, response)
+        assert sparse is not None and _bits(sparse) == _bits(_dense(key, response))
+
+
+def test_repeated_spans_take_the_dense_or_chain_path() -> None:
+    """A repeated span on either side: no sparse counts, and document_counts gives what it gave before."""
+    key = CorefDocument.from_clusters([[(0, 0), (2, 3)], [(5, 5), (7, 7)]])
+    in_key = CorefDocument.from_clusters([[(0, 0), (2, 3)], [(0, 0), (5, 5)]])  # a key span given twice
+    outside = CorefDocument.from_clusters([[(0, 0), (9, 9)], [(9, 9), (5, 5)]])  # a repeated span not in the key
+    assert cc._sparse_counts(key, in_key) is None and cc._sparse_counts(in_key, key) is None
+    assert cc._sparse_counts(key, outside) is None
+    assert _bits(cc.document_counts(in_key, key)) == _bits({n: _dense(key, in_key)[n] for n in cc.COUNT_NAMES})
+    chains = cc._chain_counts(key, outside)
+    chains.update(cc._contingency_counts(cc._contingency(cc._spans(key), cc._spans(outside)), lea_only=True))
+    assert _bits(cc.document_counts(outside, key)) == _bits({n: chains[n] for n in cc.COUNT_NAMES})
+
+
+def test_numpy_sum_replayed() -> None:
+    """``_np_sum`` is NumPy's float64 sum (pairwise, 8 lanes) at every length, zeros included."""
+    rng = np.random.default_rng(0)
+    for n in [*range(0, 300), 511, 1000, 2400, 8192, 8200]:
+        x = rng.random(n) * 10.0 ** rng.integers(-4, 4, n)
+        x[rng.random(n) < 0.5] = 0.0
+        assert cc._np_sum(x.tolist()).hex() == float(x.sum()).hex(), n
+    assert cc._np_sum([]).hex() == float(np.zeros(0).sum()).hex()
+
+
+#: values whose float sums depend on their order (0.1 + 0.2 + 0.3 != 0.3 + 0.2 + 0.1)
+_DECIMALS = np.array([0.1, 0.2, 0.3, 0.7, 1 / 3, 0.6])
+
+
+def _sparse_matrix(rng: np.random.Generator, n: int, m: int, density: float, tied: bool) -> np.ndarray:
+    counts = (rng.random((n, m)) < density) * rng.integers(1, 4 if tied else 9, (n, m))
+    return counts.astype(np.float64)
+
+
+def _entries(sim: np.ndarray) -> tuple[list[int], list[int]]:
+    r, c = np.nonzero(sim > 0)
+    return r.tolist(), c.tolist()
+
+
+@pytest.mark.parametrize("seed", range(3))
+def test_sparse_alignments_are_the_block_rule_bit_for_bit(seed: int) -> None:
+    """Blocks of every size (enumerated, augmenting paths, SciPy) and ties: the floats of ``_alignments``."""
+    rng = np.random.default_rng(seed)
+    shapes = set()
+    for t in range(250):
+        n, m = (int(x) for x in rng.integers(1, 45, size=2))
+        tied = t % 3 == 0
+        counts = _sparse_matrix(rng, n, m, rng.uniform(0.01, 0.15), tied)
+        sizes_r, sizes_c = rng.integers(1, 30, n), rng.integers(1, 30, m)
+        fractions = 2.0 * counts / (sizes_r[:, None] + sizes_c[None, :])
+        if tied:  # a few decimal values: optimal alignments that tie in exact terms but not as floats
+            fractions = (counts > 0) * rng.choice(_DECIMALS, (n, m))
+        rows, cols = _entries(counts)
+        values = [counts[rows, cols].tolist(), fractions[rows, cols].tolist()]
+        got = cc._sparse_alignments(rows, cols, values, n, m)
+        assert [x.hex() for x in got] == [x.hex() for x in cc._alignments([counts, fractions])]
+        simple, larger = cc._blocks(rows, cols, n)
+        shapes.update(min(len(b[0]), len(b[1])) for b in larger)
+    assert {2, 3, 5, 8, 9} <= shapes  # enumerated, augmenting-path and SciPy blocks all met
+
+
+def test_augmenting_paths_are_max_assignment_bit_for_bit() -> None:
+    """The Python shortest augmenting paths: the assignment and float of ``max_assignment``, ties included."""
+    rng = np.random.default_rng(1)
+    for t in range(400):
+        n = int(rng.integers(1, 9))
+        m = int(rng.integers(n, 14))
+        if t % 2:  # many equal entries and order-dependent sums: ties broken as max_assignment breaks them
+            w = (rng.random((n, m)) < 0.7) * rng.choice(_DECIMALS, (n, m))
+        else:
+            w = (rng.random((n, m)) < 0.4) * rng.random((n, m)) * 10.0 ** rng.integers(-2, 3)
+        assert cc._augmenting_paths(w.tolist()).hex() == cc.max_assignment(w).hex()
+
+
+def test_best_matching_is_the_enumerated_maximum() -> None:
+    """The largest float over all one-to-one assignments summed line by line, as enumeration finds it."""
+    rng = np.random.default_rng(2)
+    for _ in range(400):
+        n = int(rng.integers(1, 6))
+        m = int(rng.integers(n, 8))
+        w = (rng.random((n, m)) < 0.5) * rng.random((n, m)) * 10.0 ** rng.integers(-3, 3)
+        lines = [[(1 << j, float(w[i, j])) for j in range(m) if w[i, j] > 0] for i in range(n)]
+        best = 0.0
+        for chosen in itertools.permutations(range(m), n):
+            total = 0.0
+            for i, j in enumerate(chosen):
+                total += float(w[i, j])
+            best = max(best, total)
+        assert cc._best_matching(lines).hex() == best.hex()
+
+
+def test_figures_of_a_corpus_unchanged() -> None:
+    """Summed statistics of many documents, through document_counts: equal to the dense path's, figure by figure."""
+    rng = random.Random("corpus")
+    docs = [_document(rng, rng.choice(_KINDS)) for _ in range(150)]
+    sparse = cc.figures(cc.sum_counts([cc.document_counts(r, k) for k, r in docs]))
+    dense = cc.figures(cc.sum_counts([_dense(k, r) for k, r in docs]))
+    assert sparse == dense
+    assert math.isfinite(sparse["conll"]["f1"])
+
+
+@pytest.mark.parametrize(
+    "shape", [(2, 2), (2, 4), (3, 3), (3, 4), (4, 4), (5, 6), (6, 7), (7, 7), (7, 8), (8, 8), (6, 9), (9, 9), (10, 12)]
+)
+def test_each_block_solver_is_the_one_it_replaces(shape: tuple[int, int]) -> None:
+    """One block at a time, dense with order-dependent decimals (its optimum often tied): ``_solve_blocks`` gives the
+    float of ``_small_block`` / ``_large_block`` (enumeration, shortest augmenting paths or SciPy, by size)."""
+    rng = np.random.default_rng(sum(shape))
+    n, m = shape
+    for t in range(40):
+        w = (rng.random((n, m)) < 0.75) * rng.choice(_DECIMALS, (n, m))
+        if t % 2:
+            w = w.T
+        short, long = (
+            (range(w.shape[0]), range(w.shape[1]))
+            if w.shape[0] <= w.shape[1]
+            else (range(w.shape[1]), range(w.shape[0]))
+        )
+        oriented = w if w.shape[0] <= w.shape[1] else w.T
+        at_s, at_l = (x.tolist() for x in np.nonzero(oriented))
+        got = cc._solve_blocks(list(short), list(long), at_s, at_l, [oriented[at_s, at_l].tolist()])[0]
+        if w.size <= cc._PYTHON_BLOCK:
+            r, c = (x.tolist() for x in np.nonzero(w))
+            want = cc._small_block(
+                list(range(w.shape[0])), list(range(w.shape[1])), {(i, j): w[i, j] for i, j in zip(r, c)}
+            )
+        else:
+            want = cc._large_block(w)
+        assert got.hex() == want.hex(), (shape, t)
