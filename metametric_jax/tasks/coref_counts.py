@@ -13,7 +13,6 @@ import dataclasses
 import functools
 import itertools
 import math
-import operator
 from collections import Counter
 from collections.abc import Mapping, Sequence
 from typing import Any
@@ -340,6 +339,14 @@ def _best_matching(lines: list[list[tuple[int, float]]]) -> float:
     A partial assignment's sum is its full assignments' sum (each further term 0.0), and float addition is monotone,
     so keeping the largest sum for each set of used columns, line by line, gives the largest total.
     """
+    if len(lines) == 2:  # two lines (most blocks): each entry alone, or one of each line in other columns
+        best_two = 0.0
+        for bit, x in lines[0]:
+            best_two = max(best_two, x)
+            for bit2, y in lines[1]:
+                if bit != bit2 and x + y > best_two:
+                    best_two = x + y
+        return max([best_two] + [y for _, y in lines[1]])
     best: dict[int, float] = {0: 0.0}
     for entries in lines:
         grown = dict(best)  # the line assigned to a zero
@@ -440,12 +447,19 @@ def _solve_blocks(
 
 
 def _sparse_alignments(
-    rows: list[int], cols: list[int], values: Sequence[list[float]], n_rows: int, n_cols: int
+    rows: list[int],
+    cols: list[int],
+    values: Sequence[list[float]],
+    n_rows: int,
+    n_cols: int,
+    integral: Sequence[bool] = (),
 ) -> list[float]:
     """:func:`_alignments` of matrices given by their positive entries: the same floats.
 
     The entries are at ``(rows[k], cols[k])``, in row-major order, each matrix's values in ``values``. The blocks
-    are the connected sets of rows and columns, each labelled by its smallest row.
+    are the connected sets of rows and columns, each labelled by its smallest row. A matrix marked ``integral`` holds
+    whole numbers (CEAF-m's counts): every sum is exact, so any optimal alignment gives its float, and where a block
+    needs SciPy anyway, its larger blocks are solved together by one SciPy call.
     """
     row_cols: list[list[int]] = [[] for _ in range(n_rows)]
     col_rows: list[list[int]] = [[] for _ in range(n_cols)]
@@ -453,7 +467,7 @@ def _sparse_alignments(
         row_cols[i].append(k)
         col_rows[j].append(k)
     simple: list[list[float]] = [[] for _ in values]
-    larger: list[list[float]] = [[] for _ in values]
+    blocks: list[tuple[list[int], list[int], list[int]]] = []
     seen_row, seen_col = [False] * n_rows, [False] * n_cols
     for start in range(n_rows):
         if seen_row[start] or not row_cols[start]:
@@ -483,19 +497,37 @@ def _sparse_alignments(
         if len(block_rows) == 1 or len(block_cols) == 1:
             for out, vals in zip(simple, values):
                 out.append(max([vals[k] for k in entries]))
-            continue
+        else:
+            blocks.append((block_rows, block_cols, entries))
+    together = any(min(len(r), len(c)) > _SMALL_BLOCK for r, c, _ in blocks)
+    solo = [m for m in range(len(values)) if not (together and m < len(integral) and integral[m])]
+    larger: list[list[float]] = [[] for _ in values]
+    for block_rows, block_cols, entries in blocks:
         block_rows.sort()
         block_cols.sort()
         row_at = {i: x for x, i in enumerate(block_rows)}
         col_at = {j: x for x, j in enumerate(block_cols)}
         at_rows, at_cols = [row_at[rows[k]] for k in entries], [col_at[cols[k]] for k in entries]
-        block_values = [[vals[k] for k in entries] for vals in values]
+        block_values = [[values[m][k] for k in entries] for m in solo]
         if len(block_rows) > len(block_cols):
             terms = _solve_blocks(block_cols, block_rows, at_cols, at_rows, block_values)
         else:
             terms = _solve_blocks(block_rows, block_cols, at_rows, at_cols, block_values)
-        for out, term in zip(larger, terms):
-            out.append(term)
+        for m, term in zip(solo, terms):
+            larger[m].append(term)
+    if len(solo) < len(values):
+        from scipy.optimize import linear_sum_assignment  # imported for the SciPy block already
+
+        ks = [k for _, _, entries in blocks for k in entries]
+        row_at = {i: x for x, i in enumerate(sorted({rows[k] for k in ks}))}
+        col_at = {j: x for x, j in enumerate(sorted({cols[k] for k in ks}))}
+        at_rows, at_cols = [row_at[rows[k]] for k in ks], [col_at[cols[k]] for k in ks]
+        for m in range(len(values)):
+            if m not in solo:
+                union = np.zeros((len(row_at), len(col_at)))
+                union[at_rows, at_cols] = [values[m][k] for k in ks]
+                i, j = linear_sum_assignment(union, maximize=True)
+                larger[m].append(float(union[i, j].sum()))
     totals = []
     for maxima, terms in zip(simple, larger):
         total = _np_sum(maxima)
@@ -547,17 +579,6 @@ def _contingency_counts(table: Contingency, lea_only: bool = False) -> Counts:
     return out
 
 
-_SPAN = operator.attrgetter("start", "end")
-
-
-def _span_labels(doc: CorefDocument) -> tuple[dict[tuple[int, int], int], list[int]] | None:
-    """Each span's entity index and the entity sizes; None if a span is repeated."""
-    sizes = [len(e.mentions) for e in doc.entities]
-    spans = list(map(_SPAN, itertools.chain.from_iterable(e.mentions for e in doc.entities)))
-    labels = dict(zip(spans, itertools.chain.from_iterable(map(itertools.repeat, range(len(sizes)), sizes))))
-    return (labels, sizes) if len(labels) == len(spans) else None
-
-
 def _lea_sparse(sizes: list[int], links: list[int], singles: list[int] | None) -> float:
     """:func:`_lea_side` from each entity's resolved links.
 
@@ -578,33 +599,36 @@ def _sparse_counts(key: CorefDocument, response: CorefDocument) -> Counts | None
 
     The same floats: every sum is taken as the dense rules take it.
     """
-    key_side, response_side = _span_labels(key), _span_labels(response)
-    if key_side is None or response_side is None:
+    a = [len(e.mentions) for e in key.entities]
+    b = [len(e.mentions) for e in response.entities]
+    key_of = {(m.start, m.end): i for i, e in enumerate(key.entities) for m in e.mentions}
+    spans = [(m.start, m.end) for e in response.entities for m in e.mentions]
+    n_k, n_r, n_key, n_resp = len(a), len(b), len(key_of), len(spans)
+    if n_key != sum(a) or len(set(spans)) != n_resp:
         return None
-    (key_of, a), (response_of, b) = key_side, response_side
-    n_k, n_r = len(a), len(b)
-    n_key, n_resp = len(key_of), len(response_of)
-    common = key_of.keys() & response_of.keys()
-    shared = len(common)
     out: Counts = {}
     key_links, resp_links = [0] * n_k, [0] * n_r
     key_single, resp_single = [0] * n_k, [0] * n_r
+    matched = np.fromiter(map(key_of.get, spans, itertools.repeat(-1, n_resp)), dtype=np.int64, count=n_resp)
+    hit = matched >= 0
+    shared = int(np.count_nonzero(hit))
     if shared:
-        pairs = Counter((key_of[s], response_of[s]) for s in common)
-        entries = sorted(pairs.items())
-        rows = [i for (i, _), _ in entries]
-        cols = [j for (_, j), _ in entries]
-        counts = [x for _, x in entries]
+        cells = matched * n_r + np.repeat(np.arange(n_r), b)
+        dense = np.bincount(cells[hit], minlength=n_k * n_r)
+        where = np.flatnonzero(dense)
+        rows_, cols_ = np.divmod(where, n_r)
+        rows, cols, counts = rows_.tolist(), cols_.tolist(), dense[where].tolist()
         same = 0
+        key_shared, resp_shared = [0] * n_k, [0] * n_r
         for i, j, x in zip(rows, cols, counts):
             link = x * (x - 1) // 2
             same += link
             key_links[i] += link
             resp_links[j] += link
+            key_shared[i] += x
+            resp_shared[j] += x
             if a[i] == 1 and b[j] == 1:
                 key_single[i] = resp_single[j] = 1
-        dense = np.zeros(n_k * n_r, dtype=np.int64)
-        dense[[i * n_r + j for i, j in zip(rows, cols)]] = counts
         sq = (dense * dense).astype(np.float64).reshape(n_k, n_r)
         a_arr, b_arr = np.array(a, dtype=np.int64), np.array(b, dtype=np.int64)
         out["bcub"] = (
@@ -619,12 +643,9 @@ def _sparse_counts(key: CorefDocument, response: CorefDocument) -> Counts | None
             [[float(x) for x in counts], [2.0 * x / (a[i] + b[j]) for i, j, x in zip(rows, cols, counts)]],
             n_k,
             n_r,
+            integral=(True, False),
         )
-        muc = float(shared - len(entries))
-        key_shared, resp_shared = [0] * n_k, [0] * n_r
-        for i, j, x in zip(rows, cols, counts):
-            key_shared[i] += x
-            resp_shared[j] += x
+        muc = float(shared - len(counts))
         diff = (
             shared * (shared - 1) // 2
             - sum(x * (x - 1) // 2 for x in key_shared)
