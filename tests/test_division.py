@@ -7,6 +7,8 @@ On a CPU XLA's own division is correctly rounded too, so these tests compare wit
 
 from __future__ import annotations
 
+from typing import Any
+
 import jax
 import jax.numpy as jnp
 import numpy as np
@@ -131,7 +133,7 @@ def test_rows_take_no_matrix_product() -> None:
     assert "dot_general" not in str(jaxpr)
 
 
-def _scale_in_numpy(x: np.ndarray, c: float) -> np.ndarray:
+def _scale_in_numpy(x: np.ndarray, c: Any) -> np.ndarray:
     """:func:`scale`'s sum of the halves' products in NumPy, which rounds every operation on its own."""
 
     def halves(v: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
