@@ -125,7 +125,10 @@ def hashes(example_ids: Any, rows: int, seed: int, stream: int, start: int = 0) 
 
     That is ``mix32(mix32(id_hash ^ row * 0x9E3779B9) + stream)``, computed in place.
     """
-    per_id = id_hashes(example_ids, seed, stream)
+    return _row_hashes(id_hashes(example_ids, seed, stream), rows, stream, start)
+
+
+def _row_hashes(per_id: np.ndarray, rows: int, stream: int, start: int) -> np.ndarray:
     r = np.arange(start, start + rows, dtype=np.uint64).astype(_U32)[:, None]
     with np.errstate(over="ignore"):
         x = per_id[None, :] ^ (r * _U32(0x9E3779B9))
@@ -150,15 +153,24 @@ def poisson_weights(example_ids: Any, replicates: int, seed: int = 0, start: int
     >>> poisson_weights([0, 1, 2], 2, seed=0).shape
     (2, 3)
     """
-    h = hashes(example_ids, replicates, seed, POISSON_STREAM, start)
-    # #{k : h >= T_k}: three comparisons give the weights below 4 (98% of them), a search the rest
-    w = np.greater_equal(h, THRESHOLDS[0]).view(np.uint8)
-    w += h >= THRESHOLDS[1]
-    w += h >= THRESHOLDS[2]
-    flat_h, flat_w = h.reshape(-1), w.reshape(-1)
-    tail = np.flatnonzero(flat_h >= THRESHOLDS[3])
-    flat_w[tail] = np.searchsorted(THRESHOLDS, flat_h[tail], side="right")
-    return w.astype(np.float64)
+    per_id = id_hashes(example_ids, seed, POISSON_STREAM)
+    out = np.empty((replicates, per_id.size))
+    block = max(1, _BLOCK_HASHES // max(1, per_id.size))  # rows at a time: the passes stay in the cache
+    for lo in range(0, replicates, block):
+        h = _row_hashes(per_id, min(block, replicates - lo), POISSON_STREAM, start + lo)
+        # #{k : h >= T_k}: three comparisons give the weights below 4 (98% of them), a search the rest
+        w = np.greater_equal(h, THRESHOLDS[0]).view(np.uint8)
+        w += h >= THRESHOLDS[1]
+        w += h >= THRESHOLDS[2]
+        flat_h, flat_w = h.reshape(-1), w.reshape(-1)
+        tail = np.flatnonzero(flat_h >= THRESHOLDS[3])
+        flat_w[tail] = np.searchsorted(THRESHOLDS, flat_h[tail], side="right")
+        out[lo : lo + h.shape[0]] = w
+    return out
+
+
+#: hashes computed at a time by :func:`poisson_weights` (about a megabyte of uint32)
+_BLOCK_HASHES = 1 << 18
 
 
 def swap_masks(example_ids: Any, permutations: int, seed: int = 0, start: int = 0) -> np.ndarray:
