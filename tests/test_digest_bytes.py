@@ -10,15 +10,9 @@ from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
+from helpers import Span
 
 from metametric_jax.digests import reference_digests
-
-
-@dataclass(frozen=True)
-class Span:
-    start: int
-    end: int
-    label: str
 
 
 @dataclass(frozen=True)
