@@ -73,6 +73,7 @@ from metametric_jax.tasks.coref_counts import (
     COUNT_NAMES,
     METRICS,
     Contingency,
+    batch_counts,
     contingency,
     document_counts,
     figures,
@@ -120,13 +121,13 @@ def coref_batch_stats(
         predictions: the response documents.
         references: the key documents, aligned with ``predictions``.
     """
-    stats = {
-        f"{name}_{side}": np.zeros((len(references), 3)) for name in COUNT_NAMES for side in ("recall", "precision")
-    }
-    for i, (resp, key) in enumerate(zip(predictions, references)):
-        for name, (nr, dr, np_, dp) in document_counts(CorefDocument.of(resp), CorefDocument.of(key)).items():
-            stats[f"{name}_recall"][i] = (nr, 0.0, dr)
-            stats[f"{name}_precision"][i] = (np_, dp, 0.0)
+    rows = batch_counts([CorefDocument.of(d) for d in predictions], [CorefDocument.of(d) for d in references])
+    zeros = np.zeros(len(rows))
+    stats = {}
+    for k, name in enumerate(COUNT_NAMES):
+        nr, dr, np_, dp = rows[:, 4 * k : 4 * k + 4].T
+        stats[f"{name}_recall"] = np.stack([nr, zeros, dr], axis=1)
+        stats[f"{name}_precision"] = np.stack([np_, dp, zeros], axis=1)
     return stats
 
 

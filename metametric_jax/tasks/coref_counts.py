@@ -42,6 +42,7 @@ __all__ = [
     "METRICS",
     "COUNT_NAMES",
     "Counts",
+    "batch_counts",
 ]
 
 #: The metrics of :func:`figures`, in output order (``conll`` follows them).
@@ -411,7 +412,7 @@ def _augmenting_paths(w: list[list[float]]) -> float:
 
 
 def _solve_blocks(
-    short: list[int], long: list[int], at_short: list[int], at_long: list[int], values: Sequence[list[float]]
+    short: Sequence[int], long: Sequence[int], at_short: list[int], at_long: list[int], values: Sequence[list[float]]
 ) -> list[float]:
     """A larger block's term in each matrix of ``values``, as :func:`_small_block` or :func:`_large_block` gives it.
 
@@ -474,11 +475,16 @@ def _sparse_alignments(
             continue
         seen_row[start] = True
         ks = row_cols[start]
-        if all(len(col_rows[cols[k]]) == 1 for k in ks):  # one row: no other row shares its columns
-            for k in ks:
-                seen_col[cols[k]] = True
-            for out, vals in zip(simple, values):
-                out.append(max([vals[k] for k in ks]))
+        for k in ks:
+            if len(col_rows[cols[k]]) != 1:
+                break
+        else:  # one row: no other row shares its columns
+            if len(ks) == 1:
+                for out, vals in zip(simple, values):
+                    out.append(vals[ks[0]])
+            else:
+                for out, vals in zip(simple, values):
+                    out.append(max([vals[k] for k in ks]))
             continue
         block_rows, block_cols, entries, stack = [start], [], [], [start]
         while stack:
@@ -594,30 +600,63 @@ def _lea_sparse(sizes: list[int], links: list[int], singles: list[int] | None) -
     return total
 
 
+#: a document without repeated spans: key and response entity sizes, each key span's entity, the response spans
+_Front = tuple[list[int], list[int], dict[tuple[int, int], int], list[tuple[int, int]]]
+
+
+def _front(key: CorefDocument, response: CorefDocument) -> _Front | None:
+    """The entity sizes, the key's spans and the response's spans of a document; None if a span is repeated."""
+    a = [len(e.mentions) for e in key.entities]
+    b = [len(e.mentions) for e in response.entities]
+    key_of = {(m.start, m.end): i for i, e in enumerate(key.entities) for m in e.mentions}
+    spans = [(m.start, m.end) for e in response.entities for m in e.mentions]
+    if len(key_of) != sum(a) or len(set(spans)) != len(spans):
+        return None
+    return a, b, key_of, spans
+
+
+def _matched(front: _Front) -> Any:
+    """Each response span's key entity, -1 where it is no key span: an iterator."""
+    _, _, key_of, spans = front
+    return map(key_of.get, spans, itertools.repeat(-1, len(spans)))
+
+
 def _sparse_counts(key: CorefDocument, response: CorefDocument) -> Counts | None:
     """:func:`_contingency_counts` of a document from its contingency's nonzero entries; None if a span is repeated.
 
     The same floats: every sum is taken as the dense rules take it.
     """
-    a = [len(e.mentions) for e in key.entities]
-    b = [len(e.mentions) for e in response.entities]
-    key_of = {(m.start, m.end): i for i, e in enumerate(key.entities) for m in e.mentions}
-    spans = [(m.start, m.end) for e in response.entities for m in e.mentions]
-    n_k, n_r, n_key, n_resp = len(a), len(b), len(key_of), len(spans)
-    if n_key != sum(a) or len(set(spans)) != n_resp:
+    front = _front(key, response)
+    if front is None:
         return None
+    a, b, _, spans = front
+    n_k, n_r = len(a), len(b)
+    matched = np.array(list(_matched(front)), dtype=np.int64).reshape(-1)
+    hit = matched >= 0
+    if not hit.any():
+        return _entry_counts(front, [], [], [], None)
+    cells = matched * n_r + np.repeat(np.arange(n_r), b)
+    dense = np.bincount(cells[hit], minlength=n_k * n_r)
+    where = np.flatnonzero(dense)
+    rows, cols = np.divmod(where, n_r)
+    return _entry_counts(front, rows.tolist(), cols.tolist(), dense[where].tolist(), dense)
+
+
+def _entry_counts(
+    front: _Front, rows: list[int], cols: list[int], counts: list[int], dense: Any, ceaf: list[float] | None = None
+) -> Counts:
+    """The statistics of a document from its contingency's nonzero entries.
+
+    ``counts`` are at ``(rows, cols)``, in row-major order; ``dense`` is the contingency (int64, flat; None where no
+    span is shared); ``ceaf``: CEAF-m's and CEAF-e's alignment totals where they are known already.
+    """
+    a, b, key_of, spans = front
+    n_k, n_r, n_key, n_resp = len(a), len(b), len(key_of), len(spans)
+    shared = sum(counts)
     out: Counts = {}
     key_links, resp_links = [0] * n_k, [0] * n_r
     key_single, resp_single = [0] * n_k, [0] * n_r
-    matched = np.fromiter(map(key_of.get, spans, itertools.repeat(-1, n_resp)), dtype=np.int64, count=n_resp)
-    hit = matched >= 0
-    shared = int(np.count_nonzero(hit))
     if shared:
-        cells = matched * n_r + np.repeat(np.arange(n_r), b)
-        dense = np.bincount(cells[hit], minlength=n_k * n_r)
-        where = np.flatnonzero(dense)
-        rows_, cols_ = np.divmod(where, n_r)
-        rows, cols, counts = rows_.tolist(), cols_.tolist(), dense[where].tolist()
         same = 0
         key_shared, resp_shared = [0] * n_k, [0] * n_r
         for i, j, x in zip(rows, cols, counts):
@@ -637,14 +676,16 @@ def _sparse_counts(key: CorefDocument, response: CorefDocument) -> Counts | None
             float((sq / b_arr[None, :]).sum()),
             float(n_resp),
         )
-        ceafm, ceafe = _sparse_alignments(
-            rows,
-            cols,
-            [[float(x) for x in counts], [2.0 * x / (a[i] + b[j]) for i, j, x in zip(rows, cols, counts)]],
-            n_k,
-            n_r,
-            integral=(True, False),
-        )
+        if ceaf is None:
+            ceaf = _sparse_alignments(
+                rows,
+                cols,
+                [[float(x) for x in counts], [2.0 * x / (a[i] + b[j]) for i, j, x in zip(rows, cols, counts)]],
+                n_k,
+                n_r,
+                integral=(True, False),
+            )
+        ceafm, ceafe = ceaf
         muc = float(shared - len(counts))
         diff = (
             shared * (shared - 1) // 2
@@ -672,6 +713,189 @@ def _sparse_counts(key: CorefDocument, response: CorefDocument) -> Counts | None
     key_non, resp_non = n_key * (n_key - 1) // 2 - key_coref, n_resp * (n_resp - 1) // 2 - resp_coref
     out["blanc_noncoref"] = (float(diff), float(key_non), float(diff), float(resp_non))
     return out
+
+
+def _block_labels(rows: np.ndarray, cols: np.ndarray, n_rows: int, n_cols: int) -> tuple[np.ndarray, np.ndarray]:
+    """Each entry's block (the smallest row of its connected rows and columns), and whether it has one row or column.
+
+    ``rows`` and ``cols`` index the entries of a block-diagonal matrix ``(n_rows, n_cols)`` (several documents').
+    """
+    row_degree, col_degree = np.bincount(rows, minlength=n_rows), np.bincount(cols, minlength=n_cols)
+    one_row = np.bincount(rows[col_degree[cols] > 1], minlength=n_rows) == 0  # no other row shares its columns
+    one_col = np.bincount(cols[row_degree[rows] > 1], minlength=n_cols) == 0
+    simple = one_row[rows] | one_col[cols]
+    first_row = np.full(n_cols, n_rows)
+    np.minimum.at(first_row, cols, rows)
+    label = np.where(one_row[rows], rows, first_row[cols])
+    linked_rows, linked_cols = rows[~simple], cols[~simple]
+    row_label = np.arange(n_rows)
+    while linked_rows.size:  # smallest labels spread through columns, with pointer jumping
+        col_label = np.full(n_cols, n_rows)
+        np.minimum.at(col_label, linked_cols, row_label[linked_rows])
+        new = row_label.copy()
+        np.minimum.at(new, linked_rows, col_label[linked_cols])
+        new = new[new[new]]
+        if (new == row_label).all():
+            break
+        row_label = new
+    label[~simple] = row_label[linked_rows]
+    return label, simple
+
+
+def _ranks(label: np.ndarray, index: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Each entry's rank of ``index`` among the distinct indices of its block (``label``), and their number per block.
+
+    The blocks are in the order of their labels.
+    """
+    order = np.lexsort((index, label))
+    sorted_label, sorted_index = label[order], index[order]
+    block_start = np.ones(order.size, dtype=bool)
+    block_start[1:] = sorted_label[1:] != sorted_label[:-1]
+    new = block_start.copy()
+    new[1:] |= sorted_index[1:] != sorted_index[:-1]
+    distinct = np.cumsum(new) - 1
+    starts = np.flatnonzero(block_start)
+    rank = np.empty(order.size, dtype=np.int64)
+    rank[order] = distinct - np.repeat(distinct[starts], np.diff(np.append(starts, order.size)))
+    return rank, np.diff(np.append(distinct[starts], distinct[-1] + 1))
+
+
+def _batch_alignments(
+    rows: np.ndarray, cols: np.ndarray, counts: np.ndarray, a: np.ndarray, b: np.ndarray, key_start: np.ndarray
+) -> tuple[list[list[float]], list[list[float]], list[list[float]], list[list[float]], list[bool]]:
+    """The CEAF blocks of several documents' contingency tables at once, as :func:`_sparse_alignments` takes them.
+
+    The entries ``counts`` are at global entity indices ``(rows, cols)`` (into the sizes ``a`` and ``b``), document
+    by document in row-major order; ``key_start[x]`` is document ``x``'s first key entity. Returned, per document:
+    CEAF-m's and CEAF-e's largest values of the one-row or one-column blocks, and the terms of the larger blocks (each
+    in the order of the blocks' smallest rows), and whether a block needs SciPy (CEAF-m's terms are then left out:
+    the whole table is solved by one SciPy call instead, the same whole number).
+    """
+    n_docs = key_start.size
+    m_values = counts.astype(np.float64)
+    e_values = 2.0 * counts / (a[rows] + b[cols])
+    label, simple = _block_labels(rows, cols, a.size, b.size)
+
+    def per_document(labels: np.ndarray) -> list[int]:
+        owner = np.searchsorted(key_start, labels, side="right") - 1
+        return np.searchsorted(owner, np.arange(n_docs + 1)).tolist()  # type: ignore[no-any-return]
+
+    s_label = label[simple]
+    best_m, best_e = np.zeros(a.size), np.zeros(a.size)
+    np.maximum.at(best_m, s_label, m_values[simple])
+    np.maximum.at(best_e, s_label, e_values[simple])
+    s_labels = np.unique(s_label)
+    bounds = per_document(s_labels)
+    maxima_m, maxima_e = best_m[s_labels].tolist(), best_e[s_labels].tolist()
+    simple_m = [maxima_m[bounds[x] : bounds[x + 1]] for x in range(n_docs)]
+    simple_e = [maxima_e[bounds[x] : bounds[x + 1]] for x in range(n_docs)]
+    terms_m: list[list[float]] = [[] for _ in range(n_docs)]
+    terms_e: list[list[float]] = [[] for _ in range(n_docs)]
+    together = [False] * n_docs
+    linked = ~simple
+    if not linked.any():
+        return simple_m, simple_e, terms_m, terms_e, together
+    l_label, l_rows, l_cols = label[linked], rows[linked], cols[linked]
+    row_rank, block_rows = _ranks(l_label, l_rows)
+    col_rank, block_cols = _ranks(l_label, l_cols)
+    order = np.argsort(l_label, kind="stable")
+    labels, starts = np.unique(l_label[order], return_index=True)
+    block_bounds = np.append(starts, order.size).tolist()
+    block_doc = (np.searchsorted(key_start, labels, side="right") - 1).tolist()
+    at_rows, at_cols = row_rank[order].tolist(), col_rank[order].tolist()
+    vals_m, vals_e = m_values[linked][order].tolist(), e_values[linked][order].tolist()
+    shapes = list(zip(block_rows.tolist(), block_cols.tolist()))
+    for x, (n_r, n_c) in zip(block_doc, shapes):
+        if min(n_r, n_c) > _SMALL_BLOCK:
+            together[x] = True
+    for k, (x, (n_r, n_c)) in enumerate(zip(block_doc, shapes)):
+        lo, hi = block_bounds[k], block_bounds[k + 1]
+        values = [vals_e[lo:hi]] if together[x] else [vals_m[lo:hi], vals_e[lo:hi]]
+        if n_r > n_c:
+            terms = _solve_blocks(range(n_c), range(n_r), at_cols[lo:hi], at_rows[lo:hi], values)
+        else:
+            terms = _solve_blocks(range(n_r), range(n_c), at_rows[lo:hi], at_cols[lo:hi], values)
+        terms_e[x].append(terms[-1])
+        if not together[x]:
+            terms_m[x].append(terms[0])
+    return simple_m, simple_e, terms_m, terms_e, together
+
+
+def batch_counts(predictions: Sequence[CorefDocument], references: Sequence[CorefDocument]) -> np.ndarray:
+    """:func:`count_rows` of each document's :func:`document_counts` (``method="auto"``), the same floats.
+
+    The contingency tables of the documents without repeated spans are built together (one NumPy pass), each
+    document's statistics then from its table's nonzero entries.
+    """
+    fronts = [_front(key, response) for response, key in zip(predictions, references)]
+    rows = np.zeros((len(fronts), 4 * len(COUNT_NAMES)))
+    plain = [d for d, front in enumerate(fronts) if front is not None]
+    for d, front in enumerate(fronts):
+        if front is None:
+            counts = document_counts(predictions[d], references[d])
+            rows[d] = [x for name in COUNT_NAMES for x in counts[name]]
+    if not plain:
+        return rows
+    n_k = np.array([len(fronts[d][0]) for d in plain], dtype=np.int64)  # type: ignore[index]
+    n_r = np.array([len(fronts[d][1]) for d in plain], dtype=np.int64)  # type: ignore[index]
+    n_resp = np.array([len(fronts[d][3]) for d in plain], dtype=np.int64)  # type: ignore[index]
+    sizes = np.array([x for d in plain for x in fronts[d][1]], dtype=np.int64)  # type: ignore[index]
+    matched = np.array(
+        list(itertools.chain.from_iterable(_matched(fronts[d]) for d in plain)),  # type: ignore[arg-type]
+        dtype=np.int64,
+    ).reshape(-1)
+    n_cells = n_k * n_r
+    cell_start = np.cumsum(n_cells) - n_cells
+    entity_start = np.cumsum(n_r) - n_r
+    # each response mention's entity within its document, its document's row length and first cell
+    local = np.arange(sizes.size) - np.repeat(entity_start, n_r)
+    label = np.repeat(local, sizes)
+    doc = np.repeat(np.arange(len(plain)), n_resp)
+    hit = matched >= 0
+    cells = (cell_start[doc] + matched * n_r[doc] + label)[hit]
+    dense = np.bincount(cells, minlength=int(n_cells.sum()))
+    where = np.flatnonzero(dense)
+    owner = np.searchsorted(cell_start, where, side="right") - 1
+    offset = where - cell_start[owner]
+    rows_all, cols_all = np.divmod(offset, n_r[owner])
+    counts_all = dense[where]
+    key_start = np.cumsum(n_k) - n_k
+    key_sizes = np.array([x for d in plain for x in fronts[d][0]], dtype=np.int64)  # type: ignore[index]
+    simple_m, simple_e, terms_m, terms_e, together = _batch_alignments(
+        key_start[owner] + rows_all, entity_start[owner] + cols_all, counts_all, key_sizes, sizes, key_start
+    )
+    bounds = np.searchsorted(owner, np.arange(len(plain) + 1)).tolist()
+    rows_all, cols_all, counts_all = rows_all.tolist(), cols_all.tolist(), counts_all.tolist()
+    starts, ends = cell_start.tolist(), (cell_start + n_cells).tolist()
+    for x, d in enumerate(plain):
+        lo, hi = bounds[x], bounds[x + 1]
+        table = dense[starts[x] : ends[x]] if hi > lo else None
+        ceaf = None
+        if table is not None:
+            if together[x]:
+                from scipy.optimize import linear_sum_assignment  # a block of the document needs it
+
+                square = table.reshape(int(n_k[x]), int(n_r[x]))
+                i, j = linear_sum_assignment(square, maximize=True)
+                ceafm = float(square[i, j].sum())  # a whole number: the optimum, however found
+            else:
+                ceafm = _np_sum(simple_m[x])
+                for term in terms_m[x]:
+                    ceafm += term
+            ceafe = _np_sum(simple_e[x])
+            for term in terms_e[x]:
+                ceafe += term
+            ceaf = [ceafm, ceafe]
+        out = _entry_counts(
+            fronts[d],  # type: ignore[arg-type]
+            rows_all[lo:hi],
+            cols_all[lo:hi],
+            counts_all[lo:hi],
+            table,
+            ceaf,
+        )
+        rows[d] = [v for name in COUNT_NAMES for v in out[name]]
+    return rows
 
 
 def _link_matrices(chains: list[list[int]], n_ids: int) -> tuple[np.ndarray, np.ndarray]:

@@ -224,3 +224,53 @@ def test_each_block_solver_is_the_one_it_replaces(shape: tuple[int, int]) -> Non
         else:
             want = cc._large_block(w)
         assert got.hex() == want.hex(), (shape, t)
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_batch_counts_are_each_document_s_counts_bit_for_bit(seed: int) -> None:
+    """Documents scored together (blocks of all documents found at once): each row is that document's counts, by
+    ``document_counts`` and by the dense path; documents with repeated spans or no mention among them."""
+    rng = random.Random(f"batch-{seed}")
+    keys, responses = [], []
+    for _ in range(rng.choice([1, 2, 30, 80])):
+        key, response = _document(rng, rng.choice(_KINDS))
+        if rng.random() < 0.1:  # a repeated span: scored alone, by the dense path or the chains
+            clusters = response.clusters() or [[(0, 0)]]
+            clusters[0].append(rng.choice([m for c in clusters for m in c]))
+            response = CorefDocument.from_clusters(clusters)
+        keys.append(key)
+        responses.append(response)
+    rows = cc.batch_counts(responses, keys)
+    one_by_one = cc.count_rows([cc.document_counts(r, k) for r, k in zip(responses, keys)])
+    assert rows.shape == one_by_one.shape
+    assert (rows.view(np.int64) == one_by_one.view(np.int64)).all()
+    for k, r, row in zip(keys, responses, rows):
+        if cc._front(k, r) is not None:
+            dense = _dense(k, r)
+            assert row.tolist() == [x for name in cc.COUNT_NAMES for x in dense[name]]
+
+
+def test_batch_counts_of_no_document() -> None:
+    assert cc.batch_counts([], []).shape == (0, 4 * len(cc.COUNT_NAMES))
+    empty = CorefDocument.from_clusters([])
+    assert cc.batch_counts([empty], [empty]).tolist() == cc.count_rows([cc.document_counts(empty, empty)]).tolist()
+
+
+@pytest.mark.parametrize("seed", range(3))
+def test_block_labels_are_the_connected_sets(seed: int) -> None:
+    """Labels spread with pointer jumping: each entry's smallest connected row, as the union-find of ``_blocks``."""
+    rng = np.random.default_rng(seed)
+    for _ in range(60):
+        n, m = (int(x) for x in rng.integers(1, 60, size=2))
+        linked = rng.random((n, m)) < rng.uniform(0.005, 0.1)
+        rows, cols = (x.astype(np.int64) for x in np.nonzero(linked))
+        label, simple = cc._block_labels(rows, cols, n, m)
+        one, larger = cc._blocks(rows.tolist(), cols.tolist(), n)
+        want = np.empty(rows.size, dtype=np.int64)
+        want_simple = np.zeros(rows.size, dtype=bool)
+        for ks in one:
+            want[ks] = min(rows[ks])
+            want_simple[ks] = True
+        for block_rows, _, ks in larger:
+            want[ks] = block_rows[0]
+        assert label.tolist() == want.tolist() and simple.tolist() == want_simple.tolist()
