@@ -139,6 +139,11 @@ def main() -> None:
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--scorer", type=Path, help="a checkout of conll/reference-coreference-scorers (scorer.pl)")
     parser.add_argument("--file-docs", type=int, default=20, help="documents in the files scored by scorer.pl")
+    parser.add_argument(
+        "--against",
+        metavar="REV",
+        help="a git revision: its coref_counts.document_counts timed beside batch_counts (rows checked bit for bit)",
+    )
     args = parser.parse_args()
 
     from scorch import scores as scorch_scores
@@ -197,8 +202,50 @@ def main() -> None:
     print(f"{'scorch (MUC B3 CEAFe CEAFm BLANC)':<58}{t_scorch:>10.3f}{args.docs / t_scorch:>10.0f}")
     print(f"speed-up: {t_scorch / t_ours:.1f}x (target >= 5x, issue 13; >= 10x, issue 20)")
     print("max |F1 difference| on document 0: " + ", ".join(f"{k} {v:.1e}" for k, v in agree.items()))
+    if args.against:
+        bench_against(args.against, key_docs, resp_docs, args.repeat)
     if args.scorer is not None:
         bench_files(args.scorer, keys[: args.file_docs], responses[: args.file_docs], args.repeat)
+
+
+def bench_against(rev: str, key_docs: list, resp_docs: list, repeat: int) -> None:
+    """The statistics of every document: this tree's ``batch_counts`` against ``document_counts`` of revision
+    ``rev`` (loaded from git as a separate module), interleaved, the rows checked equal bit for bit first."""
+    import importlib.util
+    import os
+
+    from metametric_jax.tasks import coref_counts
+
+    source = subprocess.run(
+        ["git", "show", f"{rev}:metametric_jax/tasks/coref_counts.py"],
+        check=True,
+        capture_output=True,
+        text=True,
+        cwd=Path(__file__).resolve().parents[1],
+    ).stdout
+    with tempfile.TemporaryDirectory() as tmp:
+        path = os.path.join(tmp, "coref_counts_then.py")
+        Path(path).write_text(source)
+        spec = importlib.util.spec_from_file_location("coref_counts_then", path)
+        assert spec is not None and spec.loader is not None
+        then = importlib.util.module_from_spec(spec)
+        spec.loader.exec_module(then)
+
+    def before() -> np.ndarray:
+        return coref_counts.count_rows([then.document_counts(r, k) for r, k in zip(resp_docs, key_docs)])
+
+    def now() -> np.ndarray:
+        return coref_counts.batch_counts(resp_docs, key_docs)
+
+    same = bool((before().view(np.int64) == now().view(np.int64)).all())
+    t_before, t_now = float("inf"), float("inf")
+    for _ in range(repeat):  # interleaved, so that both see the same load
+        t_before = min(t_before, time_best(before, 1))
+        t_now = min(t_now, time_best(now, 1))
+    print(f"statistics of {len(key_docs)} documents, bit for bit equal to revision {rev}: {same}")
+    print(f"{f'document_counts at {rev}':<58}{t_before:>10.3f}")
+    print(f"{'batch_counts (this tree)':<58}{t_now:>10.3f}")
+    print(f"statistics speed-up vs {rev}: {t_before / t_now:.2f}x")
 
 
 if __name__ == "__main__":

@@ -174,6 +174,12 @@ def max_assignment(weights: np.ndarray) -> float:
     return float(w[np.arange(n), col4row].sum())
 
 
+#: CEAF-m's larger blocks (whole numbers) are solved by one SciPy call when a block needs SciPy anyway and the
+#: table solved at once has at most this many cells; beyond, block by block (a dense solve grows as its cube).
+_TOGETHER_CELLS = 4096
+#: The contingency tables of a batch are built at most about this many cells at a time (memory).
+_BATCH_CELLS = 1 << 22
+
 #: Blocks of at most this many cells (2 × 2, 2 × 3, 2 × 4, 3 × 3: most of a document's) are enumerated in Python.
 _PYTHON_BLOCK = 9
 
@@ -505,7 +511,9 @@ def _sparse_alignments(
                 out.append(max([vals[k] for k in entries]))
         else:
             blocks.append((block_rows, block_cols, entries))
-    together = any(min(len(r), len(c)) > _SMALL_BLOCK for r, c, _ in blocks)
+    together = any(min(len(r), len(c)) > _SMALL_BLOCK for r, c, _ in blocks) and (
+        len({i for r, _, _ in blocks for i in r}) * len({j for _, c, _ in blocks for j in c}) <= _TOGETHER_CELLS
+    )
     solo = [m for m in range(len(values)) if not (together and m < len(integral) and integral[m])]
     larger: list[list[float]] = [[] for _ in values]
     for block_rows, block_cols, entries in blocks:
@@ -761,7 +769,13 @@ def _ranks(label: np.ndarray, index: np.ndarray) -> tuple[np.ndarray, np.ndarray
 
 
 def _batch_alignments(
-    rows: np.ndarray, cols: np.ndarray, counts: np.ndarray, a: np.ndarray, b: np.ndarray, key_start: np.ndarray
+    rows: np.ndarray,
+    cols: np.ndarray,
+    counts: np.ndarray,
+    a: np.ndarray,
+    b: np.ndarray,
+    key_start: np.ndarray,
+    cells: list[int],
 ) -> tuple[list[list[float]], list[list[float]], list[list[float]], list[list[float]], list[bool]]:
     """The CEAF blocks of several documents' contingency tables at once, as :func:`_sparse_alignments` takes them.
 
@@ -769,7 +783,8 @@ def _batch_alignments(
     by document in row-major order; ``key_start[x]`` is document ``x``'s first key entity. Returned, per document:
     CEAF-m's and CEAF-e's largest values of the one-row or one-column blocks, and the terms of the larger blocks (each
     in the order of the blocks' smallest rows), and whether a block needs SciPy (CEAF-m's terms are then left out:
-    the whole table is solved by one SciPy call instead, the same whole number).
+    the whole table, of ``cells[x]`` cells, is solved by one SciPy call instead, the same whole number; only where it
+    has at most ``_TOGETHER_CELLS``).
     """
     n_docs = key_start.size
     m_values = counts.astype(np.float64)
@@ -806,7 +821,7 @@ def _batch_alignments(
     vals_m, vals_e = m_values[linked][order].tolist(), e_values[linked][order].tolist()
     shapes = list(zip(block_rows.tolist(), block_cols.tolist()))
     for x, (n_r, n_c) in zip(block_doc, shapes):
-        if min(n_r, n_c) > _SMALL_BLOCK:
+        if min(n_r, n_c) > _SMALL_BLOCK and cells[x] <= _TOGETHER_CELLS:
             together[x] = True
     for k, (x, (n_r, n_c)) in enumerate(zip(block_doc, shapes)):
         lo, hi = block_bounds[k], block_bounds[k + 1]
@@ -824,18 +839,38 @@ def _batch_alignments(
 def batch_counts(predictions: Sequence[CorefDocument], references: Sequence[CorefDocument]) -> np.ndarray:
     """:func:`count_rows` of each document's :func:`document_counts` (``method="auto"``), the same floats.
 
-    The contingency tables of the documents without repeated spans are built together (one NumPy pass), each
-    document's statistics then from its table's nonzero entries.
+    The contingency tables of the documents without repeated spans are built together (NumPy passes over about
+    ``_BATCH_CELLS`` cells at a time), each document's statistics then from its table's nonzero entries.
     """
     fronts = [_front(key, response) for response, key in zip(predictions, references)]
     rows = np.zeros((len(fronts), 4 * len(COUNT_NAMES)))
-    plain = [d for d, front in enumerate(fronts) if front is not None]
+    group: list[int] = []
+    cells = 0
     for d, front in enumerate(fronts):
-        if front is None:
+        if front is not None and group and cells + len(front[0]) * len(front[1]) > _BATCH_CELLS:
+            _batch_rows(predictions, references, fronts, group, rows)
+            group, cells = [], 0
+        group.append(d)
+        cells += len(front[0]) * len(front[1]) if front is not None else 0
+    _batch_rows(predictions, references, fronts, group, rows)
+    return rows
+
+
+def _batch_rows(
+    predictions: Sequence[CorefDocument],
+    references: Sequence[CorefDocument],
+    fronts: list[_Front | None],
+    group: list[int],
+    rows: np.ndarray,
+) -> None:
+    """:func:`batch_counts` of the documents ``group``, written into their ``rows``."""
+    plain = [d for d in group if fronts[d] is not None]
+    for d in group:
+        if fronts[d] is None:
             counts = document_counts(predictions[d], references[d])
             rows[d] = [x for name in COUNT_NAMES for x in counts[name]]
     if not plain:
-        return rows
+        return
     n_k = np.array([len(fronts[d][0]) for d in plain], dtype=np.int64)  # type: ignore[index]
     n_r = np.array([len(fronts[d][1]) for d in plain], dtype=np.int64)  # type: ignore[index]
     n_resp = np.array([len(fronts[d][3]) for d in plain], dtype=np.int64)  # type: ignore[index]
@@ -862,7 +897,13 @@ def batch_counts(predictions: Sequence[CorefDocument], references: Sequence[Core
     key_start = np.cumsum(n_k) - n_k
     key_sizes = np.array([x for d in plain for x in fronts[d][0]], dtype=np.int64)  # type: ignore[index]
     simple_m, simple_e, terms_m, terms_e, together = _batch_alignments(
-        key_start[owner] + rows_all, entity_start[owner] + cols_all, counts_all, key_sizes, sizes, key_start
+        key_start[owner] + rows_all,
+        entity_start[owner] + cols_all,
+        counts_all,
+        key_sizes,
+        sizes,
+        key_start,
+        n_cells.tolist(),
     )
     bounds = np.searchsorted(owner, np.arange(len(plain) + 1)).tolist()
     rows_all, cols_all, counts_all = rows_all.tolist(), cols_all.tolist(), counts_all.tolist()
@@ -895,7 +936,6 @@ def batch_counts(predictions: Sequence[CorefDocument], references: Sequence[Core
             ceaf,
         )
         rows[d] = [v for name in COUNT_NAMES for v in out[name]]
-    return rows
 
 
 def _link_matrices(chains: list[list[int]], n_ids: int) -> tuple[np.ndarray, np.ndarray]:

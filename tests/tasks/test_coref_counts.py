@@ -227,9 +227,13 @@ def test_each_block_solver_is_the_one_it_replaces(shape: tuple[int, int]) -> Non
 
 
 @pytest.mark.parametrize("seed", range(4))
-def test_batch_counts_are_each_document_s_counts_bit_for_bit(seed: int) -> None:
+@pytest.mark.parametrize("limits", [(1 << 22, 4096), (60, 4096), (1 << 22, 0), (1, 300)], ids=str)
+def test_batch_counts_are_each_document_s_counts_bit_for_bit(seed: int, limits: tuple[int, int], monkeypatch) -> None:
     """Documents scored together (blocks of all documents found at once): each row is that document's counts, by
-    ``document_counts`` and by the dense path; documents with repeated spans or no mention among them."""
+    ``document_counts`` and by the dense path; documents with repeated spans or no mention among them. Also with
+    small batches (``_BATCH_CELLS``) and CEAF-m solved block by block (``_TOGETHER_CELLS``)."""
+    monkeypatch.setattr(cc, "_BATCH_CELLS", limits[0])
+    monkeypatch.setattr(cc, "_TOGETHER_CELLS", limits[1])
     rng = random.Random(f"batch-{seed}")
     keys, responses = [], []
     for _ in range(rng.choice([1, 2, 30, 80])):
