@@ -9,7 +9,11 @@ With ``--scorer DIR`` (a checkout of github.com/conll/reference-coreference-scor
 documents are also written as CoNLL-2012 key and response files and scored by whole processes:
 ``perl scorer.pl all KEY RESPONSE none`` and ``metametric-jax score coref KEY RESPONSE`` (start-up included).
 
-Run: ``python bench/bench_coref.py [--docs 300] [--mentions 200] [--entities 50] [--repeat 3] [--scorer DIR]``.
+With ``--against REV`` (a git revision), that revision's ``coref_counts.document_counts`` of every document is timed
+beside this tree's ``coref_counts.batch_counts``, interleaved, after checking the statistics equal bit for bit.
+
+Run: ``python bench/bench_coref.py [--docs 300] [--mentions 200] [--entities 50] [--repeat 3] [--scorer DIR]
+[--against REV]``.
 """
 
 from __future__ import annotations
