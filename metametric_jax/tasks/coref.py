@@ -120,7 +120,11 @@ def coref_batch_stats(
     Args:
         predictions: the response documents.
         references: the key documents, aligned with ``predictions``.
+
+    Raises:
+        ValueError: if the two sequences differ in length.
     """
+    check_lengths(predictions, references, "coref", "document")
     rows = batch_counts([CorefDocument.of(d) for d in predictions], [CorefDocument.of(d) for d in references])
     zeros = np.zeros(len(rows))
     stats = {}

@@ -278,3 +278,13 @@ def test_block_labels_are_the_connected_sets(seed: int) -> None:
         for block_rows, _, ks in larger:
             want[ks] = block_rows[0]
         assert label.tolist() == want.tolist() and simple.tolist() == want_simple.tolist()
+
+
+def test_batch_stats_refuse_unequal_lengths() -> None:
+    from metametric_jax.tasks.coref import coref_batch_stats
+
+    with pytest.raises(ValueError, match="same length"):
+        coref_batch_stats([[[0, 1]]], [[[0, 1]], [[2, 3]]])
+    stats = coref_batch_stats([[[0, 1]], [[2, 3]]], [[[0, 1]], [[2, 3]]])
+    assert {v.shape for v in stats.values()} == {(2, 3)}
+    assert stats["muc_recall"].tolist() == [[1.0, 0.0, 1.0], [1.0, 0.0, 1.0]]
