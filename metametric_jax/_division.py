@@ -1,13 +1,15 @@
 """Correctly rounded float32 division, and products, in ``jax.numpy`` with the same bits on every backend.
 
 XLA divides float32 with the device's own instruction: correctly rounded on CPU, but on NVIDIA GPUs an approximation
-within two units in the last place (``div.full.f32``; about a fifth of quotients come out one unit off, and
-``x / x`` is not always 1). A metric's ``compute()`` would then give other float32 figures on a GPU than on a CPU
-for the same state. :func:`divide` computes the quotient of two normal float32 numbers by long division of their
-24-bit significands in unsigned 32-bit integers (25 quotient bits, the remainder as the sticky bit, rounded to
-nearest, ties to even), which every backend evaluates exactly. Where an operand or the quotient is not a normal
-number (zero, subnormal, infinite, NaN, or a quotient that would overflow or be subnormal) it gives the backend's
-own quotient, as XLA computes it everywhere.
+within two units in the last place (``div.full.f32``; about a fifth of quotients come out one unit off, and a
+quotient ``x/x`` is not always 1). A metric's ``compute()`` would then give other float32 figures on a GPU than on a
+CPU for the same state. :func:`divide` computes the quotient of two normal float32 numbers by long division of their
+24-bit significands in unsigned 32-bit integers (25 quotient bits, 8 at a time by integer division, the remainder as
+the sticky bit, rounded to nearest, ties to even), which every backend evaluates exactly, on every platform but the
+CPU, whose own division is correctly rounded (the same bits; a program with many ratios, a suite's ``compute``,
+would take several times as long to compile with the long division). Where an operand or the quotient is not a
+normal number (zero, subnormal, infinite, NaN, or a quotient that would overflow or be subnormal) it gives the
+backend's own quotient, as XLA computes it everywhere.
 
 Products have a backend-dependent rounding too where a sum follows: XLA on CPUs fuses ``x * y + z`` into one fused
 multiply-add (one rounding), on GPUs it rounds twice. :func:`scale` computes ``c * x`` from the 12-bit halves of both
@@ -23,7 +25,7 @@ import jax.numpy as jnp
 import numpy as np
 from jax import lax
 
-__all__ = ["divide", "scale"]
+__all__ = ["divide", "long_division", "scale"]
 
 _FRACTION = np.uint32(0x007FFFFF)
 _IMPLICIT = np.uint32(0x00800000)
@@ -52,24 +54,32 @@ def divide(num: Any, den: Any) -> Any:
 
 
 def _plain(num: Any, den: Any) -> Any:
-    """The backend's own quotient: the result where an operand or the quotient is not normal."""
+    """The backend's own quotient: on a CPU, and where an operand or the quotient is not normal."""
     return num / den
 
 
 @jax.custom_jvp
 def _divide(num: Any, den: Any) -> Any:
-    plain = _plain(num, den)
+    # XLA's CPU division is correctly rounded already: the long division only where the program runs elsewhere (the
+    # branch is chosen when the program is lowered for its platform, so a CPU program carries no long division)
     num, den = jnp.broadcast_arrays(num, den)
+    return lax.platform_dependent(num, den, cpu=_plain, default=long_division)
+
+
+def long_division(num: Any, den: Any) -> Any:
+    """The correctly rounded quotient of float32 arrays of one shape, by long division of their significands."""
+    plain = _plain(num, den)
     sign_n, exp_n, sig_n = _fields(num)
     sign_d, exp_d, sig_d = _fields(den)
     below = sig_n < sig_d  # the quotient of the significands is in [1/2, 1): take one more bit of the numerator
-    remainder = jnp.where(below, sig_n << 1, sig_n)
+    remainder = jnp.where(below, sig_n << 1, sig_n) - sig_d  # the leading quotient bit is 1; remainder < sig_d
     exponent = exp_n - exp_d + 127 - below.astype(jnp.int32)
-    quotient = jnp.zeros_like(sig_n)
-    for _ in range(25):  # 24 significant bits and the rounding bit; remainder < 2 * sig_d < 2**25 throughout
-        bit = remainder >= sig_d
-        quotient = (quotient << 1) | bit.astype(jnp.uint32)
-        remainder = jnp.where(bit, remainder - sig_d, remainder) << 1
+    quotient = jnp.ones_like(sig_n)
+    for _ in range(3):  # 8 quotient bits a step (remainder * 2**8 < 2**32): 23 fraction bits and the rounding bit
+        shifted = remainder << 8
+        digits = lax.div(shifted, sig_d)
+        remainder = shifted - digits * sig_d
+        quotient = (quotient << 8) | digits
     significand = quotient >> 1
     round_up = ((quotient & 1) == 1) & ((remainder != 0) | ((significand & 1) == 1))
     significand = significand + round_up.astype(jnp.uint32)

@@ -174,7 +174,7 @@ def fbeta(beta: float) -> Normalizer:
             return safe_divide((1 + b2) * xy, b2 * yy + xx, zd)
         from metametric_jax._division import scale  # the same bits on every backend (see its module)
 
-        return safe_divide(scale(xy, 1 + b2), scale(yy, b2) + xx, zd)
+        return safe_divide((1 + b2) * xy, scale(yy, b2) + xx, zd)  # a product that a sum follows: scale
 
     return Normalizer(f"f{_fmt(b)}", _f, builtin=True, linear=((1 + b2, 0.0, 0.0), (0.0, 1.0, b2)))
 
@@ -297,7 +297,8 @@ def _combined(stats: Any, coefficients: list[tuple[float, float, float]]) -> Any
         total = None
         for j, c in enumerate(row):
             if c != 0:
-                term = stats[:, j] if c == 1 else scale(stats[:, j], c)
+                exact = math.frexp(c)[0] in (0.5, -0.5)  # a power of two: an exact product, fused or not
+                term = stats[:, j] * xp.asarray(c, dtype=stats.dtype) if exact else scale(stats[:, j], c)
                 total = term if total is None else total + term
         columns.append(xp.zeros(stats.shape[:1], stats.dtype) if total is None else total)
     return xp.stack(columns, axis=1)

@@ -1,8 +1,8 @@
 """Correctly rounded float32 division (``_division.divide``): NumPy's IEEE quotient bit for bit on every backend.
 
-On a CPU XLA's own division is correctly rounded too, so these tests compare with NumPy, which is, and check that
-:func:`divide` computes normal quotients itself (its long division) rather than passing XLA's through: a GPU's
-``div.full.f32`` is one unit off for about a fifth of quotients.
+A GPU's ``div.full.f32`` is one unit off for about a fifth of quotients; XLA's CPU division is correctly rounded.
+:func:`divide` lowers to the long division (``long_division``) for every platform but the CPU: these tests run the
+long division itself on the CPU against NumPy's quotients, and check which program each platform gets.
 """
 
 from __future__ import annotations
@@ -15,11 +15,11 @@ import numpy as np
 import pytest
 
 from metametric_jax import _division
-from metametric_jax._division import divide
+from metametric_jax._division import divide, long_division
 from metametric_jax.normalizer import normalized_rows, safe_divide
 
 TINY = np.finfo(np.float32).tiny
-jitted = jax.jit(divide)
+jitted = jax.jit(long_division)
 
 
 def _bits(x: np.ndarray) -> np.ndarray:
@@ -46,6 +46,7 @@ def test_random_bit_patterns_equal_numpy_where_normal() -> None:
     assert normal.mean() > 0.7
     out = np.asarray(jitted(a[normal], b[normal]))
     np.testing.assert_array_equal(_bits(out), _bits(expected[normal]))
+    np.testing.assert_array_equal(_bits(np.asarray(jax.jit(divide)(a[normal], b[normal]))), _bits(expected[normal]))
 
 
 def test_counts_and_significands_at_the_edges() -> None:
@@ -64,6 +65,15 @@ def test_counts_and_significands_at_the_edges() -> None:
     with np.errstate(all="ignore"):
         np.testing.assert_array_equal(_bits(np.asarray(jitted(a2, b2))), _bits(a2 / b2))
     assert float(jitted(np.float32(3163.328613), np.float32(3163.328613))) == 1.0
+    assert float(divide(np.float32(3163.328613), np.float32(3163.328613))) == 1.0
+
+
+def test_the_long_division_is_lowered_for_every_platform_but_the_cpu() -> None:
+    x = jnp.ones(3, jnp.float32)
+    traced = jax.jit(divide).trace(x, x)
+    assert "bitcast_convert" not in traced.lower(lowering_platforms=("cpu",)).as_text()
+    for platform in ("cuda", "rocm", "tpu"):
+        assert "bitcast_convert" in traced.lower(lowering_platforms=(platform,)).as_text(), platform
 
 
 def test_other_operands_divide_as_xla_does() -> None:
@@ -71,6 +81,7 @@ def test_other_operands_divide_as_xla_does() -> None:
     a, b = np.repeat(specials, specials.size), np.tile(specials, specials.size)
     plain = np.asarray(jax.jit(lambda x, y: x / y)(a, b))
     out = np.asarray(jitted(a, b))
+    np.testing.assert_array_equal(_bits(np.asarray(jax.jit(divide)(a, b)))[~np.isnan(out)], _bits(out)[~np.isnan(out)])
     same = (_bits(out) == _bits(plain)) | (np.isnan(out) & np.isnan(plain))
     assert same.all(), (a[~same], b[~same], out[~same], plain[~same])
 
@@ -120,7 +131,7 @@ def test_the_long_division_is_what_computes_normal_quotients(monkeypatch: pytest
     real = jnp.divide
     # the fallback quotient one unit off everywhere: only the quotients outside the normal range may show it
     monkeypatch.setattr(_division, "_plain", lambda x, y: jnp.nextafter(real(x, y), jnp.float32(np.inf)))
-    out = np.asarray(jax.jit(_division._divide)(a, b))
+    out = np.asarray(jax.jit(long_division)(a, b))
     np.testing.assert_array_equal(_bits(out[normal]), _bits(expected[normal]))
     assert (_bits(out[~normal]) != _bits(expected[~normal])).any()
 
