@@ -8,11 +8,20 @@ the seed uses these. Each fixture restarts the class's running example positions
 
 from __future__ import annotations
 
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
 import pytest
 from helpers import BAG, Sentence
 
 from metametric_jax import metric_of
 from metametric_jax import significance as sig
+
+SCRIPTS = Path(__file__).parent / "_scripts"
 
 REPLICATES = 32
 """The replicates (or permutations) of the shared resampling classes."""
@@ -45,3 +54,22 @@ def sentence_boot() -> type:
 def sentence_rnd() -> type:
     """The randomization class of ``helpers.Sentence`` (32 permutations, seed 0), its running positions restarted."""
     return _fresh(sig.randomization(metric_of(Sentence), permutations=REPLICATES, seed=0))
+
+
+@pytest.fixture(scope="session")
+def four_devices() -> dict[str, Any]:
+    """The checks on four simulated CPU devices, run once in one subprocess (``_scripts/four_devices.py``).
+
+    ``{part: {"result": its JSON summary} or {"error": its traceback}}`` for the parts ``devices`` (test_distributed),
+    ``analysis_devices`` (test_analysis_jax) and ``jit`` (test_jit): one interpreter and one JAX start for the three.
+    The simulated devices (``XLA_FLAGS``) never touch this process; the subprocess has a timeout (a bound on a hang:
+    the three parts take about 20 s of CPU, much longer on two busy cores).
+    """
+    env = {k: v for k, v in os.environ.items() if k not in ("XLA_FLAGS", "JAX_PLATFORMS")}
+    env.update(JAX_PLATFORMS="cpu", XLA_FLAGS="--xla_force_host_platform_device_count=4")
+    env["PYTHONPATH"] = os.pathsep.join([str(Path(__file__).parents[1]), env.get("PYTHONPATH", "")])
+    proc = subprocess.run(
+        [sys.executable, str(SCRIPTS / "four_devices.py")], env=env, capture_output=True, text=True, timeout=900
+    )
+    assert proc.returncode == 0, proc.stderr[-4000:]
+    return json.loads(proc.stdout.strip().splitlines()[-1])

@@ -29,6 +29,13 @@ def totals(state: Any) -> np.ndarray:
     return np.array([t["xy"], t["xx"], t["yy"], t["count"], *t["macro"].values()], np.float64)
 
 
+def four_device_part(runs: dict[str, Any], part: str) -> Any:
+    """One part's summary of the ``four_devices`` fixture (conftest.py); fails with its traceback where it raised."""
+    outcome = runs[part]
+    assert "error" not in outcome, f"the {part} part on four devices failed:\n{outcome['error']}"
+    return outcome["result"]
+
+
 def run(capsys, *argv: str) -> tuple[int, str, str]:
     """Run ``metametric-jax`` in process: ``(exit code, standard output, standard error)``."""
     from metametric_jax.cli import main

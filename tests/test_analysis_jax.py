@@ -6,10 +6,7 @@ with XLA_FLAGS=--xla_force_host_platform_device_count=4, as tests/test_distribut
 
 from __future__ import annotations
 
-import json
 import math
-import os
-import subprocess
 import sys
 from pathlib import Path
 from typing import Any
@@ -27,6 +24,7 @@ SCRIPTS = Path(__file__).parent / "_scripts"
 sys.path.insert(0, str(SCRIPTS))
 
 from analysis_devices import DEVICES, UNITS, names, states  # noqa: E402
+from helpers import four_device_part  # noqa: E402
 
 FIELDS = ("totals", "replicates", "mass", "holding", "items")
 
@@ -150,15 +148,10 @@ def _exact_sum(aligned: list[dict[str, np.ndarray]]) -> dict[str, np.ndarray]:
 
 
 @pytest.fixture(scope="module")
-def devices_run() -> dict[str, Any]:
-    env = {k: v for k, v in os.environ.items() if k not in ("XLA_FLAGS", "JAX_PLATFORMS")}
-    env.update(JAX_PLATFORMS="cpu", XLA_FLAGS="--xla_force_host_platform_device_count=4")
-    env["PYTHONPATH"] = os.pathsep.join([str(Path(__file__).parents[1]), env.get("PYTHONPATH", "")])
-    proc = subprocess.run(
-        [sys.executable, str(SCRIPTS / "analysis_devices.py")], env=env, capture_output=True, text=True, timeout=120
-    )
-    assert proc.returncode == 0, proc.stderr[-4000:]
-    return json.loads(proc.stdout.strip().splitlines()[-1])
+def devices_run(four_devices: dict[str, Any]) -> dict[str, Any]:
+    """``_scripts/analysis_devices.py``'s summary, run with the other four-device checks in one subprocess
+    (conftest.py)."""
+    return four_device_part(four_devices, "analysis_devices")
 
 
 VARIANTS = ["pmap_psum", "pmap_all_gather", "shard_map_psum", "jit_merge_chain"]

@@ -21,6 +21,7 @@ SCRIPTS = Path(__file__).parent / "_scripts"
 sys.path.insert(0, str(SCRIPTS))
 
 from _common import Boot, Both, Doc, boot_figures, data, figures  # noqa: E402
+from helpers import four_device_part  # noqa: E402
 
 from metametric_jax.distributed import merge_across_processes  # noqa: E402
 
@@ -59,16 +60,9 @@ def _reference() -> dict[str, dict[str, float]]:
 
 
 @pytest.fixture(scope="module")
-def devices_run() -> dict[str, Any]:
-    proc = subprocess.run(
-        [sys.executable, str(SCRIPTS / "devices.py")],
-        env=_env(XLA_FLAGS="--xla_force_host_platform_device_count=4"),
-        capture_output=True,
-        text=True,
-        timeout=TIMEOUT,
-    )
-    assert proc.returncode == 0, proc.stderr[-4000:]
-    return json.loads(proc.stdout.strip().splitlines()[-1])
+def devices_run(four_devices: dict[str, Any]) -> dict[str, Any]:
+    """``_scripts/devices.py``'s summary, run with the other four-device checks in one subprocess (conftest.py)."""
+    return four_device_part(four_devices, "devices")
 
 
 VARIANTS = ["pmap_all_gather", "pmap_psum", "shard_map_all_gather", "shard_map_psum"]

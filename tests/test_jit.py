@@ -8,9 +8,6 @@ from __future__ import annotations
 
 import dataclasses
 import json
-import os
-import subprocess
-import sys
 import warnings
 from typing import Any
 
@@ -18,7 +15,7 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 import pytest
-from helpers import flat
+from helpers import flat, four_device_part
 from seqeval.metrics import f1_score, precision_score, recall_score
 
 from metametric_jax import metametric
@@ -276,15 +273,9 @@ def _multi_device_child() -> None:
     print(json.dumps({"devices": jax.device_count(), "f1": float(first.compute()["f1"]), "seqeval_f1": ref["f1"]}))
 
 
-def test_pmap_and_shard_map_over_four_simulated_devices() -> None:
-    env = dict(os.environ)
-    env["XLA_FLAGS"] = (env.get("XLA_FLAGS", "") + " --xla_force_host_platform_device_count=4").strip()
-    env["JAX_PLATFORMS"] = "cpu"
-    proc = subprocess.run(
-        [sys.executable, os.path.abspath(__file__)], env=env, capture_output=True, text=True, timeout=300
-    )
-    assert proc.returncode == 0, proc.stderr[-4000:]
-    summary = json.loads(proc.stdout.strip().splitlines()[-1])
+def test_pmap_and_shard_map_over_four_simulated_devices(four_devices: dict[str, Any]) -> None:
+    """:func:`_multi_device_child`, run with the other four-device checks in one subprocess (conftest.py)."""
+    summary = four_device_part(four_devices, "jit")
     assert summary["devices"] == 4
     assert abs(summary["f1"] - summary["seqeval_f1"]) < 1e-6
 
