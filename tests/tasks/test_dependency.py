@@ -6,6 +6,7 @@ ours with them exactly (full float precision, and the underlying counts).
 
 from __future__ import annotations
 
+import functools
 import json
 import random
 import re
@@ -530,10 +531,24 @@ def _random_side(rng: random.Random, text: str, p_mwt: float, cuts: int, cycle: 
     return "\n".join(lines) + "\n"
 
 
-def _paths(pred: list[DepSentence], gold: list[DepSentence], **options: Any) -> dict[str, Any]:
-    """The figures by every path: host score, the accumulator on one corpus pair, inside jit via a callback."""
+#: the documents the jitted callback path decodes (code 0: the predictions, 1: the references), set before each run
+_DECODED: list[Any] = []
+
+
+@functools.cache
+def _jitted_state(metric: type) -> Any:
+    """``metric.from_model_output`` inside ``jax.jit`` through a decode callback, compiled once per metric class.
+
+    The program does not depend on the documents (the callback decodes them when it runs, from ``_DECODED``), so one
+    compilation serves every generated pair instead of one per pair.
+    """
     import jax
 
+    return jax.jit(lambda p, g: metric.from_model_output(p, g, decode=lambda i: _DECODED[int(i)]))
+
+
+def _paths(pred: list[DepSentence], gold: list[DepSentence], **options: Any) -> dict[str, Any]:
+    """The figures by every path: host score, the accumulator on one corpus pair, inside jit via a callback."""
     out: dict[str, Any] = {}
     for name, run in (
         ("score", lambda: dep.score(pred, gold, **options)),
@@ -543,12 +558,9 @@ def _paths(pred: list[DepSentence], gold: list[DepSentence], **options: Any) -> 
             out[name] = run()
         except InputFormatError as err:
             out[name] = str(err)
-    docs = [pred, gold]
-    metric = dep.DependencyMetric(**options)
+    _DECODED[:] = [pred, gold]
     try:
-        state = jax.jit(lambda p, g: metric.from_model_output(p, g, decode=lambda i: docs[int(i)]))(
-            np.zeros(1, np.int32), np.ones(1, np.int32)
-        )
+        state = _jitted_state(dep.DependencyMetric(**options))(np.zeros(1, np.int32), np.ones(1, np.int32))
         out["jit"] = dep.figures(state)
     except Exception as err:  # the host error comes back through the callback, wrapped by JAX
         out["jit"] = "error" if "expected a tree" in str(err) or "spell a different text" in str(err) else repr(err)

@@ -181,11 +181,12 @@ def test_batches_merged_equal_one_batch() -> None:
     rng = random.Random(5)
     gold = random_tags(rng, "IOB2", 120)
     pred = noisy_copy(rng, "IOB2", gold)
+    step = jax.jit(lambda a, b: a.merge(b))  # one jitted merge, compiled once per class (not once per batch)
     for cls in (span_metric("IOB2"), NerMetric(["LOC", "ORG", "PER"], "IOB2")):
         whole = cls.from_model_output(pred, gold)
         merged = cls.empty()
         for i in range(0, 120, 25):
-            merged = jax.jit(lambda a, b: a.merge(b))(merged, cls.from_model_output(pred[i : i + 25], gold[i : i + 25]))
+            merged = step(merged, cls.from_model_output(pred[i : i + 25], gold[i : i + 25]))
         leaves_a, leaves_b = jax.tree_util.tree_leaves(whole.compute()), jax.tree_util.tree_leaves(merged.compute())
         assert len(leaves_a) == len(leaves_b)
         for x, y in zip(leaves_a, leaves_b):
