@@ -8,9 +8,11 @@ of each definition, then seeded random pairs).
 
 from __future__ import annotations
 
+import functools
 import json
 import re
 from pathlib import Path
+from typing import Any
 
 import penman
 import pytest
@@ -61,10 +63,19 @@ def printed(name: str) -> dict[str, tuple[str, ...]]:
     return out
 
 
+@functools.cache
 def ours(name: str) -> list[dict[str, tuple[int, int, int, bool]]]:
+    """Our counts of every pair of a set (computed once per session; the tests only read them)."""
     pred, gold, keep, _ = SETS[name]
     pairs = zip(read_penman(pred), read_penman(gold))
     return [amr_evaluation_counts(p.tree, g.tree, keep_alignments=keep, smatch=True) for p, g in pairs]
+
+
+@functools.cache
+def fine_report(name: str) -> Any:
+    """``score_files`` of a set with the fine-grained figures (computed once per session; the tests only read it)."""
+    pred, gold, keep, _ = SETS[name]
+    return score_files(predictions=pred, references=gold, keep_alignments=keep, fine_grained=True)
 
 
 def tool_figures(m: int, p: int, g: int) -> tuple[float, float, float]:
@@ -107,8 +118,7 @@ def test_corpus_figures_equal_amr_evaluation(name):
 
     The counts are those of its 100-start search (equal to its 5-start search but on the pairs counted above).
     """
-    pred, gold, keep, _ = SETS[name]
-    scores = score_files(predictions=pred, references=gold, keep_alignments=keep, fine_grained=True).scores
+    scores = fine_report(name).scores
     many = tool_pairs(name)["pairs_100_starts"]
     tool = tool_pairs(name)["pairs"]
     for figure in amr_fine.NAMES:
@@ -126,7 +136,7 @@ def test_corpus_figures_equal_amr_evaluation(name):
 
 def test_generated_pairs_cover_every_definition():
     """The generated file holds each case its README names, and both readings differ on it."""
-    default = score_files(predictions=SETS["generated"][0], references=SETS["generated"][1], fine_grained=True)
+    default = fine_report("generated")
     normalized = score_files(
         predictions=SETS["generated"][0], references=SETS["generated"][1], fine_grained="normalized"
     )

@@ -87,28 +87,28 @@ def spans(draw, labels=LABELS) -> Span:
     return Span(start, start + draw(st.integers(1, 2)), draw(labels))
 
 
+RELATION_TYPES = st.sampled_from(["Work-For", "Located-In"])
+TRIGGERS = spans(st.sampled_from(["Attack", "Die"]))
+ENTITIES = st.lists(spans(), max_size=5)
+
+
 @st.composite
 def documents(draw) -> Document:
-    entities = draw(st.lists(spans(), max_size=5))
+    entities = draw(ENTITIES)
     pool = entities or [draw(spans())]
-    relations = draw(
-        st.lists(
-            st.builds(
-                Relation, st.sampled_from(["Work-For", "Located-In"]), st.sampled_from(pool), st.sampled_from(pool)
-            ),
-            max_size=4,
+    # the arguments are members of the pool, drawn by position: strategies of fixed arguments are built once
+    # (a strategy over the pool itself would be built and validated again for every document)
+    member = st.integers(0, len(pool) - 1)
+    relations = [
+        Relation(kind, pool[head], pool[tail])
+        for kind, head, tail in draw(st.lists(st.tuples(RELATION_TYPES, member, member), max_size=4))
+    ]
+    events = [
+        Event(trigger, tuple(Argument(pool[k], role) for k, role in arguments))
+        for trigger, arguments in draw(
+            st.lists(st.tuples(TRIGGERS, st.lists(st.tuples(member, ROLES), max_size=3)), max_size=3)
         )
-    )
-    events = draw(
-        st.lists(
-            st.builds(
-                Event,
-                spans(st.sampled_from(["Attack", "Die"])),
-                st.lists(st.builds(Argument, st.sampled_from(pool), ROLES), max_size=3).map(tuple),
-            ),
-            max_size=3,
-        )
-    )
+    ]
     doc = Document(tuple(entities), tuple(relations), tuple(events))
     if draw(st.booleans()):  # duplicates: repeat the whole annotation
         doc = Document(doc.entities * 2, doc.relations * 2, doc.events * 2)
