@@ -1,26 +1,42 @@
-r"""Per-document coreference statistics as the CoNLL-2012 reference scorer v8.01 computes them, and their figures.
+r"""Per-document coreference statistics as the CoNLL-2012 reference scorer v8.01 computes them.
 
 Each metric of a document is four numbers, the scorer's own: recall numerator and denominator, precision numerator and
-denominator (:func:`document_counts`); a corpus sums them (micro average) and :func:`figures` divides. Most documents
-are scored from their key × response contingency matrix (:func:`contingency`); a document with a span repeated in the
-key, or a repeated response span that is not a key mention, is scored from the scorer's chains of mention ids, where
-such a span counts once per occurrence in its entities' sizes (see :mod:`metametric_jax.tasks.coref`).
+denominator (:func:`document_counts`, :func:`batch_counts` for many documents); a corpus sums them (micro average) and
+:func:`figures` divides. Most documents are scored from their key × response contingency matrix (:func:`contingency`);
+a document with a span repeated in the key, or a repeated response span that is not a key mention, is scored from the
+scorer's chains of mention ids, where such a span counts once per occurrence in its entities' sizes (see
+:mod:`metametric_jax.tasks.coref`). CEAF's alignments are solved in :mod:`~metametric_jax.tasks.coref_alignment`, and
+the figures read out in :mod:`~metametric_jax.tasks.coref_readout`; their public names are importable from here too.
 """
 
 from __future__ import annotations
 
 import dataclasses
-import functools
 import itertools
-import math
 from collections import Counter
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 from typing import Any
 
 import numpy as np
 
-from metametric_jax.intervals import exact_totals
-from metametric_jax.normalizer import f_measure
+from metametric_jax.tasks.coref_alignment import (
+    _alignments,
+    _batch_alignments,
+    _np_sum,
+    _sparse_alignments,
+    best_alignment,
+    max_assignment,
+)
+from metametric_jax.tasks.coref_readout import (
+    COUNT_NAMES,
+    METRICS,
+    Counts,
+    count_rows,
+    figures,
+    readout,
+    sum_counts,
+    unpack_totals,
+)
 
 #: a :class:`metametric_jax.tasks.coref.CorefDocument` (entities of mentions); typed loosely so that this module,
 #: which :mod:`~metametric_jax.tasks.coref` imports, does not import it back
@@ -44,11 +60,6 @@ __all__ = [
     "Counts",
     "batch_counts",
 ]
-
-#: The metrics of :func:`figures`, in output order (``conll`` follows them).
-METRICS: tuple[str, ...] = ("muc", "bcub", "ceafm", "ceafe", "blanc", "lea", "mentions")
-#: Per-document statistics: ``(recall numerator, recall denominator, precision numerator, precision denominator)``.
-COUNT_NAMES: tuple[str, ...] = ("muc", "bcub", "ceafm", "ceafe", "lea", "mentions", "blanc_coref", "blanc_noncoref")
 
 
 # --------------------------------------------------------------------------------------------------------- contingency
@@ -115,442 +126,6 @@ def _links(n: np.ndarray) -> np.ndarray:
     return n * (n - 1) // 2
 
 
-#: Blocks with at most this many one-to-one assignments are solved by enumerating them.
-_ENUMERATED = 5040
-#: Larger blocks with more rows and more columns than this are solved by :func:`scipy.optimize.linear_sum_assignment`.
-_SMALL_BLOCK = 8
-
-
-@functools.cache
-def _injections(rows: int, cols: int) -> np.ndarray:
-    """Every one-to-one map of ``rows`` rows into ``cols`` columns, as an array ``(count, rows)`` of column indices."""
-    return np.array(list(itertools.permutations(range(cols), rows)), dtype=np.intp).reshape(-1, rows)
-
-
-def max_assignment(weights: np.ndarray) -> float:
-    """The largest total weight of a one-to-one assignment of rows to columns (all of the shorter side assigned).
-
-    Shortest augmenting paths with dual potentials (Crouse, "On implementing 2D rectangular assignment algorithms",
-    IEEE TAES 2016), vectorized over columns, so that scoring a file needs no optimization package.
-
-    >>> max_assignment(np.array([[1.0, 2.0], [3.0, 1.0], [0.0, 5.0]]))
-    8.0
-    """
-    w = np.asarray(weights, dtype=np.float64)
-    if w.shape[0] > w.shape[1]:
-        w = w.T
-    n, m = w.shape
-    cost = -w
-    u, v = np.zeros(n), np.zeros(m)
-    row4col, col4row = np.full(m, -1), np.full(n, -1)
-    for current in range(n):
-        shortest, path = np.full(m, np.inf), np.full(m, -1)
-        scanned = np.zeros(m, dtype=bool)
-        rows, i, low = [current], current, 0.0
-        while True:
-            reduced = low + cost[i] - u[i] - v
-            better = ~scanned & (reduced < shortest)
-            path[better], shortest[better] = i, reduced[better]
-            open_ = np.where(scanned, np.inf, shortest)
-            low = float(open_.min())
-            ties = np.flatnonzero(open_ == low)
-            free = ties[row4col[ties] < 0]
-            j = int(free[0] if free.size else ties[0])
-            scanned[j] = True
-            if row4col[j] < 0:
-                break
-            i = int(row4col[j])
-            rows.append(i)
-        u[current] += low
-        for r in rows[1:]:
-            u[r] += low - shortest[col4row[r]]
-        v[scanned] -= low - shortest[scanned]
-        while True:  # augment along the path to the free column j
-            i = int(path[j])
-            row4col[j] = i
-            col4row[i], j = j, int(col4row[i])
-            if i == current:
-                break
-    return float(w[np.arange(n), col4row].sum())
-
-
-#: CEAF-m's larger blocks (whole numbers) are solved by one SciPy call when a block needs SciPy anyway and the
-#: table solved at once has at most this many cells; beyond, block by block (a dense solve grows as its cube).
-_TOGETHER_CELLS = 4096
-#: The contingency tables of a batch are built at most about this many cells at a time (memory).
-_BATCH_CELLS = 1 << 22
-
-#: Blocks of at most this many cells (2 × 2, 2 × 3, 2 × 4, 3 × 3: most of a document's) are enumerated in Python.
-_PYTHON_BLOCK = 9
-
-
-def _small_block(rows: list[int], cols: list[int], entries: dict[tuple[int, int], float]) -> float:
-    """The best one-to-one total of a small block: its rows and columns, in order, and nonzero entries.
-
-    Every assignment of the shorter side is enumerated; each total is summed in row order from the first row (the
-    same float as NumPy's sum along a row of the enumerated assignments, which larger blocks use).
-    """
-    if len(rows) > len(cols):
-        rows, cols = cols, rows
-        entries = {(j, i): x for (i, j), x in entries.items()}
-    grid = [[entries.get((i, j), 0.0) for j in cols] for i in rows]
-    best = 0.0
-    for chosen in itertools.permutations(range(len(cols)), len(rows)):
-        total = 0.0
-        for row, j in zip(grid, chosen):
-            total += row[j]
-        best = max(best, total)
-    return best
-
-
-def best_alignment(similarity: np.ndarray, *, solver: str = "auto") -> float:
-    """The maximal total similarity of a one-to-one alignment of rows to columns (CEAF's numerator).
-
-    The matrix splits into blocks of rows and columns linked by nonzero entries (reading and scoring files need not
-    import SciPy); a block with one row or one column contributes its largest entry, a small block the best of its
-    enumerated assignments, a larger one :func:`max_assignment` (or :func:`scipy.optimize.linear_sum_assignment`
-    beyond ``_SMALL_BLOCK`` rows and columns). ``solver="scipy"`` solves the whole matrix by SciPy instead: the same
-    optimum, its float sum taken in another order (its last bits may differ). ``"auto"`` (the default) is ``"blocks"``,
-    whatever modules this process has imported: the figures are a function of the input alone (the same in one
-    process and in worker processes).
-
-    >>> best_alignment(np.array([[2.0, 1.0, 0.0], [1.0, 2.0, 0.0], [0.0, 0.0, 3.0]]))
-    7.0
-    """
-    if solver not in ("auto", "blocks", "scipy"):
-        raise ValueError(f"solver must be 'auto', 'blocks' or 'scipy'; found {solver!r}.")
-    sim = np.asarray(similarity)
-    if solver == "scipy":
-        restricted = sim[np.ix_(sim.any(axis=1), sim.any(axis=0))]
-        if min(restricted.shape) > 1:
-            from scipy.optimize import linear_sum_assignment
-
-            i, j = linear_sum_assignment(restricted, maximize=True)
-            return float(restricted[i, j].sum())
-    return _alignments([sim])[0]
-
-
-#: a block of linked rows and columns: its rows and its columns (each in order), and its entries' positions
-_Block = tuple[list[int], list[int], list[int]]
-
-
-def _blocks(rows: list[int], cols: list[int], n_rows: int) -> tuple[list[list[int]], list[_Block]]:
-    """The blocks of the entries ``(rows[k], cols[k])``, in the order of their smallest rows.
-
-    Returned: the positions of the entries of each block with one row or one column, and the other blocks.
-    Union-find over the rows (each set's root its smallest row), a column joining the rows of its entries.
-    """
-    parent = list(range(n_rows))
-
-    def root(x: int) -> int:
-        while parent[x] != x:
-            parent[x] = parent[parent[x]]
-            x = parent[x]
-        return x
-
-    first: dict[int, int] = {}  # a column's first row
-    for i, j in zip(rows, cols):
-        k = first.setdefault(j, i)
-        if k != i:
-            a, b = root(i), root(k)
-            if a != b:
-                parent[max(a, b)] = min(a, b)
-    members: dict[int, list[int]] = {}
-    for k, i in enumerate(rows):
-        members.setdefault(root(i), []).append(k)
-    simple: list[list[int]] = []
-    larger: list[_Block] = []
-    for label in sorted(members):
-        ks = members[label]
-        block_rows, block_cols = sorted({rows[k] for k in ks}), sorted({cols[k] for k in ks})
-        if len(block_rows) == 1 or len(block_cols) == 1:
-            simple.append(ks)
-        else:
-            larger.append((block_rows, block_cols, ks))
-    return simple, larger
-
-
-def _alignments(similarities: Sequence[np.ndarray]) -> list[float]:
-    """:func:`best_alignment` of several matrices with the same nonzero entries (CEAF-m's and CEAF-e's).
-
-    Each is the same float as alone; their blocks are found once.
-    """
-    if not similarities:
-        return []
-    r, c = np.nonzero(np.asarray(similarities[0]) > 0)
-    rows, cols = r.tolist(), c.tolist()
-    simple, larger = _blocks(rows, cols, np.shape(similarities[0])[0])
-    out = []
-    for similarity in similarities:
-        sim = np.asarray(similarity)
-        values = sim[r, c].tolist()
-        total = float(np.array([max(values[k] for k in ks) for ks in simple], dtype=np.float64).sum())
-        for block_rows, block_cols, ks in larger:
-            if len(block_rows) * len(block_cols) <= _PYTHON_BLOCK:
-                total += _small_block(block_rows, block_cols, {(rows[k], cols[k]): values[k] for k in ks})
-            else:
-                total += _large_block(sim[np.ix_(block_rows, block_cols)])
-        out.append(total)
-    return out
-
-
-def _large_block(block: np.ndarray) -> float:
-    if block.shape[0] > block.shape[1]:
-        block = block.T
-    if math.perm(block.shape[1], block.shape[0]) <= _ENUMERATED:
-        return float(block[np.arange(block.shape[0]), _injections(*block.shape)].sum(axis=1).max())
-    if block.shape[0] <= _SMALL_BLOCK:
-        return max_assignment(block)
-    from scipy.optimize import linear_sum_assignment  # the same optimum, from compiled code (imported for such blocks)
-
-    i, j = linear_sum_assignment(block, maximize=True)
-    return float(block[i, j].sum())
-
-
-# ------------------------------------------------------------------------------------------- sparse contingency path
-# A document's contingency has few nonzero entries (about 1.5 per entity); the path below works on them in Python,
-# each float computed by the same operations, in the same order, as the dense rules above (so the same bits).
-
-
-def _pairwise_sum(values: list[float], lo: int, n: int) -> float:
-    """NumPy's pairwise float64 sum of ``values[lo:lo + n]``: under 8 terms in order, to 128 in 8 lanes, or halves."""
-    if n < 8:
-        res = -0.0
-        for i in range(lo, lo + n):
-            res += values[i]
-        return res
-    if n <= 128:
-        lanes = values[lo : lo + 8]
-        end = lo + n - n % 8
-        for i in range(lo + 8, end, 8):
-            for k in range(8):
-                lanes[k] += values[i + k]
-        res = ((lanes[0] + lanes[1]) + (lanes[2] + lanes[3])) + ((lanes[4] + lanes[5]) + (lanes[6] + lanes[7]))
-        for i in range(end, lo + n):
-            res += values[i]
-        return res
-    half = n // 2
-    half -= half % 8
-    return _pairwise_sum(values, lo, half) + _pairwise_sum(values, lo + half, n - half)
-
-
-def _np_sum(values: list[float]) -> float:
-    """The float ``np.array(values, dtype=np.float64).sum()`` (a reduction from 0.0, pairwise), without NumPy."""
-    return 0.0 + _pairwise_sum(values, 0, len(values))
-
-
-def _best_matching(lines: list[list[tuple[int, float]]]) -> float:
-    """The largest float of a one-to-one assignment summed line by line: what enumerating every assignment gives.
-
-    ``lines[s]`` holds the nonzero entries ``(column bit, value)`` of the shorter side's ``s``-th line (values >= 0).
-    A partial assignment's sum is its full assignments' sum (each further term 0.0), and float addition is monotone,
-    so keeping the largest sum for each set of used columns, line by line, gives the largest total.
-    """
-    if len(lines) == 2:  # two lines (most blocks): each entry alone, or one of each line in other columns
-        best_two = 0.0
-        for bit, x in lines[0]:
-            best_two = max(best_two, x)
-            for bit2, y in lines[1]:
-                if bit != bit2 and x + y > best_two:
-                    best_two = x + y
-        return max([best_two] + [y for _, y in lines[1]])
-    best: dict[int, float] = {0: 0.0}
-    for entries in lines:
-        grown = dict(best)  # the line assigned to a zero
-        for used, total in best.items():
-            for bit, x in entries:
-                if not used & bit:
-                    key, value = used | bit, total + x
-                    if value > grown.get(key, -1.0):
-                        grown[key] = value
-        best = grown
-    return max(best.values())
-
-
-def _augmenting_paths(w: list[list[float]]) -> float:
-    """:func:`max_assignment` of a matrix with no more rows than columns, in Python floats (the same operations).
-
-    Its sum is NumPy's sum of the assigned entries in row order (at most 8 rows: in order, or 8 lanes).
-    """
-    n, m = len(w), len(w[0])
-    inf = math.inf
-    cost = [[-x for x in row] for row in w]
-    u, v = [0.0] * n, [0.0] * m
-    row4col, col4row = [-1] * m, [-1] * n
-    columns = range(m)
-    for current in range(n):
-        shortest, path, scanned = [inf] * m, [-1] * m, [False] * m
-        rows, i, low = [current], current, 0.0
-        while True:
-            cost_i, u_i = cost[i], u[i]
-            for j in columns:
-                if not scanned[j]:
-                    reduced = low + cost_i[j] - u_i - v[j]
-                    if reduced < shortest[j]:
-                        path[j], shortest[j] = i, reduced
-            low = min(inf if scanned[j] else shortest[j] for j in columns)
-            j = -1
-            for k in columns:
-                if not scanned[k] and shortest[k] == low:
-                    if row4col[k] < 0:
-                        j = k
-                        break
-                    if j < 0:
-                        j = k
-            scanned[j] = True
-            if row4col[j] < 0:
-                break
-            i = row4col[j]
-            rows.append(i)
-        u[current] += low
-        for r in rows[1:]:
-            u[r] += low - shortest[col4row[r]]
-        for k in columns:
-            if scanned[k]:
-                v[k] -= low - shortest[k]
-        while True:
-            i = path[j]
-            row4col[j] = i
-            col4row[i], j = j, col4row[i]
-            if i == current:
-                break
-    return _np_sum([w[i][col4row[i]] for i in range(n)])
-
-
-def _solve_blocks(
-    short: Sequence[int], long: Sequence[int], at_short: list[int], at_long: list[int], values: Sequence[list[float]]
-) -> list[float]:
-    """A larger block's term in each matrix of ``values``, as :func:`_small_block` or :func:`_large_block` gives it.
-
-    The block's lines are ``short`` (its shorter side, rows if square) and ``long``; its nonzero entries are at
-    ``(at_short[k], at_long[k])`` (indices into ``short`` and ``long``), with the values ``values[m][k]``.
-    """
-    n_short, n_long = len(short), len(long)
-    if n_short * n_long <= _PYTHON_BLOCK or math.perm(n_long, n_short) <= _ENUMERATED:
-        out = []
-        for vals in values:
-            lines: list[list[tuple[int, float]]] = [[] for _ in short]
-            for s, c, x in zip(at_short, at_long, vals):
-                lines[s].append((1 << c, x))
-            out.append(_best_matching(lines))
-        return out
-    if n_short <= _SMALL_BLOCK:
-        out = []
-        for vals in values:
-            grid = [[0.0] * n_long for _ in short]
-            for s, c, x in zip(at_short, at_long, vals):
-                grid[s][c] = x
-            out.append(_augmenting_paths(grid))
-        return out
-    from scipy.optimize import linear_sum_assignment  # as _large_block
-
-    out = []
-    for vals in values:
-        block = np.zeros((n_short, n_long))
-        block[at_short, at_long] = vals
-        i, j = linear_sum_assignment(block, maximize=True)
-        out.append(float(block[i, j].sum()))
-    return out
-
-
-def _sparse_alignments(
-    rows: list[int],
-    cols: list[int],
-    values: Sequence[list[float]],
-    n_rows: int,
-    n_cols: int,
-    integral: Sequence[bool] = (),
-) -> list[float]:
-    """:func:`_alignments` of matrices given by their positive entries: the same floats.
-
-    The entries are at ``(rows[k], cols[k])``, in row-major order, each matrix's values in ``values``. The blocks
-    are the connected sets of rows and columns, each labelled by its smallest row. A matrix marked ``integral`` holds
-    whole numbers (CEAF-m's counts): every sum is exact, so any optimal alignment gives its float, and where a block
-    needs SciPy anyway, its larger blocks are solved together by one SciPy call.
-    """
-    row_cols: list[list[int]] = [[] for _ in range(n_rows)]
-    col_rows: list[list[int]] = [[] for _ in range(n_cols)]
-    for k, (i, j) in enumerate(zip(rows, cols)):
-        row_cols[i].append(k)
-        col_rows[j].append(k)
-    simple: list[list[float]] = [[] for _ in values]
-    blocks: list[tuple[list[int], list[int], list[int]]] = []
-    seen_row, seen_col = [False] * n_rows, [False] * n_cols
-    for start in range(n_rows):
-        if seen_row[start] or not row_cols[start]:
-            continue
-        seen_row[start] = True
-        ks = row_cols[start]
-        for k in ks:
-            if len(col_rows[cols[k]]) != 1:
-                break
-        else:  # one row: no other row shares its columns
-            if len(ks) == 1:
-                for out, vals in zip(simple, values):
-                    out.append(vals[ks[0]])
-            else:
-                for out, vals in zip(simple, values):
-                    out.append(max([vals[k] for k in ks]))
-            continue
-        block_rows, block_cols, entries, stack = [start], [], [], [start]
-        while stack:
-            for k in row_cols[stack.pop()]:
-                entries.append(k)
-                j = cols[k]
-                if not seen_col[j]:
-                    seen_col[j] = True
-                    block_cols.append(j)
-                    for k2 in col_rows[j]:
-                        i = rows[k2]
-                        if not seen_row[i]:
-                            seen_row[i] = True
-                            block_rows.append(i)
-                            stack.append(i)
-        if len(block_rows) == 1 or len(block_cols) == 1:
-            for out, vals in zip(simple, values):
-                out.append(max([vals[k] for k in entries]))
-        else:
-            blocks.append((block_rows, block_cols, entries))
-    together = any(min(len(r), len(c)) > _SMALL_BLOCK for r, c, _ in blocks) and (
-        len({i for r, _, _ in blocks for i in r}) * len({j for _, c, _ in blocks for j in c}) <= _TOGETHER_CELLS
-    )
-    solo = [m for m in range(len(values)) if not (together and m < len(integral) and integral[m])]
-    larger: list[list[float]] = [[] for _ in values]
-    for block_rows, block_cols, entries in blocks:
-        block_rows.sort()
-        block_cols.sort()
-        row_at = {i: x for x, i in enumerate(block_rows)}
-        col_at = {j: x for x, j in enumerate(block_cols)}
-        at_rows, at_cols = [row_at[rows[k]] for k in entries], [col_at[cols[k]] for k in entries]
-        block_values = [[values[m][k] for k in entries] for m in solo]
-        if len(block_rows) > len(block_cols):
-            terms = _solve_blocks(block_cols, block_rows, at_cols, at_rows, block_values)
-        else:
-            terms = _solve_blocks(block_rows, block_cols, at_rows, at_cols, block_values)
-        for m, term in zip(solo, terms):
-            larger[m].append(term)
-    if len(solo) < len(values):
-        from scipy.optimize import linear_sum_assignment  # imported for the SciPy block already
-
-        ks = [k for _, _, entries in blocks for k in entries]
-        row_at = {i: x for x, i in enumerate(sorted({rows[k] for k in ks}))}
-        col_at = {j: x for x, j in enumerate(sorted({cols[k] for k in ks}))}
-        at_rows, at_cols = [row_at[rows[k]] for k in ks], [col_at[cols[k]] for k in ks]
-        for m in range(len(values)):
-            if m not in solo:
-                union = np.zeros((len(row_at), len(col_at)))
-                union[at_rows, at_cols] = [values[m][k] for k in ks]
-                i, j = linear_sum_assignment(union, maximize=True)
-                larger[m].append(float(union[i, j].sum()))
-    totals = []
-    for maxima, terms in zip(simple, larger):
-        total = _np_sum(maxima)
-        for term in terms:
-            total += term
-        totals.append(total)
-    return totals
-
-
 def _lea_side(counts: np.ndarray, sizes: np.ndarray, other_sizes: np.ndarray) -> float:
     """LEA numerator of one side: ``sum_i |e_i| * resolution(e_i)`` (rows of ``counts`` are this side's entities)."""
     multi = sizes > 1
@@ -561,9 +136,6 @@ def _lea_side(counts: np.ndarray, sizes: np.ndarray, other_sizes: np.ndarray) ->
     if single.any() and other_sizes.size:
         total += float((counts[single] * (other_sizes == 1)[None, :]).sum())
     return total
-
-
-Counts = dict[str, tuple[float, float, float, float]]
 
 
 def _contingency_counts(table: Contingency, lea_only: bool = False) -> Counts:
@@ -591,6 +163,11 @@ def _contingency_counts(table: Contingency, lea_only: bool = False) -> Counts:
     key_non, resp_non = n_key * (n_key - 1) // 2 - key_coref, n_resp * (n_resp - 1) // 2 - resp_coref
     out["blanc_noncoref"] = (float(diff), float(key_non), float(diff), float(resp_non))
     return out
+
+
+# ------------------------------------------------------------------------------------------- sparse contingency path
+# A document's contingency has few nonzero entries (about 1.5 per entity); the path below works on them in Python,
+# each float computed by the same operations, in the same order, as the dense rules above (so the same bits).
 
 
 def _lea_sparse(sizes: list[int], links: list[int], singles: list[int] | None) -> float:
@@ -723,117 +300,8 @@ def _entry_counts(
     return out
 
 
-def _block_labels(rows: np.ndarray, cols: np.ndarray, n_rows: int, n_cols: int) -> tuple[np.ndarray, np.ndarray]:
-    """Each entry's block (the smallest row of its connected rows and columns), and whether it has one row or column.
-
-    ``rows`` and ``cols`` index the entries of a block-diagonal matrix ``(n_rows, n_cols)`` (several documents').
-    """
-    row_degree, col_degree = np.bincount(rows, minlength=n_rows), np.bincount(cols, minlength=n_cols)
-    one_row = np.bincount(rows[col_degree[cols] > 1], minlength=n_rows) == 0  # no other row shares its columns
-    one_col = np.bincount(cols[row_degree[rows] > 1], minlength=n_cols) == 0
-    simple = one_row[rows] | one_col[cols]
-    first_row = np.full(n_cols, n_rows)
-    np.minimum.at(first_row, cols, rows)
-    label = np.where(one_row[rows], rows, first_row[cols])
-    linked_rows, linked_cols = rows[~simple], cols[~simple]
-    row_label = np.arange(n_rows)
-    while linked_rows.size:  # smallest labels spread through columns, with pointer jumping
-        col_label = np.full(n_cols, n_rows)
-        np.minimum.at(col_label, linked_cols, row_label[linked_rows])
-        new = row_label.copy()
-        np.minimum.at(new, linked_rows, col_label[linked_cols])
-        new = new[new[new]]
-        if (new == row_label).all():
-            break
-        row_label = new
-    label[~simple] = row_label[linked_rows]
-    return label, simple
-
-
-def _ranks(label: np.ndarray, index: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """Each entry's rank of ``index`` among the distinct indices of its block (``label``), and their number per block.
-
-    The blocks are in the order of their labels.
-    """
-    order = np.lexsort((index, label))
-    sorted_label, sorted_index = label[order], index[order]
-    block_start = np.ones(order.size, dtype=bool)
-    block_start[1:] = sorted_label[1:] != sorted_label[:-1]
-    new = block_start.copy()
-    new[1:] |= sorted_index[1:] != sorted_index[:-1]
-    distinct = np.cumsum(new) - 1
-    starts = np.flatnonzero(block_start)
-    rank = np.empty(order.size, dtype=np.int64)
-    rank[order] = distinct - np.repeat(distinct[starts], np.diff(np.append(starts, order.size)))
-    return rank, np.diff(np.append(distinct[starts], distinct[-1] + 1))
-
-
-def _batch_alignments(
-    rows: np.ndarray,
-    cols: np.ndarray,
-    counts: np.ndarray,
-    a: np.ndarray,
-    b: np.ndarray,
-    key_start: np.ndarray,
-    cells: list[int],
-) -> tuple[list[list[float]], list[list[float]], list[list[float]], list[list[float]], list[bool]]:
-    """The CEAF blocks of several documents' contingency tables at once, as :func:`_sparse_alignments` takes them.
-
-    The entries ``counts`` are at global entity indices ``(rows, cols)`` (into the sizes ``a`` and ``b``), document
-    by document in row-major order; ``key_start[x]`` is document ``x``'s first key entity. Returned, per document:
-    CEAF-m's and CEAF-e's largest values of the one-row or one-column blocks, and the terms of the larger blocks (each
-    in the order of the blocks' smallest rows), and whether a block needs SciPy (CEAF-m's terms are then left out:
-    the whole table, of ``cells[x]`` cells, is solved by one SciPy call instead, the same whole number; only where it
-    has at most ``_TOGETHER_CELLS``).
-    """
-    n_docs = key_start.size
-    m_values = counts.astype(np.float64)
-    e_values = 2.0 * counts / (a[rows] + b[cols])
-    label, simple = _block_labels(rows, cols, a.size, b.size)
-
-    def per_document(labels: np.ndarray) -> list[int]:
-        owner = np.searchsorted(key_start, labels, side="right") - 1
-        return np.searchsorted(owner, np.arange(n_docs + 1)).tolist()  # type: ignore[no-any-return]
-
-    s_label = label[simple]
-    best_m, best_e = np.zeros(a.size), np.zeros(a.size)
-    np.maximum.at(best_m, s_label, m_values[simple])
-    np.maximum.at(best_e, s_label, e_values[simple])
-    s_labels = np.unique(s_label)
-    bounds = per_document(s_labels)
-    maxima_m, maxima_e = best_m[s_labels].tolist(), best_e[s_labels].tolist()
-    simple_m = [maxima_m[bounds[x] : bounds[x + 1]] for x in range(n_docs)]
-    simple_e = [maxima_e[bounds[x] : bounds[x + 1]] for x in range(n_docs)]
-    terms_m: list[list[float]] = [[] for _ in range(n_docs)]
-    terms_e: list[list[float]] = [[] for _ in range(n_docs)]
-    together = [False] * n_docs
-    linked = ~simple
-    if not linked.any():
-        return simple_m, simple_e, terms_m, terms_e, together
-    l_label, l_rows, l_cols = label[linked], rows[linked], cols[linked]
-    row_rank, block_rows = _ranks(l_label, l_rows)
-    col_rank, block_cols = _ranks(l_label, l_cols)
-    order = np.argsort(l_label, kind="stable")
-    labels, starts = np.unique(l_label[order], return_index=True)
-    block_bounds = np.append(starts, order.size).tolist()
-    block_doc = (np.searchsorted(key_start, labels, side="right") - 1).tolist()
-    at_rows, at_cols = row_rank[order].tolist(), col_rank[order].tolist()
-    vals_m, vals_e = m_values[linked][order].tolist(), e_values[linked][order].tolist()
-    shapes = list(zip(block_rows.tolist(), block_cols.tolist()))
-    for x, (n_r, n_c) in zip(block_doc, shapes):
-        if min(n_r, n_c) > _SMALL_BLOCK and cells[x] <= _TOGETHER_CELLS:
-            together[x] = True
-    for k, (x, (n_r, n_c)) in enumerate(zip(block_doc, shapes)):
-        lo, hi = block_bounds[k], block_bounds[k + 1]
-        values = [vals_e[lo:hi]] if together[x] else [vals_m[lo:hi], vals_e[lo:hi]]
-        if n_r > n_c:
-            terms = _solve_blocks(range(n_c), range(n_r), at_cols[lo:hi], at_rows[lo:hi], values)
-        else:
-            terms = _solve_blocks(range(n_r), range(n_c), at_rows[lo:hi], at_cols[lo:hi], values)
-        terms_e[x].append(terms[-1])
-        if not together[x]:
-            terms_m[x].append(terms[0])
-    return simple_m, simple_e, terms_m, terms_e, together
+#: The contingency tables of a batch are built at most about this many cells at a time (memory).
+_BATCH_CELLS = 1 << 22
 
 
 def batch_counts(predictions: Sequence[CorefDocument], references: Sequence[CorefDocument]) -> np.ndarray:
@@ -1042,96 +510,3 @@ def document_counts(prediction: CorefDocument, reference: CorefDocument, *, meth
     else:
         out = _contingency_counts(_contingency(key_spans, response_spans))
     return {name: tuple(float(x) for x in out[name]) for name in COUNT_NAMES}  # type: ignore[misc]
-
-
-# ------------------------------------------------------------------------------------------------------------- figures
-def _ratio(num: float, den: float) -> float:
-    return num / den if den else 0.0
-
-
-def _f1(r: float, p: float) -> float:
-    return f_measure(p, r)
-
-
-def _prf(num_r: float, den_r: float, num_p: float, den_p: float) -> dict[str, float]:
-    r, p = _ratio(num_r, den_r), _ratio(num_p, den_p)
-    return {
-        "recall": r,
-        "precision": p,
-        "f1": _f1(r, p),
-        "recall_num": num_r,
-        "recall_den": den_r,
-        "precision_num": num_p,
-        "precision_den": den_p,
-    }
-
-
-def figures(totals: Mapping[str, Sequence[float]]) -> dict[str, dict[str, Any]]:
-    """The figures of summed statistics ``{name: (recall num, recall den, precision num, precision den)}``.
-
-    Returns:
-        ``{metric: {"recall", "precision", "f1", "recall_num", "recall_den", "precision_num", "precision_den"}}`` for
-        MUC, B³, CEAF-m, CEAF-e, LEA and mentions; ``blanc: {"recall", "precision", "f1", "coreference_links": {...},
-        "non_coreference_links": {...}}`` (BLANC with the scorer's cases); ``conll: {"f1"}``.
-    """
-    out: dict[str, dict[str, Any]] = {m: _prf(*totals[m]) for m in METRICS if m != "blanc"}
-    c, n = _prf(*totals["blanc_coref"]), _prf(*totals["blanc_noncoref"])
-    if c["recall_den"] and n["recall_den"]:
-        blanc = {k: (c[k] + n[k]) / 2 for k in ("recall", "precision", "f1")}
-    else:
-        use = c if c["recall_den"] else n if n["recall_den"] else dict.fromkeys(("recall", "precision", "f1"), 0.0)
-        blanc = {k: use[k] for k in ("recall", "precision", "f1")}
-    out["blanc"] = {**blanc, "coreference_links": c, "non_coreference_links": n}
-    out = {m: out[m] for m in METRICS}
-    out["conll"] = {"f1": (out["muc"]["f1"] + out["bcub"]["f1"] + out["ceafe"]["f1"]) / 3}
-    return out
-
-
-def count_rows(per_document: Sequence[Counts]) -> np.ndarray:
-    """The statistics of each document as one float64 row, ``(n, 4 * len(COUNT_NAMES))``.
-
-    Each of :data:`COUNT_NAMES` in turn: its recall numerator, recall denominator, precision numerator and precision
-    denominator (the additive rows of :mod:`metametric_jax.intervals`).
-    """
-    rows = np.zeros((len(per_document), 4 * len(COUNT_NAMES)))
-    for i, d in enumerate(per_document):
-        rows[i] = [x for name in COUNT_NAMES for x in d[name]]
-    return rows
-
-
-def unpack_totals(totals: np.ndarray | Sequence[float]) -> dict[str, tuple[float, ...]]:
-    """``{name: (recall num, recall den, precision num, precision den)}`` of totals laid out as :func:`count_rows`."""
-    values = [float(x) for x in totals]
-    if len(values) != 4 * len(COUNT_NAMES):
-        raise ValueError(f"expected {4 * len(COUNT_NAMES)} coreference totals; found {len(values)}.")
-    return {name: tuple(values[4 * k : 4 * k + 4]) for k, name in enumerate(COUNT_NAMES)}
-
-
-def sum_counts(per_document: Sequence[Counts]) -> dict[str, tuple[float, ...]]:
-    """The statistics of several documents summed, each rounded once whatever the order (``exact_totals``)."""
-    return unpack_totals(exact_totals(count_rows(per_document)))
-
-
-_FIGURES = ("recall", "precision", "f1")
-
-
-def readout(totals: np.ndarray | Sequence[float], metric: str = "all") -> dict[str, dict[str, Any]]:
-    """The read-out of totals laid out as :func:`count_rows`: :func:`figures` without the counts.
-
-    Recall, precision and F1 of each metric (BLANC's two link kinds too) and the CoNLL average, the figures of
-    ``score coref`` (bit for bit, from the same totals).
-
-    Args:
-        totals: the summed statistics (any non-negative reals: a 0 denominator gives 0).
-        metric: ``"all"``, or one of :data:`METRICS` but ``mentions``: that metric and the mentions only.
-    """
-    full = figures(unpack_totals(totals))
-    out: dict[str, dict[str, Any]] = {m: {k: full[m][k] for k in _FIGURES} for m in METRICS}
-    for kind in ("coreference_links", "non_coreference_links"):
-        out["blanc"][kind] = {k: full["blanc"][kind][k] for k in _FIGURES}
-    out["conll"] = {"f1": full["conll"]["f1"]}
-    if metric == "all":
-        return out
-    if metric not in METRICS or metric == "mentions":
-        raise ValueError(f"metric must be 'all' or one of {[m for m in METRICS if m != 'mentions']}; found {metric!r}.")
-    return {"mentions": out["mentions"], metric: out[metric]}

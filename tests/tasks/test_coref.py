@@ -44,7 +44,8 @@ from metametric_jax.tasks.coref import (
     score_files,
     state_scores,
 )
-from metametric_jax.tasks.coref_counts import _alignments, best_alignment, max_assignment
+from metametric_jax.tasks.coref_alignment import _alignments
+from metametric_jax.tasks.coref_counts import best_alignment, max_assignment
 from metametric_jax.tasks.readers.conll2012 import parse_conll2012, read_conll2012
 from metametric_jax.testing import check_accumulator_laws
 

@@ -17,6 +17,7 @@ import random
 import numpy as np
 import pytest
 
+from metametric_jax.tasks import coref_alignment as ca
 from metametric_jax.tasks import coref_counts as cc
 from metametric_jax.tasks.coref import CorefDocument
 
@@ -114,8 +115,8 @@ def test_numpy_sum_replayed() -> None:
     for n in [*range(0, 300), 511, 1000, 2400, 8192, 8200]:
         x = rng.random(n) * 10.0 ** rng.integers(-4, 4, n)
         x[rng.random(n) < 0.5] = 0.0
-        assert cc._np_sum(x.tolist()).hex() == float(x.sum()).hex(), n
-    assert cc._np_sum([]).hex() == float(np.zeros(0).sum()).hex()
+        assert ca._np_sum(x.tolist()).hex() == float(x.sum()).hex(), n
+    assert ca._np_sum([]).hex() == float(np.zeros(0).sum()).hex()
 
 
 #: values whose float sums depend on their order (0.1 + 0.2 + 0.3 != 0.3 + 0.2 + 0.1)
@@ -147,11 +148,11 @@ def test_sparse_alignments_are_the_block_rule_bit_for_bit(seed: int) -> None:
             fractions = (counts > 0) * rng.choice(_DECIMALS, (n, m))
         rows, cols = _entries(counts)
         values = [counts[rows, cols].tolist(), fractions[rows, cols].tolist()]
-        want = [x.hex() for x in cc._alignments([counts, fractions])]
-        assert [x.hex() for x in cc._sparse_alignments(rows, cols, values, n, m)] == want
+        want = [x.hex() for x in ca._alignments([counts, fractions])]
+        assert [x.hex() for x in ca._sparse_alignments(rows, cols, values, n, m)] == want
         # the counts marked whole numbers: solved together by SciPy where a block needs it, the same floats
-        assert [x.hex() for x in cc._sparse_alignments(rows, cols, values, n, m, integral=(True, False))] == want
-        simple, larger = cc._blocks(rows, cols, n)
+        assert [x.hex() for x in ca._sparse_alignments(rows, cols, values, n, m, integral=(True, False))] == want
+        simple, larger = ca._blocks(rows, cols, n)
         shapes.update(min(len(b[0]), len(b[1])) for b in larger)
     assert {2, 3, 5, 8, 9} <= shapes  # enumerated, augmenting-path and SciPy blocks all met
 
@@ -166,7 +167,7 @@ def test_augmenting_paths_are_max_assignment_bit_for_bit() -> None:
             w = (rng.random((n, m)) < 0.7) * rng.choice(_DECIMALS, (n, m))
         else:
             w = (rng.random((n, m)) < 0.4) * rng.random((n, m)) * 10.0 ** rng.integers(-2, 3)
-        assert cc._augmenting_paths(w.tolist()).hex() == cc.max_assignment(w).hex()
+        assert ca._augmenting_paths(w.tolist()).hex() == cc.max_assignment(w).hex()
 
 
 def test_best_matching_is_the_enumerated_maximum() -> None:
@@ -183,7 +184,7 @@ def test_best_matching_is_the_enumerated_maximum() -> None:
             for i, j in enumerate(chosen):
                 total += float(w[i, j])
             best = max(best, total)
-        assert cc._best_matching(lines).hex() == best.hex()
+        assert ca._best_matching(lines).hex() == best.hex()
 
 
 def test_figures_of_a_corpus_unchanged() -> None:
@@ -215,14 +216,14 @@ def test_each_block_solver_is_the_one_it_replaces(shape: tuple[int, int]) -> Non
         )
         oriented = w if w.shape[0] <= w.shape[1] else w.T
         at_s, at_l = (x.tolist() for x in np.nonzero(oriented))
-        got = cc._solve_blocks(list(short), list(long), at_s, at_l, [oriented[at_s, at_l].tolist()])[0]
-        if w.size <= cc._PYTHON_BLOCK:
+        got = ca._solve_blocks(list(short), list(long), at_s, at_l, [oriented[at_s, at_l].tolist()])[0]
+        if w.size <= ca._PYTHON_BLOCK:
             r, c = (x.tolist() for x in np.nonzero(w))
-            want = cc._small_block(
+            want = ca._small_block(
                 list(range(w.shape[0])), list(range(w.shape[1])), {(i, j): w[i, j] for i, j in zip(r, c)}
             )
         else:
-            want = cc._large_block(w)
+            want = ca._large_block(w)
         assert got.hex() == want.hex(), (shape, t)
 
 
@@ -233,7 +234,7 @@ def test_batch_counts_are_each_document_s_counts_bit_for_bit(seed: int, limits: 
     ``document_counts`` and by the dense path; documents with repeated spans or no mention among them. Also with
     small batches (``_BATCH_CELLS``) and CEAF-m solved block by block (``_TOGETHER_CELLS``)."""
     monkeypatch.setattr(cc, "_BATCH_CELLS", limits[0])
-    monkeypatch.setattr(cc, "_TOGETHER_CELLS", limits[1])
+    monkeypatch.setattr(ca, "_TOGETHER_CELLS", limits[1])
     rng = random.Random(f"batch-{seed}")
     keys, responses = [], []
     for _ in range(rng.choice([1, 2, 30, 80])):
@@ -268,8 +269,8 @@ def test_block_labels_are_the_connected_sets(seed: int) -> None:
         n, m = (int(x) for x in rng.integers(1, 60, size=2))
         linked = rng.random((n, m)) < rng.uniform(0.005, 0.1)
         rows, cols = (x.astype(np.int64) for x in np.nonzero(linked))
-        label, simple = cc._block_labels(rows, cols, n, m)
-        one, larger = cc._blocks(rows.tolist(), cols.tolist(), n)
+        label, simple = ca._block_labels(rows, cols, n, m)
+        one, larger = ca._blocks(rows.tolist(), cols.tolist(), n)
         want = np.empty(rows.size, dtype=np.int64)
         want_simple = np.zeros(rows.size, dtype=bool)
         for ks in one:
