@@ -11,7 +11,7 @@ from metametric_jax.commands import Command, Format, Progress, Resampling
 
 
 def _measure(value: str) -> str:
-    from metametric_jax.tasks.ranking import parse_measures
+    from metametric_jax.tasks.trec_measures import parse_measures
 
     if value in ("runid", "relstring") or value.startswith("relstring."):  # lines of --format trec (checked there)
         return value
@@ -121,7 +121,7 @@ def _resolve(args: argparse.Namespace, parser: argparse.ArgumentParser) -> None:
 
 
 def _run(args: argparse.Namespace) -> tuple[dict[str, Any], list[str]]:
-    from metametric_jax.tasks.ranking import score_files
+    from metametric_jax.tasks.ranking_files import score_files
 
     with _progress(args) as progress:
         report = score_files(**_options(args), progress=progress)
@@ -159,7 +159,7 @@ def _table(scores: dict[str, Any], args: argparse.Namespace) -> Any:
 
 
 def _resample(args: argparse.Namespace) -> Resampling:
-    from metametric_jax.tasks.ranking import file_rows
+    from metametric_jax.tasks.ranking_files import file_rows
 
     got = file_rows(
         predictions=args.run,

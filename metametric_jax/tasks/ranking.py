@@ -58,30 +58,29 @@ Example:
 
 from __future__ import annotations
 
-import dataclasses
 import functools
 import math
-import os
-from collections.abc import Callable, Mapping, Sequence
-from typing import Any, NamedTuple
+from collections.abc import Mapping, Sequence
+from typing import Any
 
 import numpy as np
 
 from metametric_jax._portable import class_factory
-from metametric_jax.inputs import check_lengths
-from metametric_jax.intervals import exact_totals
 from metametric_jax.ranking import AtK, AveragePrecision, rank
-from metametric_jax.report import Report
+from metametric_jax.tasks.ranking_files import (  # the file scoring, re-exported (the command imports that module)
+    QueryRows,
+    _score,
+    file_rows,
+    read_examples,
+    score_files,
+)
 from metametric_jax.tasks.ranking_queries import (
     check_options,
     evaluate,
-    evaluate_queries,
-    hidden,
     measure_kind,
     query_figures,
     query_rows,
     readout,
-    with_map,
 )
 from metametric_jax.tasks.trec_measures import MEASURES, OFFICIAL, Plan, family_of, parse_measures, plan_keys
 
@@ -104,60 +103,6 @@ __all__ = [
     "recall_at_k",
     "state_report",
 ]
-
-
-def _align(predictions: Any, references: Any, complete: bool) -> tuple[list[Any], list[Any], list[Any], dict]:
-    """Queries to evaluate: ``(ids, predictions, references, {"unjudged": [...], "unranked": [...]})``."""
-    if isinstance(predictions, Mapping) and isinstance(references, Mapping):
-        ids = [q for q in references if q in predictions or complete]
-        left = {
-            "unjudged": [q for q in predictions if q not in references],
-            "unranked": [q for q in references if q not in predictions],
-        }
-        return ids, [predictions.get(q, ()) for q in ids], [references[q] for q in ids], left
-    if isinstance(predictions, Mapping) or isinstance(references, Mapping):
-        raise TypeError(
-            "ranking: give predictions and references both as mappings query -> ... or both as sequences (one "
-            "entry per query, in the same order)."
-        )
-    check_lengths(predictions, references, "ranking", "query")
-    return list(range(len(predictions))), list(predictions), list(references), {"unjudged": [], "unranked": []}
-
-
-class _Scored(NamedTuple):
-    scores: dict[str, Any]
-    items: list[dict[str, Any]]
-    left: dict[str, list[Any]]
-    rows: np.ndarray
-    keys: tuple[str, ...]
-    ids: list[Any]
-    undefined: dict[str, list[Any]]
-
-
-def _score(
-    predictions: Any,
-    references: Any,
-    measures: Sequence[str] | str | None,
-    level: int,
-    complete: bool,
-    max_retrieved: int | None,
-    progress: Callable[[int, int], None] | None = None,
-    jobs: int = 1,
-) -> _Scored:
-    plan = with_map(parse_measures(measures))
-    ids, preds, refs, left = _align(predictions, references, complete)
-    figures = evaluate_queries(
-        preds, refs, plan, level=level, max_retrieved=max_retrieved, progress=progress, jobs=jobs
-    )
-    rows = query_rows(figures)
-    keys = tuple(figures)
-    shown = [k for k in keys if not hidden(k)]
-    columns = [list(map(int, v)) if measure_kind(k) == "sum" else v for k in shown for v in [figures[k].tolist()]]
-    names = ("id", *shown)
-    items: list[dict[str, Any]] = [dict(zip(names, row)) for row in zip(ids, *columns)]
-    scores = readout(exact_totals(rows), keys, counts=True)  # each sum rounded once, in any order
-    undefined = {k: [ids[q] for q in np.flatnonzero(np.isnan(v))] for k, v in figures.items() if np.isnan(v).any()}
-    return _Scored(scores, items, left, rows, keys, ids, undefined)
 
 
 def score(
@@ -190,163 +135,6 @@ def score(
     {'map': 0.25, 'recip_rank': 0.25}
     """
     return _score(predictions, references, measures, level, complete, max_retrieved).scores
-
-
-def score_files(
-    *,
-    predictions: str | os.PathLike[str],
-    references: str | os.PathLike[str],
-    measures: Sequence[str] | str | None = None,
-    level: int = 1,
-    complete: bool = False,
-    max_retrieved: int | None = None,
-    progress: Callable[[int, int], None] | None = None,
-    jobs: int = 1,
-) -> Report:
-    """Score a TREC run file (``predictions``) against a qrels file (``references``), as trec_eval does.
-
-    Args:
-        predictions: the run file.
-        references: the qrels file.
-        measures: as :func:`score`.
-        level: as :func:`score`.
-        complete: as :func:`score`.
-        max_retrieved: as :func:`score`.
-        progress: called as ``progress(done, total)`` while queries are scored (a progress bar).
-        jobs: worker processes that score the queries (0: every core; default 1: this process); the report is
-            the same for every number.
-
-    Returns:
-        A :class:`~metametric_jax.report.Report`: ``scores`` as :func:`score` (plus nothing else), ``items`` one per
-        query evaluated (``{"id": query, measure: value, ...}``, queries in trec_eval's order, without ``num_q``,
-        ``gm_map`` and ``gm_bpref`` as trec_eval's ``-q``), ``warnings`` about queries left out and about NaN
-        figures (``Rndcg`` at relevance level 0, as trec_eval's ``-nan``).
-
-    Raises:
-        InputFormatError: a malformed file, or no query of the run has judgements (trec_eval stops there too).
-    """
-    got, warnings = _score_files(predictions, references, measures, level, complete, max_retrieved, progress, jobs)
-    return Report(got.scores, got.items, warnings)
-
-
-@dataclasses.dataclass(frozen=True)
-class QueryRows:
-    """The queries of a run scored against qrels as additive rows: what :func:`score_files` sums and reads out.
-
-    Attributes:
-        rows: float64 ``(queries, 2 len(keys) + 1)`` (see :func:`query_rows`), queries in trec_eval's order.
-        keys: the printed names of the measures of the columns.
-        ids: the query ids, one per row.
-        warnings: what :func:`score_files` warns about the files (queries left out).
-    """
-
-    rows: np.ndarray
-    keys: tuple[str, ...]
-    ids: list[Any]
-    warnings: tuple[str, ...]
-
-    def readout(self, totals: Any) -> dict[str, Any]:
-        """The figures of totals of these rows, counts left out: ``{"all": {measure: value}}`` as the command's JSON."""
-        return {"all": readout(totals, self.keys)}
-
-
-def file_rows(
-    *,
-    predictions: str | os.PathLike[str],
-    references: str | os.PathLike[str],
-    measures: Sequence[str] | str | None = None,
-    level: int = 1,
-    complete: bool = False,
-    max_retrieved: int | None = None,
-    progress: Callable[[int, int], None] | None = None,
-    jobs: int = 1,
-) -> QueryRows:
-    """Read and score a run and qrels, one row per query evaluated (arguments and errors as :func:`score_files`).
-
-    ``readout(exact_totals(rows), keys, counts=True)`` (:func:`metametric_jax.intervals.exact_totals`) is
-    :func:`score_files`'s figures. What ``metametric-jax score ranking --bootstrap`` and ``compare ranking``
-    resample (a query is the unit).
-    """
-    got, warnings = _score_files(predictions, references, measures, level, complete, max_retrieved, progress, jobs)
-    return QueryRows(got.rows, got.keys, list(got.ids), tuple(warnings))
-
-
-def _score_files(
-    predictions: str | os.PathLike[str],
-    references: str | os.PathLike[str],
-    measures: Sequence[str] | str | None,
-    level: int,
-    complete: bool,
-    max_retrieved: int | None,
-    progress: Callable[[int, int], None] | None,
-    jobs: int = 1,
-) -> tuple[_Scored, list[str]]:
-    from metametric_jax.tasks.readers.trec import read_qrels, read_run
-
-    qrels = read_qrels(references)
-    run = read_run(predictions)
-    return _score_read(
-        run.rankings, qrels, predictions, references, measures, level, complete, max_retrieved, progress, jobs
-    )
-
-
-def _score_read(
-    rankings: Mapping[str, Sequence[str]],
-    qrels: Mapping[str, Mapping[str, int]],
-    predictions: str | os.PathLike[str],
-    references: str | os.PathLike[str],
-    measures: Sequence[str] | str | None,
-    level: int,
-    complete: bool,
-    max_retrieved: int | None,
-    progress: Callable[[int, int], None] | None,
-    jobs: int = 1,
-) -> tuple[_Scored, list[str]]:
-    """:func:`_score_files` of a run and qrels already read (``predictions`` and ``references`` name their files)."""
-    from metametric_jax.errors import InputFormatError
-
-    order = sorted(qrels, key=lambda q: q.encode("utf-8"))  # trec_eval's order of queries (strcmp)
-    qrels = {q: qrels[q] for q in order}
-    got = _score(rankings, qrels, measures, level, complete, max_retrieved, progress, jobs)
-    if not got.items:
-        raise InputFormatError(str(predictions), None, f"no query of the run has judgements in {references}")
-    warnings = []
-    if got.left["unjudged"]:
-        warnings.append(_left_out(got.left["unjudged"], f"ranked in {predictions} but not judged in {references}"))
-    if got.left["unranked"] and not complete:
-        warnings.append(
-            _left_out(
-                got.left["unranked"],
-                f"judged in {references} but absent from {predictions} (use complete/-c to count them as empty "
-                "rankings)",
-            )
-        )
-    for key, queries in got.undefined.items():
-        shown = ", ".join(map(str, queries[:5])) + (", ..." if len(queries) > 5 else "")
-        warnings.append(
-            f"{key} is NaN, as trec_eval gives it, for {len(queries)} quer{'y' if len(queries) == 1 else 'ies'} "
-            f"whose relevant documents have no positive grade (relevance level {level}), and so is its mean: "
-            f"{shown}"
-        )
-    return got, warnings
-
-
-def read_examples(
-    *, predictions: str | os.PathLike[str], references: str | os.PathLike[str], complete: bool = False
-) -> tuple[list[Any], list[Any], list[Any]]:
-    """The queries :func:`score_files` evaluates, in its order: ``(query ids, rankings, judgements)``."""
-    from metametric_jax.tasks.readers.trec import read_qrels, read_run
-
-    qrels = read_qrels(references)
-    run = read_run(predictions)
-    order = sorted(qrels, key=lambda q: q.encode("utf-8"))
-    ids, preds, refs, _ = _align(run.rankings, {q: qrels[q] for q in order}, complete)
-    return ids, preds, refs
-
-
-def _left_out(queries: list[Any], why: str) -> str:
-    shown = ", ".join(map(str, queries[:5])) + (", ..." if len(queries) > 5 else "")
-    return f"{len(queries)} quer{'y' if len(queries) == 1 else 'ies'} left out, {why}: {shown}"
 
 
 # ---------------------------------------------------------------------------------------------- accumulators

@@ -16,7 +16,7 @@ from typing import Any
 import numpy as np
 
 from metametric_jax.inputs import check_lengths
-from metametric_jax.ranking import judgements, rank, ranked_list
+from metametric_jax.ranked_lists import judgements, rank, ranked_list
 from metametric_jax.tasks.trec_batch import batch_values
 from metametric_jax.tasks.trec_measures import MEASURES, Plan, family_of, plan_keys
 

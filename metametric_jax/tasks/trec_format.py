@@ -224,7 +224,7 @@ def printout(
         InputFormatError: a malformed file, or no query of the run has judgements.
         ValueError: unknown measures or bad options.
     """
-    from metametric_jax.tasks.ranking import _score_read
+    from metametric_jax.tasks.ranking_files import _score_read
     from metametric_jax.tasks.ranking_queries import measure_kind
     from metametric_jax.tasks.readers.trec import read_qrels, read_run
     from metametric_jax.tasks.trec_measures import parse_measures, plan_keys
