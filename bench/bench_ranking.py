@@ -21,8 +21,12 @@ measure pytrec_eval supports and prints each one's run figure (``compute_aggrega
 100 MS MARCO v2.1 segment ids, ``2024-NNNNN`` topic ids, full-precision scores, about 60 graded judgements per topic).
 Every figure of ours is checked against trec_eval's printout (4 decimals, as it prints them) and against the script's
 (1e-9) before any timing. The free CPU share is measured before and after (2.00: two free cores).
+``--against DIR``: the same commands of another tree of this package (a ``git worktree`` of an earlier revision)
+interleaved with ours, ``PYTHONPATH=DIR`` (its ``--format json`` and ``trec`` outputs checked equal to ours first), to
+time a change of start-up side by side.
 
-Run: ``python bench/bench_ranking.py [--queries N] [--docs D] [--repeat R] [--wp-queries N] [--trec-eval PATH]``.
+Run: ``python bench/bench_ranking.py [--queries N] [--docs D] [--repeat R] [--wp-queries N] [--trec-eval PATH]
+[--against DIR] [--no-in-process]``.
 """
 
 from __future__ import annotations
@@ -172,14 +176,26 @@ def check_printout(
     return "its run lines equal to the JSON's figures (no trec_eval binary)"
 
 
-def whole_process(name: str, run_path: Path, qrels_path: Path, script: Path, tool: str | None, repeat: int) -> None:
-    ours = [*ours_command(), "score", "ranking", "-m", "all_trec", "--qrels", str(qrels_path), "--run", str(run_path)]
+def whole_process(
+    name: str, run_path: Path, qrels_path: Path, script: Path, tool: str | None, repeat: int, against: str | None = None
+) -> None:
+    arguments = ["score", "ranking", "-m", "all_trec", "--qrels", str(qrels_path), "--run", str(run_path)]
+    ours = [*(["env"] if against else []), *ours_command(), *arguments]  # both sides through env with --against
     commands = {
         "ours (table)": ours,
         "ours (json)": [*ours, "--format", "json"],
         "ours (trec)": [*ours, "--format", "trec"],
         "ours (trec -q)": [*ours, "-q", "--format", "trec"],
     }
+    if against:
+        theirs = ["env", f"PYTHONPATH={against}", *ours_command(), *arguments]
+        commands |= {
+            "against (table)": theirs,
+            "against (json)": [*theirs, "--format", "json"],
+            "against (trec)": [*theirs, "--format", "trec"],
+        }
+        for form in ("json", "trec"):
+            assert timed(commands[f"against ({form})"])[2] == timed(commands[f"ours ({form})"])[2], form
     commands["pytrec_eval script"] = [sys.executable, str(script), str(qrels_path), str(run_path)]
     if tool is not None:
         commands["trec_eval"] = [tool, "-m", "all_trec", str(qrels_path), str(run_path)]
@@ -202,6 +218,7 @@ def whole_process(name: str, run_path: Path, qrels_path: Path, script: Path, too
         print(f"  {label:20s} wall {wall:.3f} s, CPU {cpu:.3f} s")
     pairs = [(label, peer) for peer in ("trec_eval", "pytrec_eval script") for label in OURS_FORMS]
     pairs += [("ours (trec -q)", "trec_eval -q"), ("ours (trec)", "ours (json)"), ("ours (table)", "ours (trec)")]
+    pairs += [(label, label.replace("ours", "against")) for label in OURS_FORMS]
     for label, peer in pairs:
         if peer in best:
             wall = best[label][0] / best[peer][0]
@@ -217,6 +234,7 @@ def main() -> None:
     parser.add_argument("--wp-queries", type=int, default=300, help="queries of the generated whole-process input")
     parser.add_argument("--trec-eval", default=os.environ.get("TREC_EVAL"), help="the trec_eval binary")
     parser.add_argument("--no-in-process", action="store_true", help="only the whole-process comparison")
+    parser.add_argument("--against", metavar="DIR", help="another tree of this package, timed beside ours")
     args = parser.parse_args()
     with tempfile.TemporaryDirectory() as tmp:
         where = Path(tmp)
@@ -227,11 +245,10 @@ def main() -> None:
         rag.mkdir()
         run_path, qrels_path = write(*synthetic(args.wp_queries, args.docs), generated)
         label = f"{args.wp_queries} queries x {args.docs} documents"
-        whole_process(label, run_path, qrels_path, script, args.trec_eval, args.repeat)
+        whole_process(label, run_path, qrels_path, script, args.trec_eval, args.repeat, args.against)
         run_path, qrels_path = write(*rag_like(), rag)
-        whole_process(
-            "TREC-RAG-like, 301 topics x 100 segments", run_path, qrels_path, script, args.trec_eval, args.repeat
-        )
+        rag_label = "TREC-RAG-like, 301 topics x 100 segments"
+        whole_process(rag_label, run_path, qrels_path, script, args.trec_eval, args.repeat, args.against)
     if args.no_in_process:
         return
     run, qrels = synthetic(args.queries, args.docs)
