@@ -24,10 +24,7 @@ _Encoder = Callable[[Any, bytearray], None]
 
 def _encode(x: Any, out: bytearray) -> None:
     """Append a canonical, self-delimiting encoding of ``x`` to ``out`` (the same bytes in every process)."""
-    encoder = _ENCODERS.get(type(x))
-    if encoder is None:
-        encoder = _ENCODERS[type(x)] = _encoder_for(type(x))
-    encoder(x, out)
+    _encoder_of(type(x))(x, out)
 
 
 def _encoded(x: Any) -> bytes:
@@ -66,10 +63,22 @@ def _bytes(x: Any, out: bytearray) -> None:
 def _sequence(tag: bytes) -> _Encoder:
     def encode(x: Any, out: bytearray) -> None:
         out += b"%s%d:" % (tag, len(x))
+        kind: type | None = None
+        encoder = _none
         for item in x:
-            _encode(item, out)
+            if type(item) is not kind:  # items of one type (the usual case) look their encoder up once
+                kind = type(item)
+                encoder = _encoder_of(kind)
+            encoder(item, out)
 
     return encode
+
+
+def _encoder_of(kind: type) -> _Encoder:
+    encoder = _ENCODERS.get(kind)
+    if encoder is None:
+        encoder = _ENCODERS[kind] = _encoder_for(kind)
+    return encoder
 
 
 def _sorted(tag: bytes, items: list[Any], out: bytearray) -> None:
@@ -81,9 +90,7 @@ def _sorted(tag: bytes, items: list[Any], out: bytearray) -> None:
 def _set(x: Any, out: bytearray) -> None:
     items = []
     for item in x:
-        encoder = _ENCODERS.get(type(item))
-        if encoder is None:
-            encoder = _ENCODERS[type(item)] = _encoder_for(type(item))
+        encoder = _encoder_of(type(item))
         encoded = bytearray()
         encoder(item, encoded)
         items.append(encoded)
