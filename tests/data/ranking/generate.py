@@ -206,6 +206,41 @@ CASES = {
 PRECISE = ("test-all", "rag24", "rag24-l2", "ties-l0", "ties-complete-c", "ties-c-M5", "ties-params", "trunc-c-M100")
 
 
+#: Option sets whose printouts with ``-c`` and with ``-c -q`` are stored in ``expected/option-sets.json``: how trec_eval
+#: reads ``-m`` (a family's first parameters win), ``runid`` and ``relstring`` asked alone, summaries, ``-M``, ``-l0``
+#: and the query that ``-c`` adds.
+OPTION_SETS = (
+    [],
+    ["-m", "set"],
+    ["-m", "official", "-m", "ndcg"],
+    ["-m", "P.5", "-m", "P.10", "-m", "official"],
+    ["-m", "P", "-m", "P.5"],
+    ["-m", "all_trec", "-m", "P.17"],
+    ["-m", "ndcg_cut.10", "-m", "ndcg_cut.5"],
+    ["-m", "set", "-m", "utility.2,0,0,0"],
+    ["-m", "utility.1.5,-1.25,0.5,0.75", "-m", "P.7,3"],
+    ["-m", "iprec_at_recall.0.5,0.1", "-m", "Rprec_mult.2,0.5"],
+    ["-l0", "-m", "Rndcg", "-m", "runid"],
+    ["-m", "relstring"],
+    ["-m", "relstring.3", "-m", "all_trec"],
+    ["-M7", "-m", "relstring.20", "-m", "unj.3,1"],
+    ["-M3", "-m", "all_trec"],
+)
+OPTION_FILES = (("trec_eval/qrels.test", "trec_eval/results.test"), ("ties-complete.qrels", "ties.run"))
+
+
+def write_option_sets(trec10: Path) -> None:
+    """trec_eval 10.0's printout of every option set of :data:`OPTION_SETS` on each pair of :data:`OPTION_FILES`."""
+    entries = []
+    for qrels, run in OPTION_FILES:
+        for options in OPTION_SETS:
+            for flags in (["-c", *options], ["-c", "-q", *options]):
+                command = [str(trec10 / "trec_eval"), *flags, qrels, run]
+                done = subprocess.run(command, cwd=HERE, capture_output=True, text=True, check=True)
+                entries.append({"qrels": qrels, "run": run, "flags": flags, "printout": done.stdout})
+    (HERE / "expected" / "option-sets.json").write_text(json.dumps(entries, indent=1, ensure_ascii=False) + "\n")
+
+
 def main(trec10: Path, trec9: Path, precise: Path | None = None) -> None:
     copy_trec_eval_tests(trec10)
     shutil.copyfile(trec10 / "LICENSE.md", HERE / "trec_eval" / "LICENSE.md")
@@ -226,6 +261,7 @@ def main(trec10: Path, trec9: Path, precise: Path | None = None) -> None:
         shown = " ".join(["trec_eval", "-q", *args, qrels, run])
         manifest[name] = {"qrels": qrels, "run": run, "trec_eval": version, "command": shown, "options": ours}
     (HERE / "cases.json").write_text(json.dumps(manifest, indent=1, ensure_ascii=False) + "\n")
+    write_option_sets(trec10)
 
 
 if __name__ == "__main__":
