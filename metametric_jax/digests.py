@@ -64,7 +64,7 @@ def _sequence(tag: bytes) -> _Encoder:
     def encode(x: Any, out: bytearray) -> None:
         out += b"%s%d:" % (tag, len(x))
         kind: type | None = None
-        encoder = _none
+        encoder: _Encoder = _none
         for item in x:
             if type(item) is not kind:  # items of one type (the usual case) look their encoder up once
                 kind = type(item)
