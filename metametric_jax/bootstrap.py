@@ -277,10 +277,11 @@ class BootstrapState(struct.PyTreeNode):
         cfg = self.resampling
         reps = self.replicates()
         alpha = (1.0 - cfg.level) / 2.0
+        ends = jax.tree.map(lambda r: jnp.nanquantile(r, jnp.asarray([alpha, 1.0 - alpha]), axis=0), reps)  # one sort
         return {
             "estimate": self.plain.compute(),
-            "low": jax.tree.map(lambda r: jnp.nanquantile(r, alpha, axis=0), reps),
-            "high": jax.tree.map(lambda r: jnp.nanquantile(r, 1.0 - alpha, axis=0), reps),
+            "low": jax.tree.map(lambda q: q[0], ends),
+            "high": jax.tree.map(lambda q: q[1], ends),
             "stderr": jax.tree.map(lambda r: jnp.nanstd(r, axis=0, ddof=1), reps),
         }
 
