@@ -326,9 +326,10 @@ def _replicates(
         np.add.at(grouped, (np.repeat(local, width), flat), rows.reshape(-1))
     out = np.zeros((samples, columns * width))
     mass = np.zeros(samples)
+    sums = intervals.WeightedSums(grouped)
     for lo in range(0, samples, intervals.BLOCK):
         w = _weights(held, samples, seed, lo)
         mass[lo : lo + w.shape[0]] = w.sum(axis=1)
         if used.size:
-            out[lo : lo + w.shape[0]] = w[:, used] @ grouped
+            out[lo : lo + w.shape[0]] = sums(w[:, used])
     return out.reshape(samples, columns, width), mass

@@ -27,7 +27,7 @@ import numpy as np
 from flax import struct
 
 from metametric_jax import _compensated as comp
-from metametric_jax import resampling
+from metametric_jax import intervals, resampling
 from metametric_jax.accumulate import Metric
 from metametric_jax.inputs import check_batch, validate_weights
 from metametric_jax.resampling import Positions, ResamplingConfig, poisson_weights
@@ -375,10 +375,11 @@ def paired_bootstrap(state_a: BootstrapState, state_b: BootstrapState) -> Any:
         d = np.asarray(ra, np.float64) - np.asarray(rb, np.float64)
         d = d[~np.isnan(d)]  # replicates that weight no example (the same for both systems) have no statistic
         extreme = np.abs(d - delta) >= abs(delta)
+        low, high = intervals.quantiles(d, (alpha, 1.0 - alpha))
         return {
             "delta": delta,
-            "low": float(np.quantile(d, alpha)),
-            "high": float(np.quantile(d, 1.0 - alpha)),
+            "low": low,
+            "high": high,
             "p_value": float((1 + extreme.sum()) / (d.size + 1)),
         }
 

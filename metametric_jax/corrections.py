@@ -16,6 +16,8 @@ from typing import Any, Protocol
 
 import numpy as np
 
+from metametric_jax import intervals
+
 
 class PairedTest(Protocol):
     """What a correction reads of a paired test (:class:`metametric_jax.analysis.PairedTest` is one)."""
@@ -134,7 +136,7 @@ def _max_t(tests: Sequence[PairedTest], statistic: str) -> np.ndarray:
     if statistic == "studentized":
         for j in range(len(tests)):
             col = reps[:, j][~np.isnan(reps[:, j])]
-            sd = float(np.std(col, ddof=1)) if col.size > 1 else 0.0
+            sd = intervals.sample_sd(col) if col.size > 1 else 0.0
             scale[j] = sd if sd > 0 and math.isfinite(sd) else 1.0
     observed = np.abs(deltas) / scale
     with np.errstate(invalid="ignore"):

@@ -10,6 +10,10 @@ over rows swapped between two systems; so the figures of ``score``, of the estim
   replicate)`` (a 32-bit hash, full 64-bit ids), equal to :func:`metametric_jax.resampling.poisson_weights` on the
   device for ids in the int32 range.
 * :func:`exact_totals` — column sums rounded once (``math.fsum``): independent of order and chunking.
+* :class:`WeightedSums` — a replicate's weighted column sums ``w @ rows``, exact before a fixed final rounding, so the
+  same bits whatever BLAS kernel, thread count or processor computes the product.
+* :func:`quantiles` and :func:`sample_sd` — an interval's ends and a standard error in Python floats, every sum
+  correctly rounded: the same bits with any NumPy version.
 * :func:`bootstrap` — percentile intervals (Efron and Tibshirani 1993) from the Poisson bootstrap (Hanley and
   MacGibbon 2006), each replicate rescaled to the number of examples, so an interval of a raw sum (a count) is
   conditioned on the number of examples; ratios are unchanged by the rescaling.
@@ -42,6 +46,9 @@ __all__ = [
     "poisson_weights",
     "swap_masks",
     "exact_totals",
+    "WeightedSums",
+    "quantiles",
+    "sample_sd",
     "group_rows",
     "check_memory",
     "bootstrap",
@@ -191,6 +198,102 @@ def exact_totals(rows: Any) -> np.ndarray:
     return np.array([math.fsum(col) for col in arr.T])
 
 
+class WeightedSums:
+    """Weighted column sums ``w @ rows`` of fixed rows for non-negative integer weights (bootstrap draws, swap masks).
+
+    A float64 matrix product adds in an order its BLAS kernel chooses (blocking, threads, vector width), so its last
+    bits depend on the machine. Here every sum is exact, whatever the order: integer rows are summed as they are where
+    ``max(w) * sum(|rows|)`` stays below ``2**52``; other rows are split, per column, into integer pieces of ``bits``
+    bits below the column's power-of-two scale (``bits`` chosen from the largest weight sum, so that each piece's sums
+    stay exact), each piece multiplied exactly, and the pieces joined in one fixed sequence of roundings. Rows with a
+    non-finite value are multiplied as they are (the result is not finite either way).
+
+    >>> WeightedSums(np.array([[0.1, 1.0], [0.2, 2.0]]))(np.array([[1.0, 2.0]])).tolist()
+    [[0.5, 5.0]]
+    """
+
+    #: bits of a column's scale covered by the pieces (beyond float64's 53: values far below a column's largest)
+    COVER = 78
+
+    def __init__(self, rows: Any) -> None:
+        self.rows = np.asarray(rows, np.float64)
+        finite = bool(np.all(np.isfinite(self.rows)))
+        self.plain = not finite
+        self.integral = finite and bool(np.all(self.rows == np.round(self.rows)))
+        self.abs_total = float(np.abs(self.rows).sum(axis=0).max()) if self.rows.size and finite else 0.0
+        if finite and self.rows.size:
+            _, self.exponent = np.frexp(np.abs(self.rows).max(axis=0))  # |value| <= 2**exponent in each column
+        else:
+            self.exponent = np.zeros(self.rows.shape[1:], np.int64)
+        self._pieces: dict[int, list[np.ndarray]] = {}
+
+    def __call__(self, w: np.ndarray) -> np.ndarray:
+        """``w @ rows`` for weights ``(B, n)`` of non-negative integers, ``(B, D)``: the same bits on every machine."""
+        if self.plain or not self.rows.size:
+            return w @ self.rows
+        top = float(w.max()) if w.size else 0.0
+        if self.integral and top * self.abs_total < 2.0**52:
+            return w @ self.rows  # integer sums below 2**53: exact in any order
+        mass = float(w.sum(axis=1).max()) if w.size else 0.0
+        bits = min(26, 52 - math.ceil(math.log2(mass + 1.0)))
+        if bits < 8:
+            raise ValueError(f"weights summing to {mass:g} are too large for exact weighted sums")
+        pieces = self._split(bits)
+        acc = w @ pieces[-1]
+        for piece in reversed(pieces[:-1]):  # Horner from the smallest piece: one rounding a step, in a fixed order
+            acc = w @ piece + np.ldexp(acc, -bits)
+        return np.ldexp(acc, self.exponent - bits)
+
+    def _split(self, bits: int) -> list[np.ndarray]:
+        if bits not in self._pieces:
+            rest = np.ldexp(self.rows, -self.exponent)  # in [-1, 1], exactly
+            pieces = []
+            for _ in range(-(-self.COVER // bits)):
+                rest = np.ldexp(rest, bits)
+                whole = np.round(rest)
+                pieces.append(whole)
+                rest = rest - whole  # exact: a float minus its nearest integer
+            self._pieces[bits] = pieces
+        return self._pieces[bits]
+
+
+def quantiles(values: Any, levels: Any) -> list[float]:
+    """Quantiles by linear interpolation between order statistics (Hyndman and Fan's type 7, NumPy's default method).
+
+    One sort; the interpolation in Python floats (``b - (b - a) (1 - t)`` from the upper neighbour when ``t >= 0.5``,
+    as NumPy does), so the same bits with any NumPy version. ``values`` must be free of NaN; NaN for each level
+    where there are none.
+
+    >>> quantiles([3.0, 1.0, 2.0, 4.0], [0.0, 0.5, 1.0])
+    [1.0, 2.5, 4.0]
+    """
+    ordered = np.sort(np.asarray(values, np.float64)).tolist()
+    last = len(ordered) - 1
+    if last < 0:
+        return [math.nan for _ in levels]
+    out = []
+    for q in levels:
+        at = last * float(q)
+        lo = math.floor(at)
+        hi = min(lo + 1, last)
+        t = at - lo
+        a, b = ordered[lo], ordered[hi]
+        out.append(b - (b - a) * (1.0 - t) if t >= 0.5 else a + (b - a) * t)
+    return out
+
+
+def sample_sd(values: Any) -> float:
+    """The sample standard deviation (``ddof=1``) of at least two values, both sums rounded once (``math.fsum``).
+
+    >>> sample_sd([1.0, 2.0, 3.0, 4.0])
+    1.2909944487358056
+    """
+    arr = np.asarray(values, np.float64)
+    mean = math.fsum(arr.tolist()) / arr.size
+    dev = arr - mean
+    return math.sqrt(math.fsum((dev * dev).tolist()) / (arr.size - 1))
+
+
 def group_rows(rows: np.ndarray, groups: Any) -> np.ndarray:
     """Rows summed per group (``groups[i]`` the unit of row ``i``; units in order of first appearance)."""
     g = np.asarray(groups)
@@ -261,8 +364,9 @@ def _replicate_figures(
     paths = list(flatten(readout(exact_totals(units))))
     out = np.full((samples, len(paths)), np.nan)
     m = units.shape[0]
+    sums = WeightedSums(units)
     for lo, w in _blocks(ids, samples, seed, POISSON_STREAM):
-        totals = w @ units
+        totals = sums(w)
         mass = w.sum(axis=1)
         for j in range(w.shape[0]):
             if mass[j] > 0:
@@ -309,9 +413,9 @@ def bootstrap(
     for k, p in enumerate(paths):
         col = reps[:, k][~np.isnan(reps[:, k])]
         ok = col.size > 1 and estimate[p] is not None
-        low[p] = _finite(float(np.quantile(col, alpha))) if ok else None
-        high[p] = _finite(float(np.quantile(col, 1.0 - alpha))) if ok else None
-        err[p] = _finite(float(np.std(col, ddof=1))) if ok else None
+        ends = quantiles(col, (alpha, 1.0 - alpha)) if ok else (None, None)
+        low[p], high[p] = _finite(ends[0]), _finite(ends[1])
+        err[p] = _finite(sample_sd(col)) if ok else None
     return {
         "estimate": unflatten({p: _finite(estimate[p]) for p in paths}),
         "low": unflatten(low),
@@ -354,8 +458,8 @@ def paired_bootstrap(
         extreme = int(np.sum(np.abs(d - delta) >= abs(delta))) if delta is not None else 0
         res = _test_result(delta, extreme, d.size)
         ok = delta is not None and d.size > 1
-        out["low"][p] = _finite(float(np.quantile(d, alpha))) if ok else None
-        out["high"][p] = _finite(float(np.quantile(d, 1.0 - alpha))) if ok else None
+        ends = quantiles(d, (alpha, 1.0 - alpha)) if ok else (None, None)
+        out["low"][p], out["high"][p] = _finite(ends[0]), _finite(ends[1])
         out["a"][p], out["b"][p] = _finite(a), _finite(b)
         for key in ("delta", "p_value", "p_error"):
             out[key][p] = res[key]
@@ -376,11 +480,11 @@ def randomization(
     ids = np.arange(ua.shape[0], dtype=np.int64)
     fa, fb = flatten(readout(exact_totals(ua))), flatten(readout(exact_totals(ub)))
     paths = list(fa)
-    ta, diff = ua.sum(axis=0), ub - ua
-    tb = ub.sum(axis=0)
+    ta, tb = exact_totals(ua), exact_totals(ub)
+    diff = WeightedSums(ub - ua)
     deltas = np.full((samples, len(paths)), np.nan)
     for lo, s in _blocks(ids, samples, seed, SWAP_STREAM):
-        moved = s @ diff  # what swapping moves from A to B
+        moved = diff(s)  # what swapping moves from A to B
         for j in range(s.shape[0]):
             xa, xb = flatten(readout(ta + moved[j])), flatten(readout(tb - moved[j]))
             deltas[lo + j] = [_difference(xa[p], xb[p]) for p in paths]
