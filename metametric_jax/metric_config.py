@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import dataclasses
 import functools
+import math
 import zlib
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
@@ -23,7 +24,7 @@ import jax.numpy as jnp
 import numpy as np
 
 from metametric_jax import _compensated as comp
-from metametric_jax.normalizer import Normalizer, normalized_rows
+from metametric_jax.normalizer import Normalizer, _combined, normalized_rows
 
 __all__ = [
     "MetricConfig",
@@ -111,7 +112,7 @@ class MetricConfig:
         return value
 
     @functools.cached_property
-    def host_plan(self) -> tuple[np.ndarray, np.ndarray, list[int], list[int]] | None:
+    def host_plan(self) -> tuple[np.ndarray, np.ndarray, list[int], list[int], bool] | None:
         """:func:`host_plan` of the reported normalizers (looked up once)."""
         return host_plan(self.reported)
 
@@ -137,18 +138,28 @@ def stats_rows(cfg: MetricConfig, stats: Any) -> Any:
 
 
 @functools.cache
-def host_plan(normalizers: tuple[Normalizer, ...]) -> tuple[np.ndarray, np.ndarray, list[int], list[int]] | None:
-    """For built-in ratios and ``none`` only: ``normalized_rows``'s coefficient arrays and where its columns go."""
+def host_plan(normalizers: tuple[Normalizer, ...]) -> tuple[np.ndarray, np.ndarray, list[int], list[int], bool] | None:
+    """For built-in ratios and ``none`` only: ``normalized_rows``'s coefficient arrays and where its columns go.
+
+    The last item says whether a matrix product gives the same bits as fixed-order sums on every processor: every
+    coefficient row has at most two nonzero coefficients, each a power of two (exact products, one rounded addition).
+    """
     linear = [k for k, m in enumerate(normalizers) if m.builtin and m.linear is not None]
     identity = [k for k, m in enumerate(normalizers) if m.is_identity]
     if len(linear) + len(identity) != len(normalizers) or not all(normalizers[k].builtin for k in identity):
         return None
     a = np.asarray([normalizers[k].linear[0] for k in linear], dtype=np.float64)  # type: ignore[index]
     b = np.asarray([normalizers[k].linear[1] for k in linear], dtype=np.float64)  # type: ignore[index]
-    return a, b, linear, identity
+    product = all(
+        np.count_nonzero(row) <= 2 and all(math.frexp(c)[0] in (0.5, -0.5) for c in row.tolist() if c)
+        for row in (*a, *b)
+    )
+    return a, b, linear, identity, product
 
 
-def host_rows(cfg: MetricConfig, stats: np.ndarray, a: np.ndarray, b: np.ndarray, linear: list, identity: list) -> Any:
+def host_rows(
+    cfg: MetricConfig, stats: np.ndarray, a: np.ndarray, b: np.ndarray, linear: list, identity: list, product: bool
+) -> Any:
     """:func:`stats_rows` of float64 NumPy statistics when every reported figure is a built-in ratio or ``none``.
 
     The same operations as :func:`metametric_jax.normalizer.normalized_rows` on each value (so the same rows, bit for
@@ -159,7 +170,10 @@ def host_rows(cfg: MetricConfig, stats: np.ndarray, a: np.ndarray, b: np.ndarray
     out = np.empty((n, 4 + k + t))
     out[:, :3] = base
     if linear:
-        num, den = base @ a.T, base @ b.T
+        if product:  # at most two exact terms a coefficient row: one rounding, whatever the kernel does
+            num, den = base @ a.T, base @ b.T
+        else:  # fixed-order sums: no kernel's fused products or order
+            num, den = _combined(base, a), _combined(base, b)
         first, last = 3 + linear[0], 4 + linear[-1]
         cols: Any = slice(first, last) if last - first == len(linear) else [3 + j for j in linear]
         if den.all() and base[:, 1].all():  # no 0/0 and no empty pair: the quotients themselves

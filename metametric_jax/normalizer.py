@@ -279,26 +279,28 @@ def normalize_pair(
     return float(normalizer(xy, xx, yy, zero_division))
 
 
-def _combined(stats: Any, coefficients: list[tuple[float, float, float]]) -> Any:
-    """``stats @ coefficients.T``: a matrix product in NumPy, elementwise terms in ``jax.numpy``.
+def _combined(stats: Any, coefficients: Any) -> Any:
+    """``stats @ coefficients.T`` as a sum of the terms with a nonzero coefficient, in the order (xy, xx, yy).
 
-    In ``jax.numpy`` the terms with a nonzero coefficient are summed in the order (xy, xx, yy): a matrix product of
-    reduced precision (TF32 on GPUs) would round the statistics, and a sum in a fixed order, of products that round
-    alike with or without fused multiply-adds (:func:`metametric_jax._division.scale`), gives the same bits on every
-    backend.
+    A matrix product would add and round as its kernel chooses: OpenBLAS fuses ``c * x + t`` on processors with FMA
+    and not on others, and on GPUs a float32 product runs in TF32. The terms are summed in a fixed order instead; in
+    NumPy each product and sum is rounded once (NumPy never fuses), in ``jax.numpy`` a product by a coefficient that
+    is not a power of two goes through :func:`metametric_jax._division.scale`, which rounds alike with or without
+    fused multiply-adds: the same bits on every processor and backend.
     """
     xp = _xp(stats)
-    if xp is np:
-        return stats @ np.asarray(coefficients, dtype=stats.dtype).T
-    from metametric_jax._division import scale
-
+    scale: Any = None
+    if xp is not np:
+        from metametric_jax._division import scale
     columns = []
     for row in coefficients:
         total = None
         for j, c in enumerate(row):
             if c != 0:
-                exact = math.frexp(c)[0] in (0.5, -0.5)  # a power of two: an exact product, fused or not
-                term = stats[:, j] * xp.asarray(c, dtype=stats.dtype) if exact else scale(stats[:, j], c)
+                if scale is None or math.frexp(c)[0] in (0.5, -0.5):  # a power of two: an exact product
+                    term = stats[:, j] if c == 1 else stats[:, j] * xp.asarray(c, dtype=stats.dtype)
+                else:
+                    term = scale(stats[:, j], c)
                 total = term if total is None else total + term
         columns.append(xp.zeros(stats.shape[:1], stats.dtype) if total is None else total)
     return xp.stack(columns, axis=1)

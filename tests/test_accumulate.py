@@ -332,14 +332,16 @@ def test_states_round_trip_through_flax_serialization(cls: type) -> None:
 def test_host_rows_equal_normalized_rows_bit_for_bit():
     """The host fast path of a batch's rows gives the bytes of the general path (normalized_rows, column by column)."""
     from metametric_jax import accumulate, metric_config
-    from metametric_jax.normalizer import F1, JACCARD, NONE, PRECISION, RECALL, Normalizer, normalized_rows
+    from metametric_jax.normalizer import F1, JACCARD, NONE, PRECISION, RECALL, Normalizer, fbeta, normalized_rows
 
     rng = np.random.default_rng(0)
     pick = random.Random(0)
     custom = Normalizer("mine", lambda xy, xx, yy, zd: xy)  # not built in: the general path
     assert metric_config.host_plan((F1, custom)) is None
     for trial in range(200):
-        reported = tuple(pick.sample([NONE, F1, PRECISION, RECALL, JACCARD], pick.randint(1, 5)))
+        reported = tuple(
+            pick.sample([NONE, F1, PRECISION, RECALL, JACCARD, fbeta(1.5), fbeta(0.5)], pick.randint(1, 5))
+        )
         plan = metric_config.host_plan(reported)
         assert plan is not None
         tallies = ("t",) * (trial % 2)

@@ -148,3 +148,31 @@ def test_rouge_intervals_are_the_same_under_every_blas_kernel(tmp_path: Path, co
     }[command]
     outputs = _outputs(args)
     assert len(outputs) == 1, f"{command}: {len(outputs)} different outputs"
+
+
+_ROWS_SCRIPT = """
+import hashlib
+import numpy as np
+from metametric_jax import dsl, make_metric, metric_config
+from metametric_jax import normalizer as N
+rng = np.random.default_rng(0)
+stats = rng.random((4000, 3)) * 37.3
+stats[::5, 0] = 0.0
+M = make_metric(dsl.set_matching(dsl.discrete()), "f1.5", report=("jaccard", "f0.3", "precision"))
+rows = metric_config.stats_rows(M.metric_config, stats)
+norm = N.normalized_rows(stats, (N.fbeta(2.5), N.JACCARD, N.F1, N.fbeta(0.7), N.RECALL))
+print(hashlib.sha256(rows.tobytes() + norm.tobytes()).hexdigest())
+"""
+
+
+def test_per_example_rows_are_the_same_under_every_blas_kernel() -> None:
+    """F-beta's ``beta^2 yy + xx``: a kernel with fused multiply-adds (OpenBLAS on Haswell) rounds it once."""
+    seen = set()
+    for extra in [{}, *_kernels()]:
+        env = {**os.environ, "JAX_PLATFORMS": "cpu", **extra}
+        proc = subprocess.run(
+            [sys.executable, "-c", _ROWS_SCRIPT], capture_output=True, text=True, env=env, timeout=120
+        )
+        assert proc.returncode == 0, proc.stderr
+        seen.add(proc.stdout)
+    assert len(seen) == 1, seen
