@@ -182,20 +182,25 @@ def solve_binary_program(
     if res is not None and res.x is None and optimal:  # pragma: no cover - HiGHS always finds the all-zero point
         raise RuntimeError(f"integer program failed: {res.message}")
     z = np.zeros(n) if res is None or res.x is None else np.round(res.x)
-    value = float(np.asarray(weights) @ z)
+    value = _objective(weights, z)
     if not optimal and not pair_le:  # a set-packing program: a local search may beat the solver's incumbent
         search = Budget(search_units)
         seconds = budget.seconds_left()
         search.deadline = None if seconds is None else time.monotonic() + seconds
         found = _packing_search(np.asarray(weights, dtype=np.float64), rows, z, search)
-        if float(np.asarray(weights) @ found) > value:
-            z, value = found, float(np.asarray(weights) @ found)
+        if _objective(weights, found) > value:
+            z, value = found, _objective(weights, found)
         budget.timed_out = budget.timed_out or search.timed_out
     dual = getattr(res, "mip_dual_bound", None)
     bound = value if optimal else (-float(dual) if dual is not None and np.isfinite(dual) else math.inf)
     if not optimal and what is not None:
         _warn_budget(what, "solution", value, bound, work_limit, time_limit, budget.timed_out)
     return value, z, optimal, bound
+
+
+def _objective(weights: Any, z: np.ndarray) -> float:
+    """The weights of the chosen variables, summed and rounded once (a BLAS dot product adds in an order of its own)."""
+    return math.fsum(np.asarray(weights, np.float64)[np.asarray(z) > 0.5].tolist())
 
 
 def _warn_budget(

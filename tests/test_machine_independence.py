@@ -176,3 +176,15 @@ def test_per_example_rows_are_the_same_under_every_blas_kernel() -> None:
         assert proc.returncode == 0, proc.stderr
         seen.add(proc.stdout)
     assert len(seen) == 1, seen
+
+
+def test_a_binary_programs_objective_is_its_weights_summed_and_rounded_once() -> None:
+    from metametric_jax._solvers import _objective
+
+    rng = np.random.default_rng(3)
+    weights = rng.random(5000) * 10.0 ** rng.integers(-6, 6, size=5000)
+    z = (rng.random(5000) < 0.5).astype(np.float64)
+    exact = sum((Fraction(w) for w, on in zip(weights.tolist(), z.tolist()) if on), Fraction(0))
+    assert _objective(weights, z) == float(exact)  # correctly rounded, so in no particular order
+    order = rng.permutation(5000)
+    assert _objective(weights[order], z[order]) == _objective(weights, z)
