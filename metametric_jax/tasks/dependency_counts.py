@@ -24,6 +24,7 @@ import contextlib
 import functools
 import gc
 import itertools
+import operator
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from typing import Any
 
@@ -142,6 +143,48 @@ def _check_heads(sentence: DepSentence, index: int | None) -> None:
             )
 
 
+#: A word's fields, as :func:`_columns` reads them.
+_FIELDS = operator.attrgetter("id", "form", "lemma", "upos", "xpos", "feats", "head", "deprel", "line")
+
+
+def _columns(words: Sequence[DepToken]) -> list[Sequence[Any]]:
+    """The words' ids, forms, lemmas, UPOS, XPOS, features, heads, relations and lines: nine columns."""
+    return list(zip(*map(_FIELDS, words))) if words else [()] * 9
+
+
+def _all_checked(lengths: Sequence[int], ids: Sequence[Any], heads: Sequence[Any], check_trees: bool) -> bool:
+    """Whether every sentence passes :func:`check_tree` (``check_trees``) or its head checks, all checked at once.
+
+    ``lengths`` are the sentences' numbers of words; ``ids`` and ``heads`` those of their words, in order. True only
+    when each sentence would pass: its word ids 1, 2, ..., n, every HEAD an ``int`` in ``0..n`` and, with
+    ``check_trees``, one root and no cycle (every word reaches the root within ``n`` steps: the parent map squared
+    until it takes that many). False otherwise, also for anything unusual such as a HEAD of another type; the
+    sentences are then checked one by one, for the message.
+    """
+    if not (set(map(type, heads)) <= {int} and set(map(type, ids)) <= {int}):
+        return False
+    size = np.asarray(lengths, dtype=np.int64)
+    first = np.repeat(np.cumsum(size) - size, size)  # each word's sentence: its first word
+    n = np.repeat(size, size)
+    head = np.asarray(heads, dtype=np.int64)
+    if np.any(np.asarray(ids, dtype=np.int64) != np.arange(len(ids)) - first + 1) or np.any(head < 0):
+        return False
+    if np.any(head > n):
+        return False
+    if not check_trees:
+        return True
+    roots = np.bincount(np.repeat(np.arange(size.size), size)[head == 0], minlength=size.size)
+    if np.any(roots != 1):
+        return False
+    total = len(ids)
+    parent = np.append(np.where(head == 0, total, first + head - 1), total)  # the root's parent: the end, a fixed point
+    steps = 1
+    while steps < int(size.max(initial=0)):
+        parent = parent[parent]
+        steps *= 2
+    return bool(np.all(parent == total))
+
+
 def _check_multiword(sentence: DepSentence, index: int | None) -> None:
     """Raise unless the multiword tokens lie in order inside the sentence, each over two words or more."""
     n, after = len(sentence.words), 0
@@ -188,6 +231,43 @@ class _Side:
     def __init__(self, sentences: Sequence[DepSentence], strip_subtypes: bool, check_trees: bool, name: str) -> None:
         self.sentences = sentences
         self.name = name
+        # The sentences are checked at once (:func:`_all_checked`); a side it does not pass (or any error while
+        # building it) is built again with every sentence checked in turn, which raises the error of the first
+        # offending sentence in file order.
+        columns = None
+        try:
+            if all(type(sentence) is DepSentence for sentence in sentences):
+                columns = _columns(list(itertools.chain.from_iterable(x.words for x in sentences)))
+                if not _all_checked([len(x.words) for x in sentences], columns[0], columns[6], check_trees):
+                    columns = None
+            if columns is not None:
+                self._build(sentences, check_trees, columns)
+        except Exception:
+            columns = None
+        if columns is None:
+            self._build(sentences, check_trees, None)
+            columns = _columns(self.words)
+        _, _, self.lemma, self.upos, self.xpos, feats, _, deprels, _ = columns
+        base_of = {d: d.split(":", 1)[0] for d in set(deprels)}
+        self.base = list(map(base_of.__getitem__, deprels))
+        self.label = self.base if strip_subtypes else list(deprels)
+        self.feats = list(map(_ufeats, feats))
+        content_of = {b: b in CONTENT_DEPRELS for b in base_of.values()}
+        self.content = list(map(content_of.__getitem__, self.base))
+        functional = {b for b in base_of.values() if b in FUNCTIONAL_DEPRELS}
+        self.children: list[list[int]] = [[] for _ in self.words]
+        if functional:
+            for k, (h, b) in enumerate(zip(self.head, self.base)):
+                if h != _ROOT and b in functional:
+                    self.children[h].append(k)
+
+    def _build(self, sentences: Sequence[DepSentence], check_trees: bool, columns: Any) -> None:
+        """The text, tokens, sentences and words.
+
+        ``columns``: the :func:`_columns` of every word, all of them checked; None to check each sentence in turn
+        (heads, tree) and read its words one by one.
+        """
+        each = columns is None
         chars: list[str] = []
         self.tokens: list[tuple[int, int]] = []
         self.token_where: list[tuple[int, int | None]] = []  # (sentence, line)
@@ -216,16 +296,22 @@ class _Side:
         for s, sentence in enumerate(sentences):
             if not isinstance(sentence, DepSentence):
                 raise TypeError(f"expected a DepSentence; found {type(sentence).__name__}")
-            if check_trees:
+            if each and check_trees:
                 check_tree(sentence, s + 1)
-            else:
+            elif each:
                 _check_heads(sentence, s + 1)
-            _check_multiword(sentence, s + 1)
             offset, begin = len(self.words), pos
             if not sentence.multiword:  # each word its own token: the same lists, built a sentence at a time
-                pos = self._plain(sentence, s, offset, pos, chars)
+                if each:
+                    words = sentence.words
+                    forms, heads, lines = [w.form for w in words], [w.head for w in words], [w.line for w in words]
+                else:
+                    end = offset + len(sentence.words)
+                    forms, heads, lines = columns[1][offset:end], columns[6][offset:end], columns[8][offset:end]
+                pos = self._plain(sentence, s, offset, pos, chars, forms, heads, lines)
                 self.spans.append((begin, pos))
                 continue
+            _check_multiword(sentence, s + 1)
             ranges = {m.first: m for m in sentence.multiword}
             last = 0  # the last word id of the current multiword token
             span = (pos, pos)
@@ -262,20 +348,24 @@ class _Side:
                 add_word(w)
             self.spans.append((begin, pos))
         self.text = "".join(chars)
-        words = self.words
-        self.base = [w.deprel.split(":", 1)[0] for w in words]
-        self.label = self.base if strip_subtypes else [w.deprel for w in words]
-        self.feats = [_ufeats(w.feats) for w in words]
-        self.content = [b in CONTENT_DEPRELS for b in self.base]
-        self.children: list[list[int]] = [[] for _ in words]
-        for k, h in enumerate(self.head):
-            if h != _ROOT and self.base[k] in FUNCTIONAL_DEPRELS:
-                self.children[h].append(k)
 
-    def _plain(self, sentence: DepSentence, s: int, offset: int, pos: int, chars: list[str]) -> int:
-        """Add the words of sentence ``s`` (no multiword token) starting at character ``pos``; the end of its text."""
+    def _plain(
+        self,
+        sentence: DepSentence,
+        s: int,
+        offset: int,
+        pos: int,
+        chars: list[str],
+        forms: Sequence[str],
+        heads: Sequence[int],
+        lines: Sequence[int | None],
+    ) -> int:
+        """Add the words of sentence ``s`` (no multiword token) from character ``pos``; the end of its text.
+
+        ``forms``, ``heads`` and ``lines`` are those of its words.
+        """
         words = sentence.words
-        texts = [surface(w.form) for w in words]
+        texts = list(map(surface, forms))
         if not all(texts):
             w = words[texts.index("")]
             raise InputFormatError(sentence.source, w.line, f"{sentence.describe(s + 1)}: expected a non-empty FORM")
@@ -283,13 +373,14 @@ class _Side:
         starts, ends = bounds[:-1], bounds[1:]
         chars += texts
         self.tokens += zip(starts, ends)
-        self.token_where += [(s, sentence.line if w.line is None else w.line) for w in words]
+        at = sentence.line
+        self.token_where += [(s, at if line is None else line) for line in lines]
         self.start += starts
         self.end += ends
         self.mwt += [False] * len(words)
         self.form += [t.lower() for t in texts]
         self.sentence_of += [s] * len(words)
-        self.head += [offset + w.head - 1 if w.head else _ROOT for w in words]
+        self.head += [offset + h - 1 if h else _ROOT for h in heads]
         self.words += words
         return bounds[-1]
 
@@ -532,8 +623,11 @@ def _counts_of(
     for g, s in pairs:
         to_gold[s] = g
     g_words, s_words = gold.words, system.words
-    g_scored = [not (exclude_punct and w.upos == "PUNCT") for w in g_words]
-    s_scored = [not (exclude_punct and w.upos == "PUNCT") for w in s_words]
+    if exclude_punct:
+        g_scored = [u != "PUNCT" for u in gold.upos]
+        s_scored = [u != "PUNCT" for u in system.upos]
+    else:
+        g_scored, s_scored = [True] * len(g_words), [True] * len(s_words)
     for g, s in pairs:
         s_scored[s] = g_scored[g]
     plain = [col[m] for m in METRICS[2:] if m not in ("clas", "mlas", "blex")]
@@ -552,33 +646,34 @@ def _counts_of(
 
     def child_keys(side: _Side, k: int, mapping: Sequence[int] | None) -> list[tuple[Any, ...]]:
         return [
-            (c if mapping is None else mapping[c], side.label[c], side.words[c].upos, side.feats[c])
-            for c in side.children[k]
+            (c if mapping is None else mapping[c], side.label[c], side.upos[c], side.feats[c]) for c in side.children[k]
         ]
 
     # per scored aligned pair: its reference sentence and, per word-level figure, whether it is correct (columns)
-    kept = [(g, s) for g, s in pairs if g_scored[g]]
+    kept = [(g, s) for g, s in pairs if g_scored[g]] if exclude_punct else pairs
     if kept:
         gs = [g for g, _ in kept]
+        ss = [s for _, s in kept]
 
         def same(a: Sequence[Any], b: Sequence[Any]) -> np.ndarray:
-            return np.array([a[g] == b[s] for g, s in kept], dtype=bool)
+            """``a[g] == b[s]`` for each kept pair ``(g, s)``."""
+            return np.fromiter(map(operator.eq, map(a.__getitem__, gs), map(b.__getitem__, ss)), bool, len(gs))
 
-        g_upos, s_upos = [w.upos for w in g_words], [w.upos for w in s_words]
-        upos = same(g_upos, s_upos)
-        xpos = same([w.xpos for w in g_words], [w.xpos for w in s_words])
+        upos = same(gold.upos, system.upos)
+        xpos = same(gold.xpos, system.xpos)
         feats = same(gold.feats, system.feats)
-        g_lemma, s_lemma = [w.lemma for w in g_words], [w.lemma for w in s_words]
-        lemma = np.array([g_lemma[g] == "_" or g_lemma[g] == s_lemma[s] for g, s in kept], dtype=bool)
+        g_lemma = list(map(gold.lemma.__getitem__, gs))
+        lemma = np.fromiter(map(operator.eq, g_lemma, itertools.repeat("_")), bool, len(gs))
+        lemma |= np.fromiter(map(operator.eq, g_lemma, map(system.lemma.__getitem__, ss)), bool, len(gs))
         s_head = [h if h == _ROOT else to_gold[h] for h in system.head]
         head = same(gold.head, s_head)
         labelled = head & same(gold.label, system.label)
-        content_word = np.array([gold.content[g] for g in gs], dtype=bool)
+        content_word = np.fromiter(map(gold.content.__getitem__, gs), bool, len(gs))
         mlas = np.zeros(len(kept), dtype=bool)
         for k in np.flatnonzero(content_word & labelled & upos & feats).tolist():
             g, s = kept[k]
             mlas[k] = child_keys(gold, g, None) == child_keys(system, s, to_gold)
-        sentence_of = np.asarray([gold.sentence_of[g] for g in gs], dtype=np.int64)
+        sentence_of = np.asarray(gold.sentence_of, dtype=np.int64)[gs]
         everything = np.ones(len(kept), dtype=bool)
         columns: tuple[np.ndarray, ...] = (everything, upos, xpos, feats, upos & xpos & feats, lemma, head, labelled)
         columns += (labelled, mlas, labelled & lemma)  # content words only
