@@ -166,7 +166,7 @@ def evalb_counts(predictions: Treebank, references: Treebank, params: EvalbParam
     Raises:
         InputFormatError: when the two files have different numbers of sentences.
     """
-    return _evalb(predictions, references, params)[0]
+    return _evalb(predictions, references, params, brackets=False)[0]
 
 
 def evalb_brackets(
@@ -179,10 +179,16 @@ def evalb_brackets(
     Raises:
         InputFormatError: when the two files have different numbers of sentences.
     """
-    return _evalb(predictions, references, params)
+    counts, tables = _evalb(predictions, references, params)
+    if tables is None:  # never: _evalb builds them unless told not to
+        raise AssertionError("the bracket tables were not built")
+    return counts, tables
 
 
-def _evalb(predictions: Treebank, references: Treebank, params: EvalbParams) -> tuple[SentenceCounts, Brackets]:
+def _evalb(
+    predictions: Treebank, references: Treebank, params: EvalbParams, *, brackets: bool = True
+) -> tuple[SentenceCounts, Brackets | None]:
+    """:func:`evalb_brackets`; ``brackets=False`` leaves out the bracket tables (None), which the counts do not use."""
     g, t = references, predictions
     n = g.sentences
     if t.sentences != n:
@@ -316,7 +322,7 @@ def _evalb(predictions: Treebank, references: Treebank, params: EvalbParams) -> 
     class_names = [""] * len(names)
     for name, code in names.items():
         class_names[code] = name
-    brackets = Brackets(table(gs, ga, gb, g_class, 0), table(ts, ta, tb, t_class, 1), class_names)
+    tables = Brackets(table(gs, ga, gb, g_class, 0), table(ts, ta, tb, t_class, 1), class_names) if brackets else None
     result = SentenceCounts(
         status=status,
         length=length,
@@ -329,7 +335,7 @@ def _evalb(predictions: Treebank, references: Treebank, params: EvalbParams) -> 
         line=g.line,
         messages=messages,
     )
-    return result, brackets
+    return result, tables
 
 
 def _crossing(n: int, wn: np.ndarray, gs: np.ndarray, ga: np.ndarray, gb: np.ndarray, *test: np.ndarray) -> np.ndarray:
