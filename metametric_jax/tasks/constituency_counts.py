@@ -46,24 +46,31 @@ def _chunks(words: np.ndarray, start: np.ndarray, length: np.ndarray, k: int) ->
 
 
 def _intern(buffer: np.ndarray, start: np.ndarray, end: np.ndarray) -> tuple[np.ndarray, list[bytes]]:
-    """Codes of the byte strings ``buffer[start:end]`` and the distinct strings (hashing, checked exactly)."""
+    """Codes of the byte strings ``buffer[start:end]`` and the distinct strings (hashing, checked exactly).
+
+    The arrays over every string are computed in place and dropped once used (a file's strings number in the
+    millions: fewer of them at once, fewer fresh pages of memory).
+    """
     length = end - start
-    codes = np.empty(start.size, dtype=np.int64)
     short = length <= 15  # two 64-bit words: bytes 0-7, and bytes 8-14 with the length
     everything = bool(short.all())
+    codes = np.empty(0 if everything else start.size, dtype=np.int64)
     vocab: list[bytes] = []
-    raw = buffer.tobytes()
     if short.any():
         words = _words64(buffer)
         s, n = (start, length) if everything else (start[short], length[short])
-        k0 = _chunks(words, s, n, 0)
-        k1 = n.astype(np.uint64) << np.uint64(56)
+        k0 = words[s]  # _chunks(words, s, n, 0), in place (no string is shorter than 0 bytes)
+        k0 &= _MASKS[np.minimum(n, 8)]
+        k1 = n.astype(np.uint64)
+        k1 <<= np.uint64(56)
         more = np.flatnonzero(n > 8)
         k1[more] |= _chunks(words, s[more], n[more], 1)
-        mixed = k0 * np.uint64(0x9E3779B97F4A7C15) ^ k1 * np.uint64(0xC2B2AE3D27D4EB4F)
+        del words, more
+        mixed = k0 * np.uint64(0x9E3779B97F4A7C15)
+        mixed ^= k1 * np.uint64(0xC2B2AE3D27D4EB4F)
         bits = 16
         while True:  # buckets by a multiplicative hash; a collision between distinct keys widens the table
-            bucket = (mixed >> np.uint64(64 - bits)).astype(np.intp)
+            bucket = (mixed >> np.uint64(64 - bits)).view(np.int64)  # below 2**bits: the same numbers
             t0 = np.zeros(1 << bits, dtype=np.uint64)
             t1 = np.zeros(1 << bits, dtype=np.uint64)
             t0[bucket] = k0
@@ -72,24 +79,26 @@ def _intern(buffer: np.ndarray, start: np.ndarray, end: np.ndarray) -> tuple[np.
             if exact or bits >= 24:
                 break
             bits += 4
+        del mixed, k0, k1, t0, t1
         if exact:
             seen = np.zeros(1 << bits, dtype=bool)
             seen[bucket] = True
             used = np.flatnonzero(seen)
             rank = np.zeros(1 << bits, dtype=np.int64)
             rank[used] = np.arange(used.size)
-            idx = np.arange(start.size) if everything else np.flatnonzero(short)
             first = np.zeros(1 << bits, dtype=np.int64)
-            first[bucket] = idx  # any item of a bucket: all of them hold the same string
+            first[bucket] = np.arange(start.size) if everything else np.flatnonzero(short)  # any item of a bucket
             if everything:
                 codes = rank[bucket]
             else:
                 codes[short] = rank[bucket]
-            vocab = [raw[int(start[i]) : int(end[i])] for i in first[used].tolist()]
+            vocab = [buffer[int(start[i]) : int(end[i])].tobytes() for i in first[used].tolist()]
         else:
             short[:] = False
             everything = False
+            codes = np.empty(start.size, dtype=np.int64)
     if not everything:
+        raw = buffer.tobytes()
         index = {v: i for i, v in enumerate(vocab)}
         for k in np.flatnonzero(~short).tolist():
             word = raw[int(start[k]) : int(end[k])]

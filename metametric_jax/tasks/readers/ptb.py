@@ -138,7 +138,8 @@ def scan_trees(data: bytes, path: str = "<string>", *, one_per_line: bool | None
     """
     if data.startswith(BOM):
         data = data[len(BOM) :]
-    check_utf8(data, path)
+    if not data.isascii():  # ASCII is UTF-8: no decoding to check it
+        check_utf8(data, path)
     b = np.frombuffer(data, dtype=np.uint8)
     newlines = np.flatnonzero(b == 10)
 
@@ -160,6 +161,9 @@ def scan_trees(data: bytes, path: str = "<string>", *, one_per_line: bool | None
         np.subtract(tok8[1:], tok8[:-1], out=edge[1:-1])
     else:
         edge[0] = 0
+    # (the byte-sized temporaries are dropped as soon as they are used: the arrays of a large file take less memory
+    # at once, fewer fresh pages to fault in)
+    del tok, tok8
     t_start = np.flatnonzero(edge == 1)
     t_end = np.flatnonzero(edge == -1)
     # events: token starts and parentheses in file order; the tokens after parenthesis k (up to the next one) are
@@ -167,8 +171,12 @@ def scan_trees(data: bytes, path: str = "<string>", *, one_per_line: bool | None
     events = np.flatnonzero((edge[:-1] == 1) | paren)
     paren_event = np.flatnonzero(paren[events])
     pos = events[paren_event]
+    del events
     is_open = opens[pos]
-    first_token = paren_event - np.arange(paren_event.size)
+    del opens, paren
+    first_token = paren_event
+    first_token -= np.arange(paren_event.size)
+    del paren_event
     count = np.diff(np.append(first_token, t_start.size))
     n_paren = pos.size
     depth = np.cumsum(is_open.view(np.int8) * np.int8(2) - np.int8(1), dtype=np.int32)
@@ -182,6 +190,7 @@ def scan_trees(data: bytes, path: str = "<string>", *, one_per_line: bool | None
         raise fail(int(t_start[0]), f"text {_show(data, t_start[0], t_end[0])} outside any tree")
     attached = edge[pos + 1] == 1  # a token starts right after the parenthesis (a label, after '(')
     attached &= is_open
+    del edge
     nxt_open = np.zeros_like(is_open)
     nxt_open[:-1] = is_open[1:]
     leaf = is_open & ~nxt_open  # '(' followed by ')': a part-of-speech node
@@ -192,6 +201,7 @@ def scan_trees(data: bytes, path: str = "<string>", *, one_per_line: bool | None
     expected = attached.view(np.int8) + leaf.view(np.int8)
     if np.any(count != expected) or np.any(leaf & ~attached):
         _explain(data, fail, pos, depth, count, attached, leaf, phrase, close, first_token, t_start, t_end)
+    del count, expected
 
     # trees: a '(' at depth 0 opens one; its line decides the layout
     tree_open = np.flatnonzero(is_open & (depth == 1))
