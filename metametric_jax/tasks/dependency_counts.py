@@ -228,6 +228,18 @@ def _ufeats(feats: str) -> str:
 class _Side:
     """One side (reference or prediction) of a corpus, flattened: its text, tokens, sentences and words."""
 
+    text: str
+    tokens: list[tuple[int, int]]  # character spans
+    token_where: list[tuple[int, int | None]]  # (sentence, line)
+    spans: list[tuple[int, int]]  # of the sentences
+    start: list[int]  # of each word's token
+    end: list[int]
+    mwt: list[bool]  # whether the word is inside a multiword token
+    form: list[str]  # lower-cased
+    sentence_of: list[int]
+    head: list[int]  # the head word's index on the side, or _ROOT
+    words: list[DepToken]
+
     def __init__(self, sentences: Sequence[DepSentence], strip_subtypes: bool, check_trees: bool, name: str) -> None:
         self.sentences = sentences
         self.name = name
@@ -237,15 +249,17 @@ class _Side:
         columns = None
         try:
             if all(type(sentence) is DepSentence for sentence in sentences):
-                columns = _columns(list(itertools.chain.from_iterable(x.words for x in sentences)))
-                if not _all_checked([len(x.words) for x in sentences], columns[0], columns[6], check_trees):
+                lengths = [len(x.words) for x in sentences]
+                words = list(itertools.chain.from_iterable(x.words for x in sentences))
+                columns = _columns(words)
+                if _all_checked(lengths, columns[0], columns[6], check_trees):
+                    self._build_at_once(sentences, words, lengths, columns)
+                else:
                     columns = None
-            if columns is not None:
-                self._build(sentences, check_trees, columns)
         except Exception:
             columns = None
         if columns is None:
-            self._build(sentences, check_trees, None)
+            self._build(sentences, check_trees)
             columns = _columns(self.words)
         _, _, self.lemma, self.upos, self.xpos, feats, _, deprels, _ = columns
         base_of = {d: d.split(":", 1)[0] for d in set(deprels)}
@@ -255,30 +269,98 @@ class _Side:
         content_of = {b: b in CONTENT_DEPRELS for b in base_of.values()}
         self.content = list(map(content_of.__getitem__, self.base))
         functional = {b for b in base_of.values() if b in FUNCTIONAL_DEPRELS}
-        self.children: list[list[int]] = [[] for _ in self.words]
+        # the function words attached to each word, in order (only words with some are keys)
+        self.children: dict[int, list[int]] = {}
         if functional:
-            for k, (h, b) in enumerate(zip(self.head, self.base)):
-                if h != _ROOT and b in functional:
-                    self.children[h].append(k)
+            head = self.head
+            for k in [k for k, b in enumerate(self.base) if b in functional]:
+                if head[k] != _ROOT:
+                    self.children.setdefault(head[k], []).append(k)
 
-    def _build(self, sentences: Sequence[DepSentence], check_trees: bool, columns: Any) -> None:
-        """The text, tokens, sentences and words.
+    def _build_at_once(
+        self, sentences: Sequence[DepSentence], words: list[DepToken], lengths: list[int], columns: list[Sequence[Any]]
+    ) -> None:
+        """What :meth:`_build` gives, for sentences whose heads and trees are checked, built a side at a time.
 
-        ``columns``: the :func:`_columns` of every word, all of them checked; None to check each sentence in turn
-        (heads, tree) and read its words one by one.
+        A token is a multiword token or a word outside one; each word gets its token's character span. Raises
+        (anything) where :meth:`_build` would raise, or earlier: the caller then builds the side with it.
         """
-        each = columns is None
+        forms, heads, lines = columns[1], columns[6], columns[8]
+        n_words, n_sentences = len(words), len(sentences)
+        size = np.asarray(lengths, dtype=np.int64)
+        offsets = np.cumsum(size) - size  # each sentence's first word
+        word_sentence = np.repeat(np.arange(n_sentences), size)
+        covered = np.zeros(n_words, dtype=bool)  # words inside a multiword token
+        unit = np.ones(n_words, dtype=bool)  # words that start a token
+        joined = "".join(forms)
+        # forms without space separators (nearly all) are their own surface: one check of their concatenation
+        texts = list(forms) if joined.isprintable() and " " not in joined else list(map(surface, forms))
+        multiword = [(s, m) for s, x in enumerate(sentences) if x.multiword for m in x.multiword]
+        if multiword:
+            for s in sorted({s for s, _ in multiword}):
+                _check_multiword(sentences[s], s + 1)
+            base = offsets[[s for s, _ in multiword]]
+            first = base + np.asarray([m.first for _, m in multiword], dtype=np.int64) - 1
+            last = base + np.asarray([m.last for _, m in multiword], dtype=np.int64) - 1
+            edge = np.zeros(n_words + 1, dtype=np.int64)
+            edge[first] += 1
+            edge[last + 1] -= 1
+            covered = np.cumsum(edge[:-1]) > 0
+            unit = ~covered
+            unit[first] = True
+        unit_words = np.flatnonzero(unit)
+        if "" in texts and not all(texts[k] for k in np.flatnonzero(~covered).tolist()):
+            raise InputFormatError(self.name, None, "a word outside a multiword token without a FORM")
+        if multiword:
+            take = unit_words.tolist()
+            unit_texts, unit_lines = [texts[k] for k in take], [lines[k] for k in take]
+        else:
+            unit_texts, unit_lines = list(texts), list(lines)
+        if multiword:
+            at = np.searchsorted(unit_words, first).tolist()
+            for k, (_, m) in zip(at, multiword):
+                unit_texts[k] = surface(m.form)
+                unit_lines[k] = m.line
+        unit_sentence = word_sentence[unit_words].tolist()
+        if None in unit_lines:
+            unit_lines = [sentences[s].line if x is None else x for s, x in zip(unit_sentence, unit_lines)]
+        bounds = np.fromiter(itertools.accumulate(map(len, unit_texts), initial=0), np.int64, len(unit_texts) + 1)
+        starts, ends = bounds[:-1].tolist(), bounds[1:].tolist()
+        self.text = "".join(unit_texts)
+        self.tokens = list(zip(starts, ends))
+        self.token_where = list(zip(unit_sentence, unit_lines))
+        before = np.append(np.cumsum(unit) - unit, unit.sum())  # tokens before each word (and after the last)
+        self.spans = list(zip(bounds[before[offsets]].tolist(), bounds[before[offsets + size]].tolist()))
+        of_word = np.cumsum(unit) - 1  # each word's token
+        self.start = bounds[:-1][of_word].tolist()
+        self.end = bounds[1:][of_word].tolist()
+        self.mwt = covered.tolist()
+        if multiword:
+            for k in np.flatnonzero(covered).tolist():
+                texts[k] = forms[k]
+        self.form = [t.lower() for t in texts]
+        self.sentence_of = word_sentence.tolist()
+        head = np.asarray(heads, dtype=np.int64)
+        self.head = np.where(head == 0, _ROOT, np.repeat(offsets, size) + head - 1).tolist()
+        self.words = words
+
+    def _build(self, sentences: Sequence[DepSentence], check_trees: bool) -> None:
+        """The text, tokens, sentences and words, each sentence checked (heads, tree) and read in turn.
+
+        The reference of :meth:`_build_at_once`, and the path of sentences it does not take: it raises the error of
+        the first offending sentence in file order.
+        """
         chars: list[str] = []
-        self.tokens: list[tuple[int, int]] = []
-        self.token_where: list[tuple[int, int | None]] = []  # (sentence, line)
-        self.spans: list[tuple[int, int]] = []
-        self.start: list[int] = []
-        self.end: list[int] = []
-        self.mwt: list[bool] = []
-        self.form: list[str] = []
-        self.sentence_of: list[int] = []
-        self.head: list[int] = []
-        self.words: list[DepToken] = []
+        self.tokens = []
+        self.token_where = []
+        self.spans = []
+        self.start = []
+        self.end = []
+        self.mwt = []
+        self.form = []
+        self.sentence_of = []
+        self.head = []
+        self.words = []
         pos = 0
         add_chars, add_token, add_where, add_form = (
             chars.append,
@@ -296,19 +378,13 @@ class _Side:
         for s, sentence in enumerate(sentences):
             if not isinstance(sentence, DepSentence):
                 raise TypeError(f"expected a DepSentence; found {type(sentence).__name__}")
-            if each and check_trees:
+            if check_trees:
                 check_tree(sentence, s + 1)
-            elif each:
+            else:
                 _check_heads(sentence, s + 1)
             offset, begin = len(self.words), pos
             if not sentence.multiword:  # each word its own token: the same lists, built a sentence at a time
-                if each:
-                    words = sentence.words
-                    forms, heads, lines = [w.form for w in words], [w.head for w in words], [w.line for w in words]
-                else:
-                    end = offset + len(sentence.words)
-                    forms, heads, lines = columns[1][offset:end], columns[6][offset:end], columns[8][offset:end]
-                pos = self._plain(sentence, s, offset, pos, chars, forms, heads, lines)
+                pos = self._plain(sentence, s, offset, pos, chars)
                 self.spans.append((begin, pos))
                 continue
             _check_multiword(sentence, s + 1)
@@ -349,23 +425,10 @@ class _Side:
             self.spans.append((begin, pos))
         self.text = "".join(chars)
 
-    def _plain(
-        self,
-        sentence: DepSentence,
-        s: int,
-        offset: int,
-        pos: int,
-        chars: list[str],
-        forms: Sequence[str],
-        heads: Sequence[int],
-        lines: Sequence[int | None],
-    ) -> int:
-        """Add the words of sentence ``s`` (no multiword token) from character ``pos``; the end of its text.
-
-        ``forms``, ``heads`` and ``lines`` are those of its words.
-        """
+    def _plain(self, sentence: DepSentence, s: int, offset: int, pos: int, chars: list[str]) -> int:
+        """Add the words of sentence ``s`` (no multiword token) starting at character ``pos``; the end of its text."""
         words = sentence.words
-        texts = list(map(surface, forms))
+        texts = [surface(w.form) for w in words]
         if not all(texts):
             w = words[texts.index("")]
             raise InputFormatError(sentence.source, w.line, f"{sentence.describe(s + 1)}: expected a non-empty FORM")
@@ -373,14 +436,13 @@ class _Side:
         starts, ends = bounds[:-1], bounds[1:]
         chars += texts
         self.tokens += zip(starts, ends)
-        at = sentence.line
-        self.token_where += [(s, at if line is None else line) for line in lines]
+        self.token_where += [(s, sentence.line if w.line is None else w.line) for w in words]
         self.start += starts
         self.end += ends
         self.mwt += [False] * len(words)
         self.form += [t.lower() for t in texts]
         self.sentence_of += [s] * len(words)
-        self.head += [offset + h - 1 if h else _ROOT for h in heads]
+        self.head += [offset + w.head - 1 if w.head else _ROOT for w in words]
         self.words += words
         return bounds[-1]
 
@@ -646,7 +708,8 @@ def _counts_of(
 
     def child_keys(side: _Side, k: int, mapping: Sequence[int] | None) -> list[tuple[Any, ...]]:
         return [
-            (c if mapping is None else mapping[c], side.label[c], side.upos[c], side.feats[c]) for c in side.children[k]
+            (c if mapping is None else mapping[c], side.label[c], side.upos[c], side.feats[c])
+            for c in side.children.get(k, ())
         ]
 
     # per scored aligned pair: its reference sentence and, per word-level figure, whether it is correct (columns)

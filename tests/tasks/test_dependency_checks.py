@@ -2,13 +2,15 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from metametric_jax.errors import InputFormatError
 from metametric_jax.tasks.dependency_counts import _all_checked, _check_heads, _columns, _Side, check_tree
-from metametric_jax.tasks.readers.conllu import DepSentence, DepToken
+from metametric_jax.tasks.readers.conllu import DepSentence, DepToken, MultiwordToken, read_conllu
 
 
 def _sentence(heads: list[int], ids: list[int] | None = None) -> DepSentence:
@@ -71,3 +73,60 @@ def test_side_reports_the_first_offending_sentence_in_file_order() -> None:
         _Side([cycle, empty_form], True, True, "<references>")
     with pytest.raises(InputFormatError, match="sentence 2: expected a non-empty FORM"):
         _Side([_sentence([0, 1]), empty_form], True, True, "<references>")
+
+
+_BUILT = ("text", "tokens", "token_where", "spans", "start", "end", "mwt", "form", "sentence_of", "head", "words")
+
+
+def _both_builds(sentences: list[DepSentence]) -> tuple[_Side, _Side]:
+    """The side built at once and by the reference build, sentence by sentence."""
+    words = [w for s in sentences for w in s.words]
+    at_once = object.__new__(_Side)
+    at_once.sentences, at_once.name = sentences, "<references>"
+    at_once._build_at_once(sentences, words, [len(s.words) for s in sentences], _columns(words))
+    reference = object.__new__(_Side)
+    reference.sentences, reference.name = sentences, "<references>"
+    reference._build(sentences, True)
+    return at_once, reference
+
+
+@pytest.mark.parametrize(
+    "name", ["gold", "pred-all", "pred-multiword", "pred-tokenization", "pred-sentences", "pred-tags", "pred-heads"]
+)
+def test_side_built_at_once_is_the_reference_build(name: str) -> None:
+    sentences = read_conllu(Path(__file__).parent.parent / "data" / "dependency" / f"{name}.conllu")
+    at_once, reference = _both_builds(sentences)
+    for field in _BUILT:
+        assert getattr(at_once, field) == getattr(reference, field), field
+
+
+# a sentence: (form, head) words with multiword tokens over some runs of them, forms with spaces or none
+word_forms = st.sampled_from(["a", "Bb", "c c", "\u00a0d", "é", "ΣΑΣ", "x\u2009y"])
+
+
+@st.composite
+def sentences_with_multiword(draw: st.DrawFn) -> DepSentence:
+    n = draw(st.integers(1, 8))
+    forms = [draw(word_forms) for _ in range(n)]
+    words = tuple(
+        DepToken(k, forms[k - 1], head=0 if k == 1 else 1, deprel="root" if k == 1 else "case", line=k + 10)
+        for k in range(1, n + 1)
+    )
+    multiword, k = [], 1
+    while k < n:
+        if draw(st.booleans()):
+            last = draw(st.integers(k + 1, n))
+            line = draw(st.sampled_from([None, k + 5]))
+            multiword.append(MultiwordToken(k, last, draw(st.sampled_from(["ab", "c d", "E"])), line=line))
+            k = last + 1
+        else:
+            k += 1
+    return DepSentence(words, tuple(multiword), source="t.conllu", line=draw(st.sampled_from([None, 3])))
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.lists(sentences_with_multiword(), min_size=1, max_size=4))
+def test_generated_side_built_at_once_is_the_reference_build(sentences: list[DepSentence]) -> None:
+    at_once, reference = _both_builds(sentences)
+    for field in _BUILT:
+        assert getattr(at_once, field) == getattr(reference, field), field
