@@ -278,12 +278,26 @@ class BootstrapState(struct.PyTreeNode):
         cfg = self.resampling
         reps = self.replicates()
         alpha = (1.0 - cfg.level) / 2.0
-        ends = jax.tree.map(lambda r: _interval_ends(r, alpha), reps)
+        leaves, treedef = jax.tree.flatten(reps)
+        b = leaves[0].shape[0]
+        dtype = jnp.result_type(*leaves)
+        # every figure a column of one matrix: one selection and one reduction for all figures
+        columns = jnp.concatenate([leaf.reshape(b, -1).astype(dtype) for leaf in leaves], axis=1)
+        ends = _interval_ends(columns, alpha)
+        spread = jnp.nanstd(columns, axis=0, ddof=1)
+        cuts = np.cumsum([math.prod(leaf.shape[1:]) for leaf in leaves])[:-1].tolist()
+
+        def figures(values: jax.Array) -> Any:
+            parts = jnp.split(values, cuts)
+            return jax.tree.unflatten(
+                treedef, [p.reshape(leaf.shape[1:]).astype(leaf.dtype) for p, leaf in zip(parts, leaves)]
+            )
+
         return {
             "estimate": self.plain.compute(),
-            "low": jax.tree.map(lambda q: q[0], ends),
-            "high": jax.tree.map(lambda q: q[1], ends),
-            "stderr": jax.tree.map(lambda r: jnp.nanstd(r, axis=0, ddof=1), reps),
+            "low": figures(ends[0]),
+            "high": figures(ends[1]),
+            "stderr": figures(spread),
         }
 
 
