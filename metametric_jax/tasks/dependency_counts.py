@@ -25,7 +25,7 @@ import functools
 import gc
 import itertools
 import operator
-from collections.abc import Iterable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from typing import Any
 
 import numpy as np
@@ -552,6 +552,14 @@ def _left_over(gold: _Side, system: _Side, i: int, j: int) -> str | None:
 
 
 # ------------------------------------------------------------------------------------------------ counts
+def _getter(indices: list[int]) -> Callable[[Sequence[Any]], tuple[Any, ...]]:
+    """A function giving ``tuple(values[i] for i in indices)`` (``operator.itemgetter``: one C call)."""
+    if len(indices) == 1:
+        k = indices[0]
+        return lambda values: (values[k],)
+    return operator.itemgetter(*indices)  # type: ignore[return-value]
+
+
 def _documents(x: Any, what: str) -> list[DepSentence]:
     if isinstance(x, DepSentence):
         return [x]
@@ -718,20 +726,22 @@ def _counts_of(
         gs = [g for g, _ in kept]
         ss = [s for _, s in kept]
 
+        take_g, take_s = _getter(gs), _getter(ss)  # one C call gathers a column's values at the pairs
+
         def same(a: Sequence[Any], b: Sequence[Any]) -> np.ndarray:
             """``a[g] == b[s]`` for each kept pair ``(g, s)``."""
-            return np.fromiter(map(operator.eq, map(a.__getitem__, gs), map(b.__getitem__, ss)), bool, len(gs))
+            return np.array(list(map(operator.eq, take_g(a), take_s(b))), dtype=bool)
 
         upos = same(gold.upos, system.upos)
         xpos = same(gold.xpos, system.xpos)
         feats = same(gold.feats, system.feats)
-        g_lemma = list(map(gold.lemma.__getitem__, gs))
-        lemma = np.fromiter(map(operator.eq, g_lemma, itertools.repeat("_")), bool, len(gs))
-        lemma |= np.fromiter(map(operator.eq, g_lemma, map(system.lemma.__getitem__, ss)), bool, len(gs))
+        g_lemma = take_g(gold.lemma)
+        lemma = np.array(list(map(operator.eq, g_lemma, itertools.repeat("_"))), dtype=bool)
+        lemma |= np.array(list(map(operator.eq, g_lemma, take_s(system.lemma))), dtype=bool)
         s_head = [h if h == _ROOT else to_gold[h] for h in system.head]
         head = same(gold.head, s_head)
         labelled = head & same(gold.label, system.label)
-        content_word = np.fromiter(map(gold.content.__getitem__, gs), bool, len(gs))
+        content_word = np.array(take_g(gold.content), dtype=bool)
         mlas = np.zeros(len(kept), dtype=bool)
         for k in np.flatnonzero(content_word & labelled & upos & feats).tolist():
             g, s = kept[k]
