@@ -82,12 +82,13 @@ def _family(spec: str) -> tuple[str, str]:
 def trec_measures(measures: Sequence[str] | str | None) -> TrecMeasures:
     """trec_eval's reading of its ``-m`` options, as the names this package scores, and its extra lines.
 
-    trec_eval gives a family the first parameters given to it explicitly (``-m P.5 -m P.10``, ``-m official -m P.5``
-    and ``-m P.5 -m P`` all print ``P_5`` alone) and its default parameters only when none are given, and stops on
-    repeated cut-offs (``P.5,5``); :func:`~metametric_jax.tasks.trec_measures.parse_measures` merges cut-offs given
-    several times, so the names are rewritten here: each family's first explicit parameters first, the family's
-    other explicit parameters and bare names left out. ``runid`` and ``relstring`` (``relstring.N``: the first N
-    documents, default 10) are lines of the printout, not figures: they are taken out of the names.
+    trec_eval gives a family the first parameters given to it explicitly (``-m P.5 -m P.10``, ``-m official -m P.5`` and
+    ``-m P.5 -m P`` all print ``P_5`` alone) and its default parameters only when none are given;
+    :func:`~metametric_jax.tasks.trec_measures.parse_measures` merges cut-offs given in several names (and refuses, as
+    trec_eval, one name that repeats a cut-off, ``P.5,5``), so the names are rewritten here: each family's first
+    explicit parameters first, the family's other explicit parameters and bare names left out. ``runid`` and
+    ``relstring`` (``relstring.N``: the first N documents, default 10) are lines of the printout, not figures: they are
+    taken out of the names.
 
     Raises:
         ValueError: repeated cut-offs, a bad ``relstring`` length, or what ``parse_measures`` refuses.
@@ -97,7 +98,7 @@ def trec_measures(measures: Sequence[str] | str | None) -> TrecMeasures:
     >>> trec_measures(["all_trec", "relstring.5"]).relstring
     'relstring_5'
     """
-    from metametric_jax.tasks.trec_measures import MEASURES, parse_measures
+    from metametric_jax.tasks.trec_measures import parse_measures
 
     names = ["official"] if measures is None else [measures] if isinstance(measures, str) else list(measures)
     runid = any(n in _WITH_RUNID for n in names) or "runid" in names
@@ -115,14 +116,6 @@ def trec_measures(measures: Sequence[str] | str | None) -> TrecMeasures:
                     f"measure {spec!r}: the parameter of relstring is a number of documents, as in relstring.20."
                 )
             relstring, length = f"relstring_{params}", int(params)
-        elif (
-            family in MEASURES
-            and MEASURES[family].params in (int, float)
-            and len(set(parse_measures([spec]))) != len(params.split(","))
-        ):
-            raise ValueError(
-                f"measure {spec!r}: a cut-off is given twice (trec_eval stops there: 'duplicate cutoffs detected')."
-            )
     if "relstring" in names and relstring is None:
         relstring = "relstring"
     kept = [spec for family, spec in explicit.items() if family != "relstring"]

@@ -294,10 +294,12 @@ def parse_measures(measures: Sequence[str] | str | None = None) -> Plan:
     (``P_5``, ``ndcg_cut_10``) or a nickname (``official``: trec_eval's default set; ``all_trec``, or ``all``: every
     measure of trec_eval's ``all_trec``; ``set``: the set measures). ``None`` means ``official``. A family whose
     parameters belong to its one figure (``utility``, ``11pt_avg``, ``set_F``, ``rbp``, ``rbp_resid``) keeps the
-    first parameters given, as trec_eval; cut-offs given several times are merged.
+    first parameters given, as trec_eval; cut-offs given again in another name are merged (``-m P.5 -m P.5,10``),
+    while one name that repeats a cut-off (``P.5,5``) is refused, as trec_eval refuses it.
 
     Raises:
-        ValueError: for an unknown name or a bad parameter (the message lists the valid names).
+        ValueError: for an unknown name, a bad parameter (the message lists the valid names) or a cut-off repeated
+            within one name.
 
     >>> parse_measures(["P.10,5", "map"])
     (('map', None), ('P', 5), ('P', 10))
@@ -343,7 +345,12 @@ def parse_measures(measures: Sequence[str] | str | None = None) -> Plan:
         elif m.params is str:
             add(family, [_param(family, params, spec)])
         else:
-            add(family, [_param(family, p, spec) for p in params.split(",")])
+            values = [_param(family, p, spec) for p in params.split(",")]
+            if len(set(values)) != len(values):
+                raise ValueError(
+                    f"measure {spec!r}: a cut-off is given twice (trec_eval stops there: 'duplicate cutoffs detected')."
+                )
+            add(family, values)
     return tuple(
         (f, p) for f in MEASURES if f in chosen for p in sorted(chosen[f], key=lambda v: -1 if v is None else v)
     )

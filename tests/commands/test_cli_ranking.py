@@ -79,12 +79,27 @@ def test_table(capsys) -> None:
         (["-m", "P.0"], "positive integers"),
         (["-l", "x"], "non-negative integer"),
         (["-M", "-1"], "non-negative integer"),
+        (["-m", "P.7,3,3"], "a cut-off is given twice"),
+        (["--format", "json", "-m", "ndcg_cut.10,10"], "a cut-off is given twice"),
+        (["-m", "iprec_at_recall.0.1,0.10"], "a cut-off is given twice"),
     ],
 )
 def test_usage_errors(capsys, argv: list[str], message: str) -> None:
-    code, _, err = run(capsys, "score", "ranking", *argv)
-    assert code == 2
+    code, out, err = run(capsys, "score", "ranking", *argv)
+    assert code == 2 and not out
     assert message in err and "Traceback" not in err
+
+
+def test_cut_offs_in_several_names_are_merged(capsys) -> None:
+    """trec_eval refuses ``P.5,5``; cut-offs given again in another ``-m`` are merged (the table and JSON)."""
+    from metametric_jax.tasks.trec_measures import parse_measures
+
+    with pytest.raises(ValueError, match="given twice"):
+        parse_measures(["P.5,5"])
+    assert parse_measures(["P.5", "P.5,10"]) == (("P", 5), ("P", 10))
+    code, out, err = run(capsys, "score", "ranking", "--format", "json", "-m", "P.5", "-m", "P.5,10")
+    assert code == 0, err
+    assert list(json.loads(out)["all"]) == ["map", "P_5", "P_10"]
 
 
 def test_input_errors(capsys, tmp_path: Path) -> None:
