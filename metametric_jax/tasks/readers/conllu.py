@@ -22,6 +22,7 @@ Example:
 from __future__ import annotations
 
 import dataclasses
+import operator
 import os
 import re
 
@@ -159,6 +160,23 @@ def _token(ident: int, c: list[str], head: int, k: int) -> DepToken:
     return token
 
 
+_HEAD = operator.attrgetter("head")
+
+
+def _sentence(
+    words: tuple[DepToken, ...],
+    multiword: tuple[MultiwordToken, ...],
+    comments: tuple[str, ...],
+    source: str,
+    line: int | None,
+) -> DepSentence:
+    """``DepSentence(words, multiword, comments, source, line)`` without its frozen ``__init__`` (as :func:`_token`)."""
+    sentence: DepSentence = object.__new__(DepSentence)
+    d = sentence.__dict__
+    d["words"], d["multiword"], d["comments"], d["source"], d["line"] = words, multiword, comments, source, line
+    return sentence
+
+
 class _Builder:
     """The sentence being read: words, multiword tokens, comments, the pending multiword range."""
 
@@ -251,13 +269,16 @@ class _Builder:
                 self.source, self.first_line, "expected at least one word in the sentence; found none"
             )
         n = len(self.words)
-        for w in self.words:
-            if w.head > n:
-                raise InputFormatError(
-                    self.source, w.line, f"expected HEAD between 0 and {n} (the sentence has {n} words); found {w.head}"
-                )
+        if max(map(_HEAD, self.words)) > n:  # the loop below finds the first such word, for the message
+            for w in self.words:
+                if w.head > n:
+                    raise InputFormatError(
+                        self.source,
+                        w.line,
+                        f"expected HEAD between 0 and {n} (the sentence has {n} words); found {w.head}",
+                    )
         self.sentences.append(
-            DepSentence(tuple(self.words), tuple(self.multiword), tuple(self.comments), self.source, self.first_line)
+            _sentence(tuple(self.words), tuple(self.multiword), tuple(self.comments), self.source, self.first_line)
         )
         self.reset()
 
