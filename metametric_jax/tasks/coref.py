@@ -74,6 +74,7 @@ from metametric_jax.tasks.coref_counts import (
     METRICS,
     Contingency,
     batch_counts,
+    batch_document_counts,
     contingency,
     document_counts,
     figures,
@@ -279,4 +280,4 @@ def score(
     """
     check_lengths(predictions, references, "coref", "document")
     keys, responses = _prepare(references, repeated_mentions), _prepare(predictions, repeated_mentions)
-    return figures(sum_counts([document_counts(r, k) for r, k in zip(responses, keys)]))
+    return figures(sum_counts(batch_document_counts(responses, keys)))

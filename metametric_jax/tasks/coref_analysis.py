@@ -59,7 +59,7 @@ from metametric_jax import analysis, parallel
 from metametric_jax.inputs import check_lengths
 from metametric_jax.intervals import exact_totals
 from metametric_jax.tasks import buckets as kit
-from metametric_jax.tasks.coref_counts import METRICS, count_rows, document_counts, readout
+from metametric_jax.tasks.coref_counts import METRICS, batch_counts, count_rows, document_counts, readout
 from metametric_jax.tasks.coref_documents import CorefDocument, Entity, Mention
 
 if TYPE_CHECKING:
@@ -417,7 +417,7 @@ def analyze(
         responses.append([CorefDocument.of(d) for d in system])
     if lengths is not None and len(lengths) != len(keys):
         raise ValueError(f"lengths must give one length per document ({len(keys)}); found {len(lengths)}")
-    rows = [count_rows([document_counts(r, k) for r, k in zip(resp, keys)]) for resp in responses]
+    rows = [batch_counts(resp, keys) for resp in responses]
     return _report(
         responses,
         keys,

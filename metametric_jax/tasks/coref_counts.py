@@ -59,6 +59,7 @@ __all__ = [
     "COUNT_NAMES",
     "Counts",
     "batch_counts",
+    "batch_document_counts",
 ]
 
 
@@ -322,6 +323,16 @@ def batch_counts(predictions: Sequence[CorefDocument], references: Sequence[Core
         cells += len(front[0]) * len(front[1]) if front is not None else 0
     _batch_rows(predictions, references, fronts, group, rows)
     return rows
+
+
+def batch_document_counts(predictions: Sequence[CorefDocument], references: Sequence[CorefDocument]) -> list[Counts]:
+    """Each document pair's :func:`document_counts`, the same floats, counted together (:func:`batch_counts`)."""
+    if len(predictions) != len(references):
+        raise ValueError(f"{len(predictions)} response documents for {len(references)} key documents")
+    return [
+        {name: (row[4 * j], row[4 * j + 1], row[4 * j + 2], row[4 * j + 3]) for j, name in enumerate(COUNT_NAMES)}
+        for row in batch_counts(predictions, references).tolist()
+    ]
 
 
 def _batch_rows(

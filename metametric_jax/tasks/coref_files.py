@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING, Any
 
 from metametric_jax.errors import InputFormatError
 from metametric_jax.report import Report
-from metametric_jax.tasks.coref_counts import document_counts, figures, sum_counts
+from metametric_jax.tasks.coref_counts import batch_document_counts, figures, sum_counts
 from metametric_jax.tasks.coref_documents import CorefDocument, Mention, check_repeated_mentions
 
 if TYPE_CHECKING:
@@ -245,7 +245,11 @@ def _count_in_chunks(
 
 
 def _counts_of(responses: Sequence[CorefDocument], keys: Sequence[CorefDocument]) -> list[Any]:
-    return [document_counts(r, k) for r, k in zip(responses, keys)]
+    return batch_document_counts(responses, keys)
+
+
+#: the most documents counted together between two progress reports in this process
+_PROGRESS_CHUNK = 32
 
 
 def counts_per_document(
@@ -262,7 +266,8 @@ def counts_per_document(
     """
     from metametric_jax import parallel
 
-    chunk = 1 if jobs == 1 and progress is not None else None  # in this process: progress after every document
+    # in this process: progress at least 50 times, documents counted together between two reports
+    chunk = max(1, min(_PROGRESS_CHUNK, len(keys) // 50)) if jobs == 1 and progress is not None else None
     return parallel.map_items(
         _counts_of, list(responses), list(keys), jobs=jobs, chunk_size=chunk, progress=progress, preload=[__name__]
     )
