@@ -246,7 +246,12 @@ def test_batch_counts_are_each_document_s_counts_bit_for_bit(seed: int, limits: 
         keys.append(key)
         responses.append(response)
     rows = cc.batch_counts(responses, keys)
-    one_by_one = cc.count_rows([cc.document_counts(r, k) for r, k in zip(responses, keys)])
+    each = [cc.document_counts(r, k) for r, k in zip(responses, keys)]
+    one_by_one = cc.count_rows(each)
+    together = cc.batch_document_counts(responses, keys)  # what score coref and coref.score count
+    assert [{k: tuple(map(float.hex, v)) for k, v in d.items()} for d in together] == [
+        {k: tuple(map(float.hex, d[k])) for k in cc.COUNT_NAMES} for d in each
+    ]
     assert rows.shape == one_by_one.shape
     assert (rows.view(np.int64) == one_by_one.view(np.int64)).all()
     for k, r, row in zip(keys, responses, rows):
@@ -257,6 +262,9 @@ def test_batch_counts_are_each_document_s_counts_bit_for_bit(seed: int, limits: 
 
 def test_batch_counts_of_no_document() -> None:
     assert cc.batch_counts([], []).shape == (0, 4 * len(cc.COUNT_NAMES))
+    assert cc.batch_document_counts([], []) == []
+    with pytest.raises(ValueError, match="1 response documents for 0 key documents"):
+        cc.batch_document_counts([CorefDocument.from_clusters([])], [])
     empty = CorefDocument.from_clusters([])
     assert cc.batch_counts([empty], [empty]).tolist() == cc.count_rows([cc.document_counts(empty, empty)]).tolist()
 
