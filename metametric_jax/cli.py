@@ -103,9 +103,20 @@ def _add_jobs(parser: argparse.ArgumentParser) -> None:
     )
 
 
-def build_parser(commands: dict[str, Command] | None = None) -> argparse.ArgumentParser:
-    """The argument parser of ``metametric-jax``, one ``score`` sub-command per registered task."""
+def build_parser(
+    commands: dict[str, Command] | None = None, only: tuple[str, str] | None = None
+) -> argparse.ArgumentParser:
+    """The argument parser of ``metametric-jax``, one ``score`` sub-command per registered task.
+
+    ``only`` (a command and a task, as :func:`selected` finds them in the arguments): that task's sub-command gets its
+    options, the others their names and help lines only (they list the same, and building every task's options took
+    a tenth of a short run).
+    """
     commands = registry() if commands is None else commands
+
+    def wanted(command: str, task: str) -> bool:
+        return only is None or only == (command, task)
+
     parser = argparse.ArgumentParser(
         prog=PROG, description="Structured-prediction metrics (metametric_jax) from the command line."
     )
@@ -128,6 +139,9 @@ def build_parser(commands: dict[str, Command] | None = None) -> argparse.Argumen
     tasks = score.add_subparsers(dest="task", metavar="TASK", title="tasks")
     tasks.required = True
     for command in commands.values():
+        if not wanted("score", command.name):
+            tasks.add_parser(command.name, help=command.help)
+            continue
         parents = [_output_options({n: f.help for n, f in command.formats.items()}) if command.formats else output]
         sub = tasks.add_parser(command.name, parents=parents, help=command.help, description=command.description)
         command.add_arguments(sub)
@@ -145,6 +159,9 @@ def build_parser(commands: dict[str, Command] | None = None) -> argparse.Argumen
     pairs.required = True
     for command in commands.values():
         if command.resample is None:
+            continue
+        if not wanted("compare", command.name):
+            pairs.add_parser(command.name, help=command.help)
             continue
         sub = pairs.add_parser(command.name, parents=[output], help=command.help, description=command.description)
         command.add_arguments(sub)
@@ -169,6 +186,9 @@ def build_parser(commands: dict[str, Command] | None = None) -> argparse.Argumen
         analyzed.required = True
         for command in hooked.values():
             assert command.analyze is not None
+            if not wanted("analyze", command.name):
+                analyzed.add_parser(command.name, help=command.help)
+                continue
             description = f"{command.description} {command.analyze.description}".strip()
             sub = analyzed.add_parser(command.name, help=command.help, description=description)
             command.add_arguments(sub)
@@ -183,6 +203,17 @@ def build_parser(commands: dict[str, Command] | None = None) -> argparse.Argumen
                 command.analyze.add_arguments(sub)
             sub.set_defaults(parser_=sub)
     return parser
+
+
+def selected(argv: Sequence[str], commands: Mapping[str, Command]) -> tuple[str, str] | None:
+    """The command and task that ``argv`` names (the first command name, then the first task name after it)."""
+    for i, word in enumerate(argv):
+        if word in ("score", "compare", "analyze"):
+            task = next((w for w in argv[i + 1 :] if w in commands), None)
+            return None if task is None else (word, task)
+        if not word.startswith("-"):
+            return None
+    return None
 
 
 def _error(message: str) -> int:
@@ -417,7 +448,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     """
     try:
         commands = registry()
-        parser = build_parser(commands)
+        argv = list(sys.argv[1:] if argv is None else argv)
+        parser = build_parser(commands, selected(argv, commands))
         args = parser.parse_args(argv)
         if args.command is None:
             parser.print_help(sys.stderr)

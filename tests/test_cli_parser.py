@@ -1,0 +1,63 @@
+"""The command line builds only the sub-command it runs; what it parses and prints is the full parser's."""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import io
+
+import pytest
+
+from metametric_jax.cli import build_parser, selected
+from metametric_jax.commands import registry
+
+COMMANDS = registry()
+
+
+def _argv() -> list[list[str]]:
+    out = []
+    for name, command in COMMANDS.items():
+        files = [a for dest in command.inputs for a in (f"--{dest.replace('_', '-')}", "x.txt")]
+        out.append(["score", name, *files, "--format", "json", "--jobs", "2"])
+        out.append(["score", "--format", "json", name, "--bootstrap", "10"] if command.resample else ["score", name])
+        if command.resample is not None:
+            out.append(["compare", name, "--references", "r.txt", "--system", "a", "--system", "b", "--samples", "9"])
+        if command.analyze is not None:
+            out.append(["analyze", name, "--references", "r.txt", "--system", "a", "--format", "json"])
+    return out
+
+
+def _parsed(parser: argparse.ArgumentParser, argv: list[str]) -> dict[str, object]:
+    out = vars(parser.parse_args(argv))
+    out.pop("parser_", None)
+    return out
+
+
+@pytest.mark.parametrize("argv", _argv(), ids=" ".join)
+def test_the_selected_parser_parses_as_the_full_one(argv: list[str]) -> None:
+    only = selected(argv, COMMANDS)
+    assert only == (argv[0], next(w for w in argv[1:] if w in COMMANDS))
+    assert _parsed(build_parser(COMMANDS, only), argv) == _parsed(build_parser(COMMANDS), argv)
+
+
+@pytest.mark.parametrize(
+    "argv",
+    [["score", "--help"], ["compare", "--help"], ["analyze", "--help"], ["--help"], ["score", "ranking", "--help"]],
+)
+def test_help_is_the_full_parser_s(argv: list[str]) -> None:
+    printed = []
+    for only in (selected(argv, COMMANDS), None):
+        out = io.StringIO()
+        with contextlib.redirect_stdout(out), pytest.raises(SystemExit):
+            build_parser(COMMANDS, only).parse_args(argv)
+        printed.append(out.getvalue())
+    assert printed[0] == printed[1] and "usage:" in printed[0]
+
+
+def test_selected() -> None:
+    assert selected(["score", "ner"], COMMANDS) == ("score", "ner")
+    assert selected(["score", "--format", "json", "coref", "--key", "ner"], COMMANDS) == ("score", "coref")
+    assert selected(["--version"], COMMANDS) is None
+    assert selected(["score", "--help"], COMMANDS) is None
+    assert selected(["nerd", "score", "ner"], COMMANDS) is None  # an unknown command: the full parser's error
+    assert selected(["score", "nre"], COMMANDS) is None
