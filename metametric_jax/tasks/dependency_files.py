@@ -161,7 +161,10 @@ def summary_files(
     parse_options(options)
     with paused_collector():
         gold, counts = _file_counts(predictions, references, jobs, options)
-        return _score_counts(counts), _warnings(gold, references)
+        warnings = _warnings(gold, references)
+        # the sentences freed before the collector resumes: its first pass would otherwise walk all of them
+        del gold
+        return _score_counts(counts), warnings
 
 
 def _file_counts(
