@@ -79,14 +79,15 @@ def _run(args: argparse.Namespace) -> tuple[dict[str, Any], list[str]]:
 
 
 def _table(scores: dict[str, Any], args: argparse.Namespace) -> Any:
-    from rich.table import Table
+    from metametric_jax._table import Table
 
     caption = "scores in %; mean over examples" + ("; Porter-stemmed" if getattr(args, "use_stemmer", False) else "")
     table = Table(caption=caption)
     for column in ("Type", "Precision", "Recall", "F1"):
         table.add_column(column, justify="left" if column == "Type" else "right")
     for kind, s in scores.items():
-        table.add_row(kind, percent(s["precision"]), percent(s["recall"]), percent(s["f1"]))
+        if isinstance(s, dict) and "precision" in s:  # the ROUGE types (not --bootstrap's intervals beside them)
+            table.add_row(kind, percent(s["precision"]), percent(s["recall"]), percent(s["f1"]))
     return table
 
 
