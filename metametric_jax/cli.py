@@ -250,15 +250,14 @@ def _render(command: Command, scores: dict[str, Any], args: argparse.Namespace, 
     if getattr(args, "format", "table") == "json":
         _print_json(scores)
         return
-    from rich.console import Console
+    from metametric_jax._table import print_table
 
     table = command.table(scores, args)
     table.title = title
-    console = Console(file=sys.stdout)
-    console.print(table)
+    print_table(table, sys.stdout)
     if "intervals" in scores:
         estimates = _estimates(scores, scores["intervals"])
-        console.print(resampling_cli.interval_table(estimates, scores, scale))
+        print_table(resampling_cli.interval_table(estimates, scores, scale), sys.stdout)
 
 
 def _estimates(scores: dict[str, Any], intervals: dict[str, Any]) -> dict[str, Any]:
@@ -337,12 +336,12 @@ def _compare(command: Command, args: argparse.Namespace, sub: argparse.ArgumentP
     if getattr(args, "format", "table") == "json":
         _print_json(result)
     else:
-        from rich.console import Console
+        from metametric_jax._table import print_table
 
         table = resampling_cli.compare_table(result, systems, scale)
         against = " ".join(_files(getattr(args, reference)))
         table.title = f"{command.name}: {systems[0]} vs {systems[1]} against {against}"
-        Console(file=sys.stdout).print(table)
+        print_table(table, sys.stdout)
     return 0
 
 

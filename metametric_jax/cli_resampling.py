@@ -254,9 +254,8 @@ def _fmt(value: float | None, scale: float, signed: bool = False) -> str:
 
 
 def interval_table(estimates: dict[str, Any], result: dict[str, Any], scale: float) -> Any:
-    """A rich table of the bootstrap intervals, on the task table's scale."""
-    from rich.table import Table
-
+    """A table of the bootstrap intervals, on the task table's scale."""
+    from metametric_jax._table import Table
     from metametric_jax.intervals import flatten
 
     test = result["test"]
@@ -285,9 +284,8 @@ def _first(tree: Any, i: int) -> Any:
 
 
 def compare_table(result: dict[str, Any], systems: list[str], scale: float) -> Any:
-    """A rich table of a comparison, on the task table's scale, with the test stated in its caption."""
-    from rich.table import Table
-
+    """A table of a comparison, on the task table's scale, with the test stated in its caption."""
+    from metametric_jax._table import Table
     from metametric_jax.intervals import flatten
 
     test = result["test"]

@@ -181,7 +181,8 @@ class Command:
             scored when no input file is given.
         run: ``run(args) -> (scores, warnings)``; ``args.progress`` is ``True``, ``False`` or ``None`` (decide with
             :meth:`Progress.wanted`). Raises ``InputFormatError`` on malformed input.
-        table: ``table(scores, args) -> rich.table.Table`` for ``--format table``.
+        table: ``table(scores, args)`` for ``--format table``: a :class:`metametric_jax._table.Table` or any rich
+            renderable.
         resolve: optional ``resolve(args, parser)`` run after parsing and before the inputs are checked (to fold
             positional file arguments into the ``inputs`` dests, or to reject option combinations with
             ``parser.error``).

@@ -139,7 +139,7 @@ def _row(name: str, figures: dict[str, Any]) -> tuple[str, str, str, str]:
 
 
 def _table(scores: dict[str, Any], args: argparse.Namespace) -> Any:
-    from rich.table import Table
+    from metametric_jax._table import Table
 
     caption = f"scores in %; {scores['pairs_optimal']} of {scores['pairs']} graph pairs proven optimal"
     if scores["pairs_optimal"] < scores["pairs"]:

@@ -50,7 +50,7 @@ def _run(args: argparse.Namespace) -> tuple[dict[str, Any], list[str]]:
 
 
 def _table(scores: dict[str, Any], args: argparse.Namespace) -> Any:
-    from rich.table import Table
+    from metametric_jax._table import Table
 
     table = Table(caption="as EVALB's summary: percentages, average crossing in brackets per sentence")
     table.add_column("")

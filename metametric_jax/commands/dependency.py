@@ -93,7 +93,7 @@ def _run(args: argparse.Namespace) -> tuple[dict[str, Any], list[str]]:
 
 
 def _table(scores: dict[str, Any], args: argparse.Namespace) -> Any:
-    from rich.table import Table
+    from metametric_jax._table import Table
 
     if getattr(args, "counts", False):
         table = Table(caption="counts of items (words for the word-level figures)")

@@ -62,7 +62,7 @@ def _run(args: argparse.Namespace) -> tuple[dict[str, Any], list[str]]:
 
 
 def _table(scores: dict[str, Any], args: argparse.Namespace) -> Any:
-    from rich.table import Table
+    from metametric_jax._table import Table
 
     names = _NAMES[scores["mode"]]
     table = Table(caption=f"scores in %; mode {scores['mode']}; {scores['documents']} documents")

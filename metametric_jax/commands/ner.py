@@ -181,7 +181,7 @@ def summary(scores: dict[str, Any]) -> str:
 
 
 def _table(scores: dict[str, Any], args: argparse.Namespace) -> Any:
-    from rich.table import Table
+    from metametric_jax._table import Table
 
     accuracy = f"accuracy {percent(scores['accuracy'])}%"
     table = Table(caption=f"{summary(scores)}\n{accuracy}; scores in %; macro = unweighted mean over types")

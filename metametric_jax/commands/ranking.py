@@ -143,7 +143,7 @@ def _value(value: Any) -> str:
 
 
 def _table(scores: dict[str, Any], args: argparse.Namespace) -> Any:
-    from rich.table import Table
+    from metametric_jax._table import Table
 
     table = Table(caption="'all': mean over queries (num_*: sums)")
     for column in ("Measure", "Query", "Value"):

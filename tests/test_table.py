@@ -1,0 +1,129 @@
+"""The command line's plain tables are what rich prints: generated tables, the fallbacks, every task's table."""
+
+from __future__ import annotations
+
+import io
+import random
+import string
+from importlib import resources
+
+import pytest
+from helpers import run
+from rich.console import Console
+
+from metametric_jax import _table
+from metametric_jax._table import Table, plain
+from metametric_jax.commands import registry
+
+_CHARS = string.ascii_letters + string.digits + "/._-=<>%'(),;*+#`\u00b1\u00e9\u2264\u2014"
+
+
+def _text(rng: random.Random, words: int, long: bool = False, lines: bool = True) -> str:
+    out = []
+    for _ in range(words):
+        size = rng.choice([1, 5, 30, 70]) if long else rng.choice([1, 2, 3, 5, 8, 13])
+        out.append("".join(rng.choice(_CHARS) for _ in range(size)))
+    gaps = [rng.choice([" ", " ", "  ", "\n" if lines else " "]) for _ in out]
+    return "".join(w + g for w, g in zip(out, gaps)).strip(" ")
+
+
+def _generated(seed: int) -> Table:
+    rng = random.Random(seed)
+    title = _text(rng, rng.randint(0, 12), rng.random() < 0.3) if rng.random() < 0.7 else None
+    caption = _text(rng, rng.randint(0, 20), rng.random() < 0.3) if rng.random() < 0.7 else None
+    table = Table(title=title, caption=caption)
+    for _ in range(rng.randint(1, 5)):
+        table.add_column(_text(rng, rng.randint(0, 2), lines=False).strip(), justify=rng.choice(["left", "right"]))
+    for _ in range(rng.randint(0, 6)):
+        table.add_row(*[_text(rng, rng.randint(0, 3), lines=False).strip() for _ in table.headers])
+        if rng.random() < 0.2:
+            table.add_section()
+    return table
+
+
+def _rich(table: Table, width: int) -> str:
+    out = io.StringIO()
+    Console(file=out, width=width).print(table.to_rich())
+    return out.getvalue()
+
+
+def _natural(table: Table) -> int:
+    return sum(max(map(len, column)) + 3 for column in zip(table.headers, *table.rows)) + 1
+
+
+@pytest.mark.parametrize("block", range(4))
+def test_plain_tables_are_rich_s(block: int) -> None:
+    drawn = 0
+    for seed in range(250 * block, 250 * (block + 1)):
+        table = _generated(seed)
+        rng = random.Random(-seed)
+        for width in (_natural(table) + rng.choice([0, 0, 1, 7, 40]), rng.randint(10, 120)):
+            ours = plain(table, width)
+            assert ours is None or ours == _rich(table, width), (seed, width)
+            drawn += ours is not None
+    assert drawn >= 250  # the plain drawing is used for every table that fits
+
+
+@pytest.mark.parametrize(
+    "title, cell",
+    [
+        ("[bold]a[/bold]", "x"),
+        ("a", "[red]x"),
+        ("\u4e2d\u6587", "x"),
+        ("a", "\u0301 1"),
+        ("a :smile: b", "x"),
+        ("a", " x"),
+    ],
+)
+def test_plain_leaves_to_rich_what_rich_would_read_otherwise(title: str, cell: str) -> None:
+    table = Table(title=title)
+    table.add_column("h")
+    table.add_row(cell)
+    assert plain(table, 80) is None
+    wide = Table()
+    wide.add_column("h" * 90)
+    assert plain(wide, 80) is None and plain(wide, 100) is not None
+
+
+def _sample_runs() -> list[list[str]]:
+    data = resources.files("metametric_jax") / "data"
+    runs = []
+    for name, command in registry().items():
+        runs.append(["score", name])
+        if command.resample is None:
+            continue
+        runs.append(["score", name, "--bootstrap", "20"])
+        files = {dest: command.sample[dest] for dest in command.inputs}
+        reference = [str(data.joinpath(*f.split("/"))) for f in _listed(files[command.inputs[0]])]
+        system = str(data.joinpath(*_listed(files[command.inputs[1]])[0].split("/")))
+        pair = ["--system", system, "--system", system]
+        runs.append(["compare", name, *(a for r in reference for a in ("--references", r)), *pair, "--samples", "20"])
+    return runs
+
+
+def _listed(files: str | list[str]) -> list[str]:
+    return [files] if isinstance(files, str) else list(files)
+
+
+@pytest.mark.parametrize("argv", _sample_runs(), ids=lambda argv: " ".join(argv[:2] + argv[2:][-2:]))
+@pytest.mark.parametrize("columns", ["80", "140"])
+def test_every_task_s_table_is_rich_s(capsys, monkeypatch, argv: list[str], columns: str) -> None:
+    monkeypatch.setenv("COLUMNS", columns)
+    for name in ("FORCE_COLOR", "TTY_COMPATIBLE", "TTY_INTERACTIVE"):
+        monkeypatch.delenv(name, raising=False)
+    drawn = []
+    original = _table.plain
+
+    def spy(table: Table, width: int) -> str | None:
+        drawn.append(original(table, width))
+        return drawn[-1]
+
+    monkeypatch.setattr(_table, "plain", spy)
+    code, ours, err = run(capsys, *argv)
+    assert code == 0, err
+    monkeypatch.setattr(_table, "plain", lambda table, width: None)  # every table by rich
+    code, theirs, err = run(capsys, *argv)
+    assert code == 0, err
+    assert ours == theirs
+    if argv[1] != "coref" and argv[0] == "score":  # coreference's tables are rich's own (a minimal box, its title)
+        assert drawn and all(text is not None for text in drawn[:1]), argv
