@@ -284,7 +284,7 @@ class BootstrapState(struct.PyTreeNode):
         # every figure a column of one matrix: one selection and one reduction for all figures
         columns = jnp.concatenate([leaf.reshape(b, -1).astype(dtype) for leaf in leaves], axis=1)
         ends = _interval_ends(columns, alpha)
-        spread = jnp.nanstd(columns, axis=0, ddof=1)
+        spread = _spread(columns)
         cuts = np.cumsum([math.prod(leaf.shape[1:]) for leaf in leaves])[:-1].tolist()
 
         def figures(values: jax.Array) -> Any:
@@ -336,6 +336,42 @@ def _interval_ends(reps: jax.Array, alpha: float) -> jax.Array:
         value = scale(picks[0], 1 - t) + scale(picks[1], t)
         ends.append(jnp.where(count > 0, value, jnp.nan))
     return jnp.stack(ends).reshape((2,) + reps.shape[1:])
+
+
+def _halving_sum(x: jax.Array) -> jax.Array:
+    """The sum over the leading axis in one fixed order: the two halves added elementwise until one row is left.
+
+    A reduction's order is its backend's (a tree of partial sums on a GPU, another on a CPU); elementwise additions
+    are rounded alike everywhere, so this sum has the same bits on every backend.
+    """
+    size = 1 << max(0, (x.shape[0] - 1).bit_length())
+    if size != x.shape[0]:
+        x = jnp.concatenate([x, jnp.zeros((size - x.shape[0], *x.shape[1:]), x.dtype)])
+    while size > 1:
+        size //= 2
+        x = x[:size] + x[size:]
+    return x[0]
+
+
+def _spread(columns: jax.Array) -> jax.Array:
+    """Each column's sample standard deviation (``ddof=1``) over its values that are not NaN, as ``jnp.nanstd``.
+
+    The corrected two-pass formula (the squared deviations from the rounded mean less their sum's square over the
+    count), with the same bits on every backend: sums in a fixed order (:func:`_halving_sum`), products through
+    :func:`metametric_jax._division.scale` (rounded alike with or without fused multiply-adds), quotients through
+    :func:`metametric_jax._division.divide`. NaN for fewer than two values.
+    """
+    from metametric_jax._division import divide, scale
+
+    missing = jnp.isnan(columns)
+    kept = jnp.where(missing, jnp.zeros_like(columns), columns)
+    count = jnp.sum(~missing, axis=0).astype(columns.dtype)  # whole numbers below 2**24: exact in any order
+    mean = divide(_halving_sum(kept), jnp.maximum(count, 1))
+    deviation = jnp.where(missing, jnp.zeros_like(columns), kept - mean)
+    total = _halving_sum(deviation)  # the rounded mean's offset, taken out of the squares (corrected two-pass)
+    squares = _halving_sum(scale(deviation, deviation)) - divide(scale(total, total), jnp.maximum(count, 1))
+    variance = divide(jnp.maximum(squares, 0), jnp.maximum(count - 1, 1))
+    return jnp.where(count > 1, jnp.sqrt(variance), jnp.nan)
 
 
 @jax.jit

@@ -52,3 +52,24 @@ def test_interval_ends_are_nanquantiles(seed: int) -> None:
             kept = ~np.isnan(exact)
             error = np.abs(got[end][kept].astype(np.float64) - exact[kept])
             assert (error <= 2 * np.spacing(scale[kept].astype(np.float32))).all(), (b, q)  # two products' roundings
+
+
+def test_standard_errors_are_the_float64_standard_deviations_rounded() -> None:
+    """The corrected two-pass spread: within float32 rounding of the exact value, also where the mean is much larger
+    than the spread (where jnp.nanstd loses most of its digits)."""
+    from metametric_jax.bootstrap import _spread
+
+    rng = np.random.default_rng(7)
+    spread = jax.jit(_spread)
+    for trial in range(40):
+        b = int(rng.choice([1, 2, 3, 7, 100, 1000, 1025]))
+        offset = float(rng.integers(-5, 5)) * 10.0 ** float(rng.integers(0, 4))
+        x = (rng.standard_normal((b, 5)) * 10.0 ** float(rng.integers(-3, 4)) + offset).astype(np.float32)
+        if trial % 3 == 0:
+            x[rng.random((b, 5)) < 0.3] = np.nan
+        got = np.asarray(spread(x))
+        kept = [c[~np.isnan(c)].astype(np.float64) for c in x.T]
+        exact = np.array([np.std(c, ddof=1) if c.size > 1 else np.nan for c in kept])
+        np.testing.assert_array_equal(np.isnan(got), np.isnan(exact))
+        ok = ~np.isnan(exact)
+        np.testing.assert_allclose(got[ok], exact[ok], rtol=3e-7, atol=0)
