@@ -216,6 +216,7 @@ def _evalb(
     ends = [g.tag_end, g.label_end, t.tag_end + shift, t.label_end + shift]
     sizes = [a.size for a in starts]
     codes, vocab = _intern(buffer, np.concatenate(starts), np.concatenate(ends))
+    del starts, ends
     g_tag, g_label, t_tag, t_label = np.split(codes, np.cumsum(sizes)[:-1])
     labels = [v.decode("utf-8") for v in vocab]
     eq = equivalence_classes(params.equivalent_labels)
@@ -245,7 +246,7 @@ def _evalb(
     messages: dict[int, str] = {}
     for s in np.flatnonzero(status == 2).tolist():
         messages[s] = "the prediction has no words (an empty parse): skipped"
-    raw = buffer.tobytes()
+    raw = buffer.data  # the bytes of a word sliced where a message or a quote needs them (no copy)
     by_hand: dict[int, tuple[tuple[int, ...], list[tuple[int, int, int]], list[tuple[int, int, int]]]] = {}
     quote_tags = {k for k, x in enumerate(labels) if x in params.quote_labels}
     for s in np.flatnonzero(status == 1).tolist():
@@ -270,8 +271,8 @@ def _evalb(
         eq_words = {(a, b) for a, b in params.equivalent_words} | {(b, a) for a, b in params.equivalent_words}
         for k in np.flatnonzero(~same).tolist():
             i, j = int(gk[k]), int(tk[k])
-            a = raw[int(g.word_start[i]) : int(g.word_end[i])].decode("utf-8")
-            b = raw[int(t.word_start[j]) + shift : int(t.word_end[j]) + shift].decode("utf-8")
+            a = bytes(raw[int(g.word_start[i]) : int(g.word_end[i])]).decode("utf-8")
+            b = bytes(raw[int(t.word_start[j]) + shift : int(t.word_end[j]) + shift]).decode("utf-8")
             s = int(g_leaf_sentence[i])
             if (a, b) in eq_words:
                 same[k] = True
@@ -282,6 +283,8 @@ def _evalb(
     aligned = ok[g_leaf_sentence[gk]]
     correct = tag_class[g_tag[gk]] == tag_class[t_tag[tk]]
     correct_tags = np.bincount(g_leaf_sentence[gk][aligned & correct], minlength=n)
+    # (arrays no longer needed are dropped as the counting goes: less memory held at once, fewer fresh pages)
+    del raw, buffer, gk, tk, same, aligned, correct, g_leaf_sentence, t_leaf_sentence
     words = np.where(ok, wn1, 0)
 
     def spans(bank: Treebank, keep: np.ndarray, label: np.ndarray) -> tuple[np.ndarray, ...]:
@@ -315,6 +318,7 @@ def _evalb(
     n_gold = np.bincount(run, minlength=run_key.size) - n_test
     both = np.minimum(n_gold, n_test)
     matched = np.bincount(run_key // (width * width * n_class), weights=both, minlength=n).astype(np.int64)[:n]
+    del keys, bracket, new_run, run, run_key, n_test, n_gold, both, key_g, key_t
     crossing = _crossing(n, wn1, gs, ga, gb, ts, ta, tb)
     for s, ((m, bg, bt, cross, w, tags), _, _) in by_hand.items():
         status[s] = 0
@@ -408,7 +412,7 @@ def _evalb_reading(
     s: int,
     tag: np.ndarray,
     label: np.ndarray,
-    raw: bytes,
+    raw: bytes | memoryview,
     shift: int,
     leaf_deleted: np.ndarray,
     quote_tags: set[int],
@@ -422,7 +426,8 @@ def _evalb_reading(
     lo, hi = int(bank.leaf_offsets[s]), int(bank.leaf_offsets[s + 1])
     n0, n1 = (int(x) for x in np.searchsorted(bank.node_sentence, [s, s + 1]))
     tags = tag[lo:hi].tolist()
-    words = [raw[a + shift : b + shift] for a, b in zip(bank.word_start[lo:hi].tolist(), bank.word_end[lo:hi].tolist())]
+    starts, ends = bank.word_start[lo:hi].tolist(), bank.word_end[lo:hi].tolist()
+    words = [bytes(raw[a + shift : b + shift]) for a, b in zip(starts, ends)]
     first, last = bank.first[n0:n1].tolist(), bank.last[n0:n1].tolist()
     kept = [0]
     for x in tags:

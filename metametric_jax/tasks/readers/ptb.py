@@ -237,28 +237,42 @@ def scan_trees(data: bytes, path: str = "<string>", *, one_per_line: bool | None
     both = np.flatnonzero(phrase | (close & np.append(True, close[:-1])))
     level = depth[both] + close[both]
     order = both[np.argsort(level.astype(np.int16) if depth.max(initial=0) < 32000 else level, kind="stable")]
+    del both, level, depth
     match = np.empty(n_paren, dtype=np.int64)
     match[order[0::2]] = order[1::2]
+    closes = match[node_idx]
+    del match, order
     node_sentence = sentence_of_tree[tree_of_paren[node_idx]]
+    del tree_of_paren
     base = leaf_offsets[node_sentence]
     label_tok = np.where(attached[node_idx], first_token[node_idx], 0)
     has_label = attached[node_idx]
     empty_at = pos[node_idx] + 1
+    del first_token, pos
+    tag_start, tag_end = t_start[tag_tok], t_end[tag_tok]
+    tag_tok += 1  # the word after each tag
+    word_start, word_end = t_start[tag_tok], t_end[tag_tok]
+    del tag_tok
+    label_start = np.where(has_label, t_start[label_tok] if t_start.size else empty_at, empty_at)
+    label_end = np.where(has_label, t_end[label_tok] if t_end.size else empty_at, empty_at)
+    del t_start, t_end, label_tok, empty_at
+    first = (before[node_idx] - base).astype(np.int64)
+    last = (before[closes] - base).astype(np.int64)
     return Treebank(
         path=path,
         data=b,
         sentences=sentences,
         line=np.asarray(line, dtype=np.int64),
         leaf_offsets=leaf_offsets.astype(np.int64),
-        tag_start=t_start[tag_tok],
-        tag_end=t_end[tag_tok],
-        word_start=t_start[tag_tok + 1],
-        word_end=t_end[tag_tok + 1],
+        tag_start=tag_start,
+        tag_end=tag_end,
+        word_start=word_start,
+        word_end=word_end,
         node_sentence=node_sentence.astype(np.int64),
-        label_start=np.where(has_label, t_start[label_tok] if t_start.size else empty_at, empty_at),
-        label_end=np.where(has_label, t_end[label_tok] if t_end.size else empty_at, empty_at),
-        first=(before[node_idx] - base).astype(np.int64),
-        last=(before[match[node_idx]] - base).astype(np.int64),
+        label_start=label_start,
+        label_end=label_end,
+        first=first,
+        last=last,
     )
 
 
