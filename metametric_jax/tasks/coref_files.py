@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING, Any
 from metametric_jax.errors import InputFormatError
 from metametric_jax.report import Report
 from metametric_jax.tasks.coref_counts import batch_document_counts, figures, sum_counts
-from metametric_jax.tasks.coref_documents import CorefDocument, Mention, check_repeated_mentions
+from metametric_jax.tasks.coref_documents import CorefDocument, check_repeated_mentions, documents_of_spans
 
 if TYPE_CHECKING:
     from metametric_jax.tasks.readers.conll2012 import ConllDocument, DocumentId
@@ -26,11 +26,38 @@ if TYPE_CHECKING:
 __all__ = ["read_files", "count_files", "counts_per_document", "score_files"]
 
 
-def _repeat_warnings(doc: CorefDocument, doc_id: str, side: str, key_spans: set[Mention], first: bool) -> list[str]:
-    repeats = Counter(doc.repeated_mentions())
+def _repeated(clusters: Sequence[Sequence[tuple[int, int]]]) -> list[tuple[int, int]]:
+    """:meth:`CorefDocument.repeated_mentions` of the document of these clusters, as spans."""
+    spans = [m for cluster in clusters for m in cluster]
+    if len(set(spans)) == len(spans):
+        return []
+    seen: set[tuple[int, int]] = set()
+    out = []
+    for m in spans:
+        if m in seen:
+            out.append(m)
+        seen.add(m)
+    return out
+
+
+def _first_occurrences(clusters: Sequence[Sequence[tuple[int, int]]]) -> list[list[tuple[int, int]]]:
+    """:meth:`CorefDocument.first_occurrences` of the document of these clusters, as clusters of spans."""
+    seen: set[tuple[int, int]] = set()
+    out = []
+    for cluster in clusters:
+        kept = [m for m in cluster if not (m in seen or seen.add(m))]  # type: ignore[func-returns-value]
+        if kept:
+            out.append(kept)
+    return out
+
+
+def _repeat_warnings(
+    repeated: list[tuple[int, int]], doc_id: str, side: str, key_spans: set[tuple[int, int]], first: bool
+) -> list[str]:
+    repeats = Counter(repeated)
     if not repeats:
         return []
-    spans = ", ".join(f"({m.start}, {m.end}) x{n + 1}" for m, n in list(repeats.items())[:5])
+    spans = ", ".join(f"({s}, {e}) x{n + 1}" for (s, e), n in list(repeats.items())[:5])
     more = f" and {len(repeats) - 5} more" if len(repeats) > 5 else ""
     if first:
         how = "each kept once, at its first occurrence"
@@ -98,21 +125,26 @@ def _documents_of(
     """Paired file documents as ``(responses, keys, ids, warnings on repeated spans, key mentions given again)``."""
     from metametric_jax.tasks.readers.conll2012 import format_id
 
-    responses, keys, ids, warnings, given_again = [], [], [], [], 0
+    ids: list[str] = []
+    warnings: list[str] = []
+    given_again = 0
+    documents: list[tuple[Any, str, int | None]] = []
     for r, k in pairs:
-        key = CorefDocument.from_clusters(k.entities, name=k.doc_id[0], part=k.doc_id[1])
-        response = CorefDocument.from_clusters(r.entities if r is not None else (), name=key.name, part=key.part)
-        key_spans = set(key.mentions())
-        given_again += sum(1 for m in response.repeated_mentions() if m in key_spans)
+        name, part = k.doc_id
+        key, response = k.entities, r.entities if r is not None else ()
+        key_repeated, response_repeated = _repeated(key), _repeated(response)
+        key_spans = {m for cluster in key for m in cluster} if response_repeated else set()  # only then needed
+        given_again += sum(1 for m in response_repeated if m in key_spans)
         doc_id = format_id(k.doc_id)
-        warnings += _repeat_warnings(key, doc_id, "key", key_spans, first)
-        warnings += _repeat_warnings(response, doc_id, "response", key_spans, first)
+        warnings += _repeat_warnings(key_repeated, doc_id, "key", key_spans, first)
+        warnings += _repeat_warnings(response_repeated, doc_id, "response", key_spans, first)
         if first:
-            key, response = key.first_occurrences(), response.first_occurrences()
-        responses.append(response)
-        keys.append(key)
+            key = _first_occurrences(key) if key_repeated else key
+            response = _first_occurrences(response) if response_repeated else response
+        documents += [(response, name, part), (key, name, part)]
         ids.append(k.spec.strip())
-    return responses, keys, ids, warnings, given_again
+    built = documents_of_spans(documents)
+    return built[0::2], built[1::2], ids, warnings, given_again
 
 
 def _check_repeats(given_again: int, limit: int | None, resp_path: str) -> None:
