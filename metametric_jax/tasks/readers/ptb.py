@@ -234,6 +234,10 @@ def scan_trees(data: bytes, path: str = "<string>", *, one_per_line: bool | None
     # a phrase's matching ')': among phrase brackets (a part of speech's ')' follows its '('), those of one depth
     # alternate open / close in file order
     node_idx = np.flatnonzero(phrase)
+    label_tok = np.where(attached[node_idx], first_token[node_idx], 0)
+    has_label = attached[node_idx]
+    empty_at = pos[node_idx] + 1
+    del first_token, pos
     both = np.flatnonzero(phrase | (close & np.append(True, close[:-1])))
     level = depth[both] + close[both]
     order = both[np.argsort(level.astype(np.int16) if depth.max(initial=0) < 32000 else level, kind="stable")]
@@ -245,10 +249,6 @@ def scan_trees(data: bytes, path: str = "<string>", *, one_per_line: bool | None
     node_sentence = sentence_of_tree[tree_of_paren[node_idx]]
     del tree_of_paren
     base = leaf_offsets[node_sentence]
-    label_tok = np.where(attached[node_idx], first_token[node_idx], 0)
-    has_label = attached[node_idx]
-    empty_at = pos[node_idx] + 1
-    del first_token, pos
     tag_start, tag_end = t_start[tag_tok], t_end[tag_tok]
     tag_tok += 1  # the word after each tag
     word_start, word_end = t_start[tag_tok], t_end[tag_tok]
