@@ -359,9 +359,10 @@ def _spread(columns: jax.Array) -> jax.Array:
     The corrected two-pass formula (the squared deviations from the rounded mean less their sum's square over the
     count), with the same bits on every backend: sums in a fixed order (:func:`_halving_sum`), products through
     :func:`metametric_jax._division.scale` (rounded alike with or without fused multiply-adds), quotients through
-    :func:`metametric_jax._division.divide`. NaN for fewer than two values.
+    :func:`metametric_jax._division.divide` and the root through :func:`metametric_jax._division.sqrt`. NaN for fewer
+    than two values.
     """
-    from metametric_jax._division import divide, scale
+    from metametric_jax._division import divide, scale, sqrt
 
     missing = jnp.isnan(columns)
     kept = jnp.where(missing, jnp.zeros_like(columns), columns)
@@ -371,7 +372,7 @@ def _spread(columns: jax.Array) -> jax.Array:
     total = _halving_sum(deviation)  # the rounded mean's offset, taken out of the squares (corrected two-pass)
     squares = _halving_sum(scale(deviation, deviation)) - divide(scale(total, total), jnp.maximum(count, 1))
     variance = divide(jnp.maximum(squares, 0), jnp.maximum(count - 1, 1))
-    return jnp.where(count > 1, jnp.sqrt(variance), jnp.nan)
+    return jnp.where(count > 1, sqrt(variance), jnp.nan)
 
 
 @jax.jit

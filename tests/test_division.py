@@ -173,3 +173,20 @@ def test_scaled_sums_round_as_numpy_does_with_or_without_fused_multiply_adds() -
     out = np.asarray(_division.scale(special, np.float32(1.5)))
     np.testing.assert_array_equal(_bits(out[[0, 1, 3, 4]]), _bits(special[[0, 1, 3, 4]] * np.float32(1.5)))
     assert np.isnan(out[2])
+
+
+def test_square_roots_are_within_one_unit_and_the_same_with_the_long_division(monkeypatch: pytest.MonkeyPatch) -> None:
+    """``_division.sqrt``: Newton steps of the correctly rounded division; on a GPU the division is the long division,
+    which gives the same quotients, so the roots are the same bits there (run here with the long division forced)."""
+    rng = np.random.default_rng(11)
+    x = (rng.random(100_000) * 10.0 ** rng.integers(-36, 38, 100_000)).astype(np.float32)
+    x = np.concatenate([x, np.float32([1, 2, 4, 0.25, 1e-37, 3.3e38, 0, np.inf, np.nan, -1, 1e-40])])
+    got = np.asarray(jax.jit(_division.sqrt)(x))
+    normal = np.isfinite(x) & (x >= np.finfo(np.float32).tiny)
+    exact = np.sqrt(x[normal].astype(np.float64)).astype(np.float32)
+    ulps = np.abs(got[normal].view(np.int32).astype(np.int64) - exact.view(np.int32).astype(np.int64))
+    assert ulps.max() <= 1 and (ulps == 0).mean() > 0.7
+    np.testing.assert_array_equal(got[~normal], np.asarray(jnp.sqrt(x[~normal])))
+    assert float(_division.sqrt(jnp.float32(2.25))) == 1.5
+    monkeypatch.setattr(_division, "divide", long_division)
+    np.testing.assert_array_equal(np.asarray(jax.jit(_division.sqrt)(x)), got)
