@@ -155,6 +155,10 @@ def _column_parts(column: str) -> tuple[list[str], list[str], list[str], bool] |
     if one is not None:  # the common case: what parse_column gives for it, nothing left over
         single, opening, closing = one.groups()
         return [single] if single else [], [opening] if opening else [], [closing] if closing else [], False
+    parts = [_ONE_MENTION.fullmatch(part) for part in column.split("|")]
+    if all(parts):  # such parts joined with '|' (the '|' left between them keeps each match in its part)
+        groups = [part.groups() for part in parts if part is not None]
+        return [g[0] for g in groups if g[0]], [g[1] for g in groups if g[1]], [g[2] for g in groups if g[2]], False
     singles, opens, closes, rest = parse_column(column)
     recognized = singles or opens or closes or column in ("-", "_") or rest.strip("|-_") or _DOUBLE.search(column)
     if not _LEFTOVER.match(rest) or not recognized:
@@ -340,10 +344,13 @@ def _parse_bulk(text: str, path: str) -> dict[DocumentId, ConllDocument] | None:
     if not raw.endswith(b"\n"):
         raw += b"\n"
     data = np.frombuffer(raw, np.uint8)
-    space = _SPACE[data]
-    edges = np.flatnonzero(space[1:] != space[:-1]) + 1  # alternately a field's start and its end
-    if not space[0]:
-        edges = np.concatenate([[0], edges])
+    space = data <= 32
+    if ((data < 9) | ((data > 13) & (data < 28))).any():  # a control character that str.split() keeps
+        space = _SPACE[data]
+    change = np.empty(space.size, bool)
+    change[0] = not space[0]
+    np.not_equal(space[1:], space[:-1], out=change[1:])
+    edges = np.flatnonzero(change)  # alternately a field's start and its end
     starts, ends = edges[0::2], edges[1::2]
     newlines = np.flatnonzero(data == 10)
     before = np.searchsorted(starts, newlines)  # the fields before each line's end

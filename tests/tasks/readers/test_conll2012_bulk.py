@@ -134,3 +134,23 @@ def test_documents_of_spans_refuses_what_from_clusters_refuses(clusters: list) -
         CorefDocument.from_clusters(clusters)
     with pytest.raises(ValueError, match="documents_of_spans takes"):
         documents_of_spans([(clusters, "d", 0)])
+
+
+def test_column_parts_follow_the_scorer_rule() -> None:
+    """The quick paths of ``_column_parts`` (one part, parts joined with '|') give what the scorer's rule gives."""
+    rng = random.Random(0)
+    atoms = ["(0", "0)", "(0)", "(12", "12)", "(12)", "(01)", "|", "||", "-", "_", "(", ")", "3", "(1+2)", "x"]
+    joined = 0
+    for _ in range(20000):
+        if rng.random() < 0.5:
+            column = "".join(rng.choice(atoms) for _ in range(rng.randint(1, 6)))
+        else:
+            column = "|".join(rng.choice(atoms[:7]) for _ in range(rng.randint(2, 4)))
+        singles, opens, closes, rest = conll2012.parse_column(column)
+        readable = conll2012._LEFTOVER.match(rest) and (
+            singles or opens or closes or column in ("-", "_") or rest.strip("|-_") or conll2012._DOUBLE.search(column)
+        )
+        expected = (singles, opens, closes, any(c.isdigit() for c in rest)) if readable else None
+        assert conll2012._column_parts(column) == expected, column
+        joined += "|" in column and all(map(conll2012._ONE_MENTION.fullmatch, column.split("|")))
+    assert joined > 5000
