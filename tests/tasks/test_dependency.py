@@ -93,7 +93,7 @@ def test_table_prints_the_scripts_two_decimals(case: str) -> None:
     scores = dep.score_files(predictions=_pred(case), references=GOLD).scores
     from metametric_jax.commands.dependency import _table
 
-    table = _table(scores, None)
+    table = _table(scores, None).to_rich()  # the columns of the table as rich would draw it
     columns = [list(col.cells) for col in table.columns]
     for r, name in enumerate(columns[0]):
         assert [columns[c][r] for c in range(1, 5)] == rows[name], name
