@@ -31,6 +31,7 @@ import os
 import sys
 import threading
 import time
+import warnings
 from collections.abc import Iterator
 from typing import Any
 
@@ -48,6 +49,7 @@ __all__ = [
     "program_options",
     "relaxation_options",
     "solver_output_captured",
+    "warn_budget",
 ]
 
 #: Work units one exact solver may spend on one problem past its quick certificates (see the module docstring).
@@ -235,6 +237,22 @@ def budget_message(
             f"{'is' if of == 1 else 'are'} not reproducible."
         )
     return text
+
+
+def warn_budget(
+    what: str,
+    found: str,
+    value: float,
+    bound: float,
+    work_limit: int | None,
+    time_limit: float | None,
+    timed_out: bool,
+) -> None:
+    """Warn that one problem ran out of its budget (the text from :func:`budget_message`), for the solver's caller."""
+    bound_text = f", at most {bound:g}" if math.isfinite(bound) else ""
+    result = f"the best {found} found is used ({value:g}{bound_text})"
+    message = budget_message(what, result, work_limit, time_limit, timed_out=int(timed_out))
+    warnings.warn(message, SolverBudgetWarning, stacklevel=4)
 
 
 # --------------------------------------------------------------------------------------------------- solver output

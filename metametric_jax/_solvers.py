@@ -9,7 +9,6 @@ from __future__ import annotations
 import math
 import random
 import time
-import warnings
 from collections import Counter, defaultdict
 from collections.abc import Callable, Sequence
 from typing import Any
@@ -26,6 +25,7 @@ from metametric_jax._budget import (
     charge_program,
     program_options,
     solver_output_captured,
+    warn_budget,
 )
 from metametric_jax._latent import LatentSolution, solve_latent
 from metametric_jax.constraint import Constraint
@@ -194,29 +194,13 @@ def solve_binary_program(
     dual = getattr(res, "mip_dual_bound", None)
     bound = value if optimal else (-float(dual) if dual is not None and np.isfinite(dual) else math.inf)
     if not optimal and what is not None:
-        _warn_budget(what, "solution", value, bound, work_limit, time_limit, budget.timed_out)
+        warn_budget(what, "solution", value, bound, work_limit, time_limit, budget.timed_out)
     return value, z, optimal, bound
 
 
 def _objective(weights: Any, z: np.ndarray) -> float:
     """The weights of the chosen variables, summed and rounded once (a BLAS dot product adds in an order of its own)."""
     return math.fsum(np.asarray(weights, np.float64)[np.asarray(z) > 0.5].tolist())
-
-
-def _warn_budget(
-    what: str,
-    found: str,
-    value: float,
-    bound: float,
-    work_limit: int | None,
-    time_limit: float | None,
-    timed_out: bool,
-) -> None:
-    """Warn that one problem ran out of its budget (the text from :func:`budget_message`)."""
-    bound_text = f", at most {bound:g}" if math.isfinite(bound) else ""
-    result = f"the best {found} found is used ({value:g}{bound_text})"
-    message = budget_message(what, result, work_limit, time_limit, timed_out=int(timed_out))
-    warnings.warn(message, SolverBudgetWarning, stacklevel=4)
 
 
 def _packing_search(weights: np.ndarray, rows: list[list[int]], start: np.ndarray, budget: Budget) -> np.ndarray:
@@ -421,7 +405,7 @@ def solve_latent_elements(
     )
     if not solution.optimal:
         value, bound = solution.value + constant, solution.upper_bound + constant
-        _warn_budget("latent matching", "variable mapping", value, bound, work_limit, time_limit, solution.timed_out)
+        warn_budget("latent matching", "variable mapping", value, bound, work_limit, time_limit, solution.timed_out)
     chosen = {u * n_g + v for u, v in solution.mapping.items()}
     matched: list[tuple[int, int]] = []
     for pairs, items, others in requirements:
@@ -510,7 +494,7 @@ def _latent_program(
         value = float(sum(g[i, j] for i, j in searched))
         if value > total:
             total, chosen = value, searched
-        _warn_budget("latent matching", "solution", total, bound, work_limit, time_limit, budget.timed_out)
+        warn_budget("latent matching", "solution", total, bound, work_limit, time_limit, budget.timed_out)
     return total, chosen, optimal
 
 
