@@ -39,6 +39,12 @@ def _read(read, *args):  # noqa: ANN001, ANN202
         return str(err)
 
 
+@pytest.fixture(autouse=True)
+def _bulk_for_every_size(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Short texts read in bulk too (``read_conll2012`` reads them line by line), so that these tests try it."""
+    monkeypatch.setattr(conll2012, "_BULK_FROM", 0)
+
+
 def _both(path: Path) -> tuple[object, object]:
     """The documents (or error) of the file by ``read_conll2012`` and by the line-by-line reader."""
     return _read(read_conll2012, path), _read(parse_conll2012, split_lines(read_text(path)), str(path))
@@ -154,3 +160,13 @@ def test_column_parts_follow_the_scorer_rule() -> None:
         assert conll2012._column_parts(column) == expected, column
         joined += "|" in column and all(map(conll2012._ONE_MENTION.fullmatch, column.split("|")))
     assert joined > 5000
+
+
+def test_short_texts_are_read_line_by_line(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(conll2012, "_BULK_FROM", 1 << 15)
+    calls = []
+    monkeypatch.setattr(conll2012, "_parse_bulk", lambda text, path: calls.append(len(text)))
+    read_conll2012(ROOT / "metametric_jax" / "data" / "coref" / "sample.key")  # 4.5 kB
+    assert calls == []
+    read_conll2012(ROOT / "tests" / "data" / "coref" / "litbank.key")  # 52 kB: in bulk (here None: line by line)
+    assert calls and calls[0] >= 1 << 15
