@@ -9,14 +9,13 @@ for every number) and :func:`score_files` gives the report. The metrics and conv
 
 from __future__ import annotations
 
-import contextlib
 import functools
-import gc
 import os
 from collections import Counter
-from collections.abc import Callable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
+from metametric_jax._collector import paused_collector
 from metametric_jax.errors import InputFormatError
 from metametric_jax.report import Report
 from metametric_jax.tasks.coref_counts import batch_document_counts, figures, sum_counts
@@ -74,23 +73,6 @@ def _repeat_warnings(
     return [f"{side} document {doc_id}: repeated spans {spans}{more}; {how}"]
 
 
-@contextlib.contextmanager
-def _paused_collector() -> Iterator[None]:
-    """Python's cycle collector paused inside the block (as it was after it).
-
-    Reading two files builds hundreds of thousands of small objects without cycles (spans, mentions, words), which
-    reference counting frees; the collector's full passes over them, triggered by their number alone, took about a
-    tenth of the reading. A cycle made inside the block is collected after it.
-    """
-    was = gc.isenabled()
-    gc.disable()
-    try:
-        yield
-    finally:
-        if was:
-            gc.enable()
-
-
 def read_files(
     *,
     predictions: str | os.PathLike[str],
@@ -123,7 +105,7 @@ def read_files(
 
     check_repeated_mentions(repeated_mentions)
     key_path, resp_path = str(references), str(predictions)
-    with _paused_collector():
+    with paused_collector():
         pairs, warnings = pair_documents(
             predictions=read_conll2012(resp_path),
             references=read_conll2012(key_path) if key_documents is None else key_documents,

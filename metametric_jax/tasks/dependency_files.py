@@ -15,6 +15,7 @@ from typing import Any
 
 import numpy as np
 
+from metametric_jax._collector import paused_collector
 from metametric_jax.errors import InputFormatError
 from metametric_jax.normalizer import prf
 from metametric_jax.report import Report
@@ -22,7 +23,6 @@ from metametric_jax.tasks.dependency_counts import (
     ALIGNED_METRICS,
     METRICS,
     parse_options,
-    paused_collector,
     sentence_counts,
 )
 from metametric_jax.tasks.readers.conllu import DepSentence, read_conllu

@@ -1044,6 +1044,7 @@ _COLUMNS = ["-", "_", "(1", "1)", "(1)", "(2", "2)", "(2)", "(12)", "(1|(2)", "2
 def test_the_reader_s_quick_paths_read_as_the_full_parser(seed: int, monkeypatch) -> None:
     """Columns of no mention or of one mention are read without the full parse: the same documents or the same error."""
     from metametric_jax.tasks.readers import conll2012 as reader
+    from metametric_jax.tasks.readers import conll2012_format as column_rule
 
     rng = random.Random(seed)
     lines = ["#begin document (d); part 000"]
@@ -1062,5 +1063,5 @@ def test_the_reader_s_quick_paths_read_as_the_full_parser(seed: int, monkeypatch
 
     quick = read()
     monkeypatch.setattr(reader, "_NO_MENTION", frozenset())
-    monkeypatch.setattr(reader, "_ONE_MENTION", re.compile(r"(?!)"))
+    monkeypatch.setattr(column_rule, "_ONE_MENTION", re.compile(r"(?!)"))
     assert read() == quick

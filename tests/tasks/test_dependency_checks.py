@@ -9,7 +9,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from metametric_jax.errors import InputFormatError
-from metametric_jax.tasks.dependency_counts import _all_checked, _check_heads, _columns, _Side, check_tree
+from metametric_jax.tasks.dependency_checks import _all_checked, _check_heads, _columns, check_tree
+from metametric_jax.tasks.dependency_counts import _Side
 from metametric_jax.tasks.readers.conllu import DepSentence, DepToken, MultiwordToken, read_conllu
 
 

@@ -16,7 +16,7 @@ import pytest
 
 from metametric_jax.errors import InputFormatError
 from metametric_jax.tasks.coref_documents import CorefDocument, Mention, documents_of_spans
-from metametric_jax.tasks.readers import conll2012
+from metametric_jax.tasks.readers import conll2012, conll2012_bulk, conll2012_format
 from metametric_jax.tasks.readers.conll2012 import parse_conll2012, read_conll2012
 from metametric_jax.tasks.readers.text import read_text, split_lines
 
@@ -52,7 +52,7 @@ def _both(path: Path) -> tuple[object, object]:
 
 @pytest.mark.parametrize("path", FILES, ids=[p.name for p in FILES])
 def test_project_files_read_in_bulk_as_line_by_line(path: Path) -> None:
-    assert conll2012._parse_bulk(read_text(path), str(path)) is not None  # the bulk path is the one tested
+    assert conll2012_bulk.parse_bulk(read_text(path), str(path)) is not None  # the bulk path is the one tested
     bulk, lines = _both(path)
     assert bulk == lines
 
@@ -105,7 +105,7 @@ def test_generated_files_read_as_line_by_line(tmp_path: Path, seed: int) -> None
         bulk, by_line = _both(path)
         assert bulk == by_line
         kinds["error"] += isinstance(by_line, str)
-        kinds["bulk"] += conll2012._parse_bulk(read_text(path), str(path)) is not None
+        kinds["bulk"] += conll2012_bulk.parse_bulk(read_text(path), str(path)) is not None
     assert kinds["bulk"] > 50 and kinds["error"] > 10  # both paths, and errors, are exercised
 
 
@@ -121,7 +121,7 @@ def test_generated_files_read_as_line_by_line(tmp_path: Path, seed: int) -> None
 def test_files_that_are_not_plain_are_read_line_by_line(tmp_path: Path, text: str) -> None:
     path = tmp_path / "f.conll"
     path.write_bytes(text.encode("utf-8"))
-    assert conll2012._parse_bulk(read_text(path), str(path)) is None
+    assert conll2012_bulk.parse_bulk(read_text(path), str(path)) is None
     bulk, lines = _both(path)
     assert bulk == lines and not isinstance(bulk, str)
 
@@ -153,19 +153,20 @@ def test_column_parts_follow_the_scorer_rule() -> None:
         else:
             column = "|".join(rng.choice(atoms[:7]) for _ in range(rng.randint(2, 4)))
         singles, opens, closes, rest = conll2012.parse_column(column)
-        readable = conll2012._LEFTOVER.match(rest) and (
-            singles or opens or closes or column in ("-", "_") or rest.strip("|-_") or conll2012._DOUBLE.search(column)
+        rule = conll2012_format
+        readable = rule._LEFTOVER.match(rest) and (
+            singles or opens or closes or column in ("-", "_") or rest.strip("|-_") or rule._DOUBLE.search(column)
         )
         expected = (singles, opens, closes, any(c.isdigit() for c in rest)) if readable else None
-        assert conll2012._column_parts(column) == expected, column
-        joined += "|" in column and all(map(conll2012._ONE_MENTION.fullmatch, column.split("|")))
+        assert conll2012_format._column_parts(column) == expected, column
+        joined += "|" in column and all(map(conll2012_format._ONE_MENTION.fullmatch, column.split("|")))
     assert joined > 5000
 
 
 def test_short_texts_are_read_line_by_line(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(conll2012, "_BULK_FROM", 1 << 15)
     calls = []
-    monkeypatch.setattr(conll2012, "_parse_bulk", lambda text, path: calls.append(len(text)))
+    monkeypatch.setattr(conll2012, "parse_bulk", lambda text, path: calls.append(len(text)))
     read_conll2012(ROOT / "metametric_jax" / "data" / "coref" / "sample.key")  # 4.5 kB
     assert calls == []
     read_conll2012(ROOT / "tests" / "data" / "coref" / "litbank.key")  # 52 kB: in bulk (here None: line by line)
