@@ -12,6 +12,7 @@ hands the same table to rich. The tests compare both drawings on generated table
 
 from __future__ import annotations
 
+import builtins
 import os
 import re
 import sys
@@ -154,7 +155,9 @@ def _console_width(file: IO[str]) -> int | None:
     set, on Windows consoles and for streams that are not UTF-8 (it draws ASCII boxes there).
     """
     environ = os.environ
-    if sys.platform == "win32" or "IPython" in sys.modules or "FORCE_COLOR" in environ:
+    if sys.platform == "win32" or hasattr(builtins, "get_ipython") or "FORCE_COLOR" in environ:
+        return None  # Windows consoles, IPython and Jupyter, forced colour: rich's own
+    if "DATABRICKS_RUNTIME_VERSION" in environ:
         return None
     if environ.get("TTY_COMPATIBLE", "") not in ("", "0") or environ.get("TTY_INTERACTIVE", "") not in ("", "0"):
         return None

@@ -263,28 +263,48 @@ class BootstrapState(struct.PyTreeNode):
     def compute(self) -> dict[str, Any]:
         """``{"estimate", "low", "high", "stderr"}``, each with the structure of the metric's ``compute()``.
 
-        Pure ``jax.numpy`` (jittable; one jitted call when eager): the percentile interval of the replicates at the
+        Pure ``jax.numpy`` (jittable; when eager, two jitted calls, and the ends and standard errors come back as NumPy
+        float32 arrays, cut per figure on the host): the percentile interval of the replicates at the
         class's ``level`` and their standard deviation (``ddof=1``), over the replicates that weight some example
         (see :meth:`replicates`). Intervals of raw sums (``overlap``, counts) are conditioned on the number of
         examples: each replicate's sums are rescaled to the plain weighted example count.
         """
         if not isinstance(self.fingerprint, jax.core.Tracer):
             resampling.check_state(self.plain)
-            return _jitted_compute(self)
+            # the figures' rows are cut apart on the host: a program with a separate output for each of a suite's
+            # figures took several seconds more to compile than the whole computation
+            reps = _jitted_replicates(self)
+            estimate, ends, spread = _jitted_matrices(self, reps)
+            ends, spread = np.asarray(ends), np.asarray(spread)
+            leaves, treedef = jax.tree.flatten(reps)
+            cuts = np.cumsum([math.prod(leaf.shape[1:]) for leaf in leaves])[:-1]
+
+            def figures(values: np.ndarray) -> Any:
+                parts = np.split(values, cuts)
+                return jax.tree.unflatten(
+                    treedef, [p.reshape(leaf.shape[1:]).astype(leaf.dtype) for p, leaf in zip(parts, leaves)]
+                )
+
+            return {"estimate": estimate, "low": figures(ends[0]), "high": figures(ends[1]), "stderr": figures(spread)}
         return self._compute_traced()
 
     def _compute_traced(self) -> dict[str, Any]:
         """``compute`` without its eager checks (inside ``jit``)."""
-        cfg = self.resampling
-        reps = self.replicates()
-        alpha = (1.0 - cfg.level) / 2.0
-        leaves, treedef = jax.tree.flatten(reps)
+        return self._summary(self.replicates())
+
+    def _matrices(self, reps: Any) -> tuple[Any, jax.Array, jax.Array]:
+        """The estimate, and every figure's interval ends ``(2, F)`` and standard error ``(F,)`` as matrix columns."""
+        leaves = jax.tree.leaves(reps)
         b = leaves[0].shape[0]
         dtype = jnp.result_type(*leaves)
         # every figure a column of one matrix: one selection and one reduction for all figures
         columns = jnp.concatenate([leaf.reshape(b, -1).astype(dtype) for leaf in leaves], axis=1)
-        ends = _interval_ends(columns, alpha)
-        spread = _spread(columns)
+        return self.plain.compute(), _interval_ends(columns, (1.0 - self.resampling.level) / 2.0), _spread(columns)
+
+    def _summary(self, reps: Any) -> dict[str, Any]:
+        """The estimate, each figure's interval and standard error from its replicates (``reps``), inside ``jit``."""
+        estimate, ends, spread = self._matrices(reps)
+        leaves, treedef = jax.tree.flatten(reps)
         cuts = np.cumsum([math.prod(leaf.shape[1:]) for leaf in leaves])[:-1].tolist()
 
         def figures(values: jax.Array) -> Any:
@@ -294,7 +314,7 @@ class BootstrapState(struct.PyTreeNode):
             )
 
         return {
-            "estimate": self.plain.compute(),
+            "estimate": estimate,
             "low": figures(ends[0]),
             "high": figures(ends[1]),
             "stderr": figures(spread),
@@ -376,8 +396,13 @@ def _spread(columns: jax.Array) -> jax.Array:
 
 
 @jax.jit
-def _jitted_compute(state: Any) -> Any:
-    return state._compute_traced()
+def _jitted_replicates(state: Any) -> Any:
+    return state.replicates()
+
+
+@jax.jit
+def _jitted_matrices(state: Any, reps: Any) -> Any:
+    return state._matrices(reps)
 
 
 def bootstrap(metric: Any, replicates: int = 1000, seed: int = 0, level: float = 0.95) -> type[BootstrapState]:
