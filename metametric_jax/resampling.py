@@ -305,16 +305,13 @@ def vmapped_compute(state: Any) -> Any:
 
 
 def _conditioned(replicas: Any, plain: Any) -> Any:
-    from metametric_jax._division import scale as times
-
     counts = comp.value(replicas.count)
     scale = safe_divide(comp.value(plain.count), counts)
 
     def rescale(x: jax.Array) -> jax.Array:
         if not jnp.issubdtype(x.dtype, jnp.floating):
             return x  # the signature
-        # exact half products: the sums that compute() takes of them round alike with or without fused multiply-adds
-        return times(x, scale.astype(x.dtype).reshape(scale.shape + (1,) * (x.ndim - scale.ndim)))
+        return x * scale.astype(x.dtype).reshape(scale.shape + (1,) * (x.ndim - scale.ndim))
 
     return jax.tree.map(rescale, replicas)
 
