@@ -35,7 +35,6 @@ import argparse
 import json
 import os
 import random
-import shutil
 import sys
 import tempfile
 import time
@@ -49,7 +48,7 @@ import pytrec_eval
 from metametric_jax.tasks.ranking import RankingMetric, rank, score, score_files
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from _process import cpu_share, interleaved, timed  # noqa: E402
+from _process import console_script, cpu_share, interleaved, timed  # noqa: E402
 
 OURS = ["official", "ndcg", "ndcg_cut", "recall", "success"]
 THEIRS = {"map", "gm_map", "Rprec", "bpref", "recip_rank", "P", "recall", "ndcg", "ndcg_cut", "success"}
@@ -130,7 +129,7 @@ for measure in sorted(next(iter(per_query.values()))):
 
 
 def ours_command() -> list[str]:
-    found = shutil.which("metametric-jax")
+    found = console_script()
     return [found] if found else [sys.executable, "-m", "metametric_jax"]
 
 

@@ -28,14 +28,13 @@ from __future__ import annotations
 
 import argparse
 import resource
-import shutil
 import subprocess
 import sys
 import time
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from _process import ENV  # noqa: E402  (the bytecode cache on, outside the tree, as an installed package runs)
+from _process import ENV, console_script  # noqa: E402  (the bytecode cache on, outside the tree, as an installed package runs)
 
 TARGET_S = 0.3
 
@@ -64,14 +63,6 @@ heavy = [m for m in ("jax", "scipy", "rich", "pandas", "sklearn") if m in sys.mo
 print("HEAVY=" + (",".join(heavy) or "none"), file=sys.stderr)
 """
 SCORED = ("ranking", "dependency")
-
-
-def console_script() -> str | None:
-    """The installed ``metametric-jax`` script: beside this interpreter first, else on ``PATH``."""
-    beside = Path(sys.executable).parent / "metametric-jax"
-    if beside.is_file():
-        return str(beside)
-    return shutil.which("metametric-jax")
 
 
 def run_timed(argv: list[str]) -> tuple[float, float, subprocess.CompletedProcess[str]]:
