@@ -133,8 +133,10 @@ class Metric(struct.PyTreeNode, metaclass=MetricType):
         """The identity of ``merge``: all sums zero (float32, so it never causes a retrace)."""
         cfg = cls.metric_config
         zeros = np.zeros((4 + len(cfg.reported) + len(cfg.tallies), 2), np.float32)
-        state = _jitted_unpack(cls, zeros)  # device leaves (a restore target, as orbax formats them)
         zeros.flags.writeable = False
+        # device leaves (a restore target, as orbax formats them), sent in one transfer: no program to compile
+        sums, signature = jax.device_put((host_named_sums(cfg, zeros), host_signature(cfg, ())))
+        state = cls(**sums, signature=signature, config=cfg)
         object.__setattr__(state, "_host", (zeros, host_signature(cfg, ())))  # merges on the host all the same
         return state
 
@@ -471,6 +473,10 @@ class Metric(struct.PyTreeNode, metaclass=MetricType):
         """
         if self.count.ndim == 1:
             return self
+        if not isinstance(self.count, jax.core.Tracer):
+            folded = self._host_reduce()
+            if folded is not None:
+                return folded
         stacked = jax.tree.map(lambda x: x.reshape((-1, 2)), self._sums())
         sig = jnp.reshape(self.signature, (-1,))
         if sig.shape[0] == 0:
@@ -483,6 +489,31 @@ class Metric(struct.PyTreeNode, metaclass=MetricType):
         first = jax.tree.map(lambda x: x[0], stacked)
         total, _ = jax.lax.scan(body, first, jax.tree.map(lambda x: x[1:], stacked))
         return self.replace(**total, signature=jnp.where(jnp.all(sig == sig[0]), sig[0], MIXED))
+
+    def _host_reduce(self: M) -> M | None:
+        """:meth:`reduce` of concrete states on the host, or ``None`` where that would not give the jitted bits.
+
+        The states are merged one by one (:func:`_compensated.add_host`) where that gives the jitted merges' bits (an
+        eager ``lax.scan`` compiles a program for each metric and stacking).
+        """
+        pair = self._host_pair() if "_host" in self.__dict__ else None
+        if pair is None:
+            sums = jax.tree.map(np.asarray, self._sums())
+            pair = host_pair(self.config, sums, np.asarray(self.signature))
+        if pair is None:
+            return None
+        packed, sig = pair
+        stacked, sig = packed.reshape((-1, *packed.shape[-2:])), sig.reshape(-1)
+        if sig.shape[0] == 0:
+            return self.__class__.empty()
+        total, exact = stacked[0], True
+        for part in stacked[1:]:
+            if not exact:
+                return None
+            total, exact = comp.add_host(total, part)
+        signature = sig[:1].reshape(()) if bool(np.all(sig == sig[0])) else np.asarray(MIXED, np.int32)
+        signature = np.array(signature, np.int32)
+        return type(self)._host_state(np.array(total, np.float32), signature, exact)
 
     def psum(self: M, axis_name: Any) -> M:
         """Merge across a named device axis with ``lax.psum`` (inside ``pmap`` / ``shard_map``).

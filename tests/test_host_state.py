@@ -112,6 +112,33 @@ def test_subnormals_and_the_float32_limits_go_to_the_jitted_merge() -> None:
     assert isinstance(state.merge(state).count, jax.Array)
 
 
+_jitted_reduce = jax.jit(lambda s: s.reduce())
+
+
+@settings(max_examples=150, deadline=None)
+@given(st.data())
+def test_an_eager_reduce_has_the_jitted_reduce_s_bits(data: st.DataObject) -> None:
+    """``reduce()`` of concrete states: the same bits and signature as ``jit(reduce)``.
+
+    Folded on the host where that gives the jitted merges' bits, else the jitted scan; device and host leaves, one or
+    two stacked axes.
+    """
+    shape = data.draw(st.sampled_from([(1,), (3,), (2, 3)]))
+    elements = data.draw(st.sampled_from([EXACT32, ANY32]))
+    packed = data.draw(hnp.arrays(np.float32, (*shape, ROWS, 2), elements=elements))
+    signature = np.full(shape, M.metric_config.signature, np.int32)
+    if data.draw(st.booleans()):
+        signature.flat[-1] = 7  # another metric's sums among them: marked mixed
+    stacked = M._host_state(packed.copy(), signature)
+    want = _jitted_reduce(device(stacked))
+    for state in (stacked, device(stacked)):
+        got = state.reduce()
+        assert_same_bits(got, want)
+        assert np.asarray(got.signature).shape == ()
+        if isinstance(got.count, np.ndarray):  # folded on the host: only values whose host sums are the jitted bits
+            assert comp.host_exact(packed)
+
+
 def stats_batches(seed: int, n: int, tiny: bool = False) -> list[tuple[np.ndarray, np.ndarray]]:
     rng = np.random.default_rng(seed)
     out = []
