@@ -1,4 +1,4 @@
-"""``score dependency`` and ``score constituency`` ask for one OpenBLAS thread before NumPy's import (commands/_blas).
+"""``score dependency``, ``constituency`` and ``ranking`` ask for one OpenBLAS thread before NumPy's import (_blas).
 
 Only where it cannot change a figure or a user's choice: not when NumPy is already imported, the variable is set, or a
 bootstrap (matrix products) is asked.
@@ -23,22 +23,27 @@ PROBE = (
     "out = io.StringIO()\n"
     "with contextlib.redirect_stdout(out):\n"
     "    status = main(sys.argv[1:])\n"
-    "print(json.dumps([status, os.environ.get('OPENBLAS_NUM_THREADS'), json.loads(out.getvalue())]))\n"
+    "print(json.dumps([status, os.environ.get('OPENBLAS_NUM_THREADS'), out.getvalue()]))\n"
 )
 
 
-def _run(args: list[str], **env: str) -> tuple[int, str | None, dict]:  # type: ignore[type-arg]
+def _run(args: list[str], **env: str) -> tuple[int, str | None, str]:
     environ = {k: v for k, v in os.environ.items() if k != VARIABLE} | env
     done = subprocess.run([sys.executable, "-c", PROBE, *args], capture_output=True, text=True, env=environ, check=True)
-    status, value, scores = json.loads(done.stdout.splitlines()[-1])
-    return status, value, scores
+    status, value, printed = json.loads(done.stdout.splitlines()[-1])
+    return status, value, printed
 
 
-@pytest.mark.parametrize("task", ["dependency", "constituency"])
-def test_one_thread_asked_and_figures_unchanged(task: str) -> None:
-    status, value, scores = _run(["score", task, "--format", "json"])
-    assert status == 0 and value == "1"
-    status, preset, same = _run(["score", task, "--format", "json"], OPENBLAS_NUM_THREADS="2")
+@pytest.mark.parametrize(
+    "command",
+    [["dependency"], ["constituency"], ["ranking", "-m", "all_trec"], ["ranking", "-q", "--format", "trec"]],
+    ids=["dependency", "constituency", "ranking", "ranking-trec"],
+)
+def test_one_thread_asked_and_figures_unchanged(command: list[str]) -> None:
+    args = ["score", *command] + ([] if "--format" in command else ["--format", "json"])
+    status, value, scores = _run(args)
+    assert status == 0 and value == "1" and scores.strip()
+    status, preset, same = _run(args, OPENBLAS_NUM_THREADS="2")
     assert status == 0 and preset == "2"  # a user's setting is kept
     assert same == scores
 

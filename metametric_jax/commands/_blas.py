@@ -1,8 +1,9 @@
 """One BLAS thread for commands whose scoring does no linear algebra, set before NumPy's first import.
 
 NumPy's OpenBLAS starts a thread per core when NumPy is imported; ``score dependency`` and ``score constituency``
-count with integer array operations (no matrix product), so those threads only add to a run's start-up (about 0.05 s
-of CPU per process on a 2-core machine). A bootstrap multiplies matrices, so it keeps the default.
+count with integer array operations and ``score ranking`` computes trec_eval's measures with elementwise ones (no
+matrix product in any of them), so those threads only add to a run's start-up (about 0.05 s of CPU per process on a
+2-core machine). A bootstrap multiplies matrices, so it keeps the default.
 """
 
 from __future__ import annotations
