@@ -42,6 +42,7 @@ from __future__ import annotations
 
 import dataclasses
 import enum
+import functools
 import typing
 from collections.abc import Collection, Sequence
 from typing import Any, Literal, NamedTuple, get_args, get_origin, get_type_hints
@@ -412,7 +413,12 @@ def record_stats(
         ref_mask: bool ``(n, R)``.
         constraint: the matching constraint.
     """
-    cons = parse_constraint(constraint)
+    # one program (per shape and constraint) when called eagerly, rather than a small one for each operation
+    return _record_stats(pred_records, pred_mask, ref_records, ref_mask, parse_constraint(constraint))
+
+
+@functools.partial(jax.jit, static_argnums=4)
+def _record_stats(pred_records: Any, pred_mask: Any, ref_records: Any, ref_mask: Any, cons: Constraint) -> jax.Array:
     p, r = jnp.asarray(pred_records), jnp.asarray(ref_records)
     pm, rm = jnp.asarray(pred_mask, bool), jnp.asarray(ref_mask, bool)
     e_pr = _equal(p, pm, r, rm)
