@@ -39,19 +39,24 @@ def _fields(x: Any) -> tuple[Any, Any, Any]:
     return bits & _SIGN, exponent, (bits & _FRACTION) | _IMPLICIT
 
 
-def divide(num: Any, den: Any) -> Any:
+def divide(num: Any, den: Any, *, constant_divisor: bool | None = None) -> Any:
     """``num / den`` correctly rounded for float32 arrays (broadcast); other dtypes divide as XLA does.
 
-    Differentiable: its derivatives are those of ``num / den``.
+    Differentiable: its derivatives are those of ``num / den``. A divisor known when the program is traced (a Python
+    number, a NumPy or concrete array, while ``num`` is traced; ``constant_divisor`` says so where the caller knows
+    better) takes the long division on every backend: XLA compiles ``x / c`` for a constant ``c`` as ``x * (1 / c)``,
+    which is not correctly rounded.
 
     >>> import jax.numpy as jnp
     >>> float(divide(jnp.float32(3163.328613), jnp.float32(3163.328613)))
     1.0
     """
+    if constant_divisor is None:
+        constant_divisor = isinstance(num, jax.core.Tracer) and not isinstance(den, jax.core.Tracer)
     num, den = jnp.asarray(num), jnp.asarray(den)
     if num.dtype != jnp.float32 or den.dtype != jnp.float32:
         return num / den
-    return _divide(num, den)
+    return (_divide_by_constant if constant_divisor else _divide)(num, den)
 
 
 def _plain(num: Any, den: Any) -> Any:
@@ -59,7 +64,21 @@ def _plain(num: Any, den: Any) -> Any:
     return num / den
 
 
-@jax.custom_jvp
+def _quotient_jvp(fn: Any) -> Any:
+    """``fn`` (a quotient of two float32 arrays) with the derivatives of ``num / den``."""
+    fn = jax.custom_jvp(fn)
+
+    @fn.defjvp
+    def jvp(primals: tuple[Any, Any], tangents: tuple[Any, Any]) -> tuple[Any, Any]:
+        num, den = primals
+        d_num, d_den = tangents
+        quotient = fn(num, den)
+        return quotient, (d_num - quotient * d_den) / den
+
+    return fn
+
+
+@_quotient_jvp
 def _divide(num: Any, den: Any) -> Any:
     # XLA's CPU division is correctly rounded already: the long division only where the program runs elsewhere (the
     # branch is chosen when the program is lowered for its platform, so a CPU program carries no long division)
@@ -68,13 +87,19 @@ def _divide(num: Any, den: Any) -> Any:
 
 
 def _cpu_quotient(num: Any, den: Any) -> Any:
-    """XLA's CPU quotient, kept a division (correctly rounded).
+    """XLA's CPU quotient, kept a division where the divisor is a constant staged in the program (``jnp.float32(3)``).
 
-    XLA rewrites ``x / c`` for a constant ``c`` as ``x * (1 / c)``, which is not correctly rounded (a third of the
-    quotients by 3 came out a unit off); the barrier hides the constant.
+    The barrier hides the constant from XLA's rewrite of ``x / c`` as ``x * (1 / c)`` in the programs tested here (not
+    under ``vmap``, where XLA looks through it); divisors known when traced take the long division instead.
     """
     num, den = lax.optimization_barrier((num, den))
     return num / den
+
+
+@_quotient_jvp
+def _divide_by_constant(num: Any, den: Any) -> Any:
+    # every backend: XLA rewrites a division by a constant as a product by its reciprocal, on the CPU too
+    return long_division(*jnp.broadcast_arrays(num, den))
 
 
 def long_division(num: Any, den: Any) -> Any:
@@ -101,14 +126,6 @@ def long_division(num: Any, den: Any) -> Any:
     exact = lax.bitcast_convert_type(bits, jnp.float32)
     normal = (exp_n > 0) & (exp_n < 255) & (exp_d > 0) & (exp_d < 255) & (exponent > 0) & (exponent < 255)
     return jnp.where(normal, exact, plain)
-
-
-@_divide.defjvp
-def _divide_jvp(primals: tuple[Any, Any], tangents: tuple[Any, Any]) -> tuple[Any, Any]:
-    num, den = primals
-    d_num, d_den = tangents
-    quotient = _divide(num, den)
-    return quotient, (d_num - quotient * d_den) / den
 
 
 def _halves(x: Any) -> tuple[Any, Any]:

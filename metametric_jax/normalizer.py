@@ -69,6 +69,14 @@ def _xp(*arrays: Any) -> Any:
     return np
 
 
+def _traced(x: Any) -> bool:
+    """Whether ``x`` is a JAX tracer (without importing JAX: no tracer exists before it is imported)."""
+    import sys
+
+    jax = sys.modules.get("jax")
+    return jax is not None and isinstance(x, jax.core.Tracer)
+
+
 def safe_divide(num: Any, den: Any, zero_division: float = 0.0) -> Any:
     """``num / den`` where ``den != 0``, else ``zero_division``; gradient-safe (double ``where``).
 
@@ -80,6 +88,7 @@ def safe_divide(num: Any, den: Any, zero_division: float = 0.0) -> Any:
     if isinstance(num, (int, float)) and isinstance(den, (int, float)):
         return float(num) / float(den) if den != 0 else float(zero_division)
     xp = _xp(num, den)
+    constant = _traced(num) and not _traced(den)  # a divisor known when traced (before jnp stages it)
     den = xp.asarray(den)
     num = xp.asarray(num)
     zero = den == 0
@@ -90,7 +99,7 @@ def safe_divide(num: Any, den: Any, zero_division: float = 0.0) -> Any:
     else:  # correctly rounded on every backend (XLA's float32 division on GPUs is not)
         from metametric_jax._division import divide
 
-        ratio = divide(num.astype(dtype), safe.astype(dtype))
+        ratio = divide(num.astype(dtype), safe.astype(dtype), constant_divisor=constant)
     return xp.where(zero, xp.asarray(zero_division, dtype=dtype), ratio)
 
 
