@@ -475,8 +475,11 @@ class Metric(struct.PyTreeNode, metaclass=MetricType):
             return self
         if not isinstance(self.count, jax.core.Tracer):
             folded = self._host_reduce()
-            if folded is not None:
-                return folded
+            return _jitted_reduce(self) if folded is None else folded  # one program, not an eager lax.scan's
+        return self._reduce_traced()
+
+    def _reduce_traced(self: M) -> M:
+        """``reduce`` of states stacked along the leading axis, in jnp (a sequential ``lax.scan``)."""
         stacked = jax.tree.map(lambda x: x.reshape((-1, 2)), self._sums())
         sig = jnp.reshape(self.signature, (-1,))
         if sig.shape[0] == 0:
@@ -603,6 +606,11 @@ def _jitted_compute(state: Any) -> Any:
 @jax.jit
 def _jitted_merge(a: Any, b: Any) -> Any:
     return a._merge_traced(b)
+
+
+@jax.jit
+def _jitted_reduce(state: Any) -> Any:
+    return state._reduce_traced()
 
 
 @functools.partial(jax.jit, static_argnums=0)

@@ -115,7 +115,7 @@ def test_subnormals_and_the_float32_limits_go_to_the_jitted_merge() -> None:
 _jitted_reduce = jax.jit(lambda s: s.reduce())
 
 
-@settings(max_examples=150, deadline=None)
+@settings(max_examples=60, deadline=None)
 @given(st.data())
 def test_an_eager_reduce_has_the_jitted_reduce_s_bits(data: st.DataObject) -> None:
     """``reduce()`` of concrete states: the same bits and signature as ``jit(reduce)``.
