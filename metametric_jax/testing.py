@@ -230,6 +230,12 @@ def check_batching(
     )
 
 
+# one jitted function each for every check: a class checked again reuses its compiled program (a suite's compute()
+# takes about a second to compile)
+_jitted_reduce = jax.jit(lambda x: x.reduce())
+_jitted_compute = jax.jit(lambda x: x.compute())
+
+
 def check_jit(states: Sequence[Accumulator], *, rtol: float = 1e-5, atol: float = 1e-6) -> None:
     """``merge``, ``reduce`` and ``compute`` run under ``jax.jit``; a jitted merge loop traces once.
 
@@ -256,9 +262,9 @@ def check_jit(states: Sequence[Accumulator], *, rtol: float = 1e-5, atol: float 
         )
     eager = _merge_all(states)
     assert_states_close(acc, eager, what=f"{name}: jitted merge loop != eager merges", rtol=rtol, atol=atol)
-    reduced = jax.jit(lambda x: x.reduce())(_stack(states))
+    reduced = _jitted_reduce(_stack(states))
     assert_states_close(reduced, eager, what=f"{name}: jitted reduce() != eager merges", rtol=rtol, atol=atol)
-    computed = flatten_results(jax.jit(lambda x: x.compute())(eager))
+    computed = flatten_results(_jitted_compute(eager))
     expected = flatten_results(eager.compute())
     for key, value in expected.items():
         if key not in computed or not np.allclose(computed[key], value, rtol=rtol, atol=atol, equal_nan=True):
