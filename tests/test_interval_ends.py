@@ -33,7 +33,7 @@ def _reference(x: np.ndarray, q: float) -> tuple[np.ndarray, np.ndarray]:
 @pytest.mark.parametrize("seed", [0])
 def test_interval_ends_are_nanquantiles(seed: int) -> None:
     rng = np.random.default_rng(seed)
-    for trial in range(30):
+    for trial in range(20):
         b = int(rng.choice([1, 2, 3, 7, 40, 100, 999, 1000, 2000]))
         shape = (b, *rng.integers(1, 4, size=int(rng.integers(0, 3))).tolist())
         x = (rng.standard_normal(shape) * 10.0 ** float(rng.integers(-3, 3))).astype(np.float32)
