@@ -60,7 +60,7 @@ def assert_same_bits(a: accumulate.Metric, b: accumulate.Metric) -> None:
     np.testing.assert_array_equal(np.asarray(a.signature), np.asarray(b.signature))
 
 
-@settings(max_examples=400, deadline=None)
+@settings(max_examples=250, deadline=None)
 @given(st.data())
 def test_add_host_has_the_jitted_bits(data: st.DataObject) -> None:
     x = data.draw(pairs(EXACT32))

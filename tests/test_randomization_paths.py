@@ -127,7 +127,7 @@ def assert_same_figures(got, want, ra, rb, masks) -> None:
 
 
 # ------------------------------------------------------------------------------------------------ every path
-@settings(max_examples=30, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=20, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(batch=batches())
 def test_every_path_equals_the_host_path(batch) -> None:
     a, b, g, ids, w = batch

@@ -664,7 +664,7 @@ def device_paths(scheme: str):
 
 
 @pytest.mark.slow
-@settings(max_examples=40, deadline=None)
+@settings(max_examples=30, deadline=None)
 @given(tagged_batches())
 def test_every_path_gives_the_same_counts(batch) -> None:
     """Host score, accumulator suite, per-pair statistics, decode= callback, device-native counts: one figure."""
