@@ -34,7 +34,6 @@ in :mod:`metametric_jax.metric_config`.
 
 from __future__ import annotations
 
-import functools
 from collections.abc import Callable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any, ClassVar, TypeVar
 
@@ -52,6 +51,7 @@ from metametric_jax.metric_config import (
     MIXED,
     MetricConfig,
     from_state_dict,
+    host_fold,
     host_merged_signature,
     host_named_sums,
     host_pair,
@@ -474,8 +474,9 @@ class Metric(struct.PyTreeNode, metaclass=MetricType):
         if self.count.ndim == 1:
             return self
         if not isinstance(self.count, jax.core.Tracer):
+            # folded on the host, or one jitted program: an eager lax.scan compiles its body at every call
             folded = self._host_reduce()
-            return _jitted_reduce(self) if folded is None else folded  # one program, not an eager lax.scan's
+            return _jitted_reduce(self) if folded is None else folded
         return self._reduce_traced()
 
     def _reduce_traced(self: M) -> M:
@@ -494,29 +495,13 @@ class Metric(struct.PyTreeNode, metaclass=MetricType):
         return self.replace(**total, signature=jnp.where(jnp.all(sig == sig[0]), sig[0], MIXED))
 
     def _host_reduce(self: M) -> M | None:
-        """:meth:`reduce` of concrete states on the host, or ``None`` where that would not give the jitted bits.
-
-        The states are merged one by one (:func:`_compensated.add_host`) where that gives the jitted merges' bits (an
-        eager ``lax.scan`` compiles a program for each metric and stacking).
-        """
-        pair = self._host_pair() if "_host" in self.__dict__ else None
-        if pair is None:
-            sums = jax.tree.map(np.asarray, self._sums())
-            pair = host_pair(self.config, sums, np.asarray(self.signature))
-        if pair is None:
-            return None
-        packed, sig = pair
-        stacked, sig = packed.reshape((-1, *packed.shape[-2:])), sig.reshape(-1)
-        if sig.shape[0] == 0:
-            return self.__class__.empty()
-        total, exact = stacked[0], True
-        for part in stacked[1:]:
-            if not exact:
-                return None
-            total, exact = comp.add_host(total, part)
-        signature = sig[:1].reshape(()) if bool(np.all(sig == sig[0])) else np.asarray(MIXED, np.int32)
-        signature = np.array(signature, np.int32)
-        return type(self)._host_state(np.array(total, np.float32), signature, exact)
+        """``reduce()`` folded on the host (:func:`host_fold`) where that gives the jitted bits, else ``None``."""
+        sums, sig = jax.tree.map(np.asarray, self._sums()), np.asarray(self.signature)
+        pair = self.__dict__.get("_host") or host_pair(self.config, sums, sig)
+        if pair is None or pair[1].size == 0:
+            return None if pair is None else self.__class__.empty()
+        folded = host_fold(*pair)
+        return None if folded is None else type(self)._host_state(*folded)
 
     def psum(self: M, axis_name: Any) -> M:
         """Merge across a named device axis with ``lax.psum`` (inside ``pmap`` / ``shard_map``).
@@ -598,21 +583,8 @@ class Metric(struct.PyTreeNode, metaclass=MetricType):
         return out
 
 
-@jax.jit
-def _jitted_compute(state: Any) -> Any:
-    return state._compute_traced()
-
-
-@jax.jit
-def _jitted_merge(a: Any, b: Any) -> Any:
-    return a._merge_traced(b)
-
-
-@jax.jit
-def _jitted_reduce(state: Any) -> Any:
-    return state._reduce_traced()
-
-
-@functools.partial(jax.jit, static_argnums=0)
-def _jitted_unpack(cls: Any, packed: Any) -> Any:
-    return cls._unpack(packed)
+# one program (and one dispatch) for all of a state's leaves
+_jitted_compute = jax.jit(lambda state: state._compute_traced())
+_jitted_merge = jax.jit(lambda a, b: a._merge_traced(b))
+_jitted_reduce = jax.jit(lambda state: state._reduce_traced())
+_jitted_unpack = jax.jit(lambda cls, packed: cls._unpack(packed), static_argnums=0)

@@ -248,6 +248,23 @@ def pack(cfg: MetricConfig, sums: Any) -> np.ndarray:
     return np.stack([np.asarray(r, np.float32) for r in rows], axis=-2)
 
 
+def host_fold(packed: np.ndarray, signature: np.ndarray) -> tuple[np.ndarray, np.ndarray, bool] | None:
+    """Stacked states (:func:`host_pair`'s, at least one) merged one by one on the host, as a sequential jitted merge.
+
+    Returns the packed total, its signature (``MIXED`` where the states' differ) and whether it may be added on the
+    host again; ``None`` where a partial sum leaves :func:`metametric_jax._compensated.add_host`'s range.
+    """
+    stacked, sig = packed.reshape((-1, *packed.shape[-2:])), signature.reshape(-1)
+    total, exact = stacked[0], True
+    for part in stacked[1:]:
+        if not exact:
+            return None
+        total, exact = comp.add_host(total, part)
+    merged = np.array(sig[0] if bool(np.all(sig == sig[0])) else MIXED, np.int32)
+    merged.flags.writeable = False
+    return np.array(total, np.float32), merged, exact
+
+
 def host_pair(cfg: MetricConfig, sums: Any, signature: Any) -> tuple[np.ndarray, np.ndarray] | None:
     """:func:`pack` of a state's sums, and its signature, where the jitted merge's bits can be had on the host.
 
