@@ -79,12 +79,15 @@ def test_the_long_division_is_lowered_for_every_platform_but_the_cpu(monkeypatch
 
 
 def test_a_process_with_only_a_cpu_traces_no_long_division(monkeypatch: pytest.MonkeyPatch) -> None:
-    """The branch is chosen when tracing where the CPU is the only backend: a smaller program, the same quotients."""
+    """The branch is chosen when tracing where the CPU is the only backend: a smaller program, the same quotients.
+
+    In a process with another backend (a GPU) both branches are traced, and the platform chooses when lowering.
+    """
     monkeypatch.delenv(_division.EVERY_PLATFORM, raising=False)
-    assert set(jax.extend.backend.backends()) == {"cpu"}
+    cpu_only = set(jax.extend.backend.backends()) <= {"cpu"}
     a, b = _pairs(4, 20_000)
     traced = jax.jit(lambda x, y: divide(x, y)).trace(a, b)  # a function of its own: traced afresh
-    assert "platform_index" not in str(traced.jaxpr) and "bitcast_convert" not in str(traced.jaxpr)
+    assert ("bitcast_convert" not in str(traced.jaxpr)) == cpu_only
     with np.errstate(all="ignore"):
         expected = a / b
     normal = _normal(a, b, expected)
