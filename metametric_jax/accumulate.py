@@ -496,8 +496,9 @@ class Metric(struct.PyTreeNode, metaclass=MetricType):
 
     def _host_reduce(self: M) -> M | None:
         """``reduce()`` folded on the host (:func:`host_fold`) where that gives the jitted bits, else ``None``."""
-        sums, sig = jax.tree.map(np.asarray, self._sums()), np.asarray(self.signature)
-        pair = self.__dict__.get("_host") or host_pair(self.config, sums, sig)
+        pair = self.__dict__.get("_host")
+        if pair is None:  # device leaves (or a host state whose values a host merge would round otherwise)
+            pair = host_pair(self.config, jax.tree.map(np.asarray, self._sums()), np.asarray(self.signature))
         if pair is None or pair[1].size == 0:
             return None if pair is None else self.__class__.empty()
         folded = host_fold(*pair)
