@@ -6,7 +6,11 @@ each (default 13,170, the size of the comparison in the issue), one tree per lin
 1. **Scoring run** (the target): ``score_files`` (reading both files, scoring, per-sentence items and warnings)
    against the ``evalb -p COLLINS.prm GOLD PRED`` process (whose start-up is a few milliseconds);
 2. **Whole process**: ``python -m metametric_jax score constituency --format json`` (Python start-up included, byte
-   code cached as an installation has it).
+   code cached as an installation has it), and each installed command given with ``--command PATH`` (a
+   ``metametric-jax`` script: that of a virtual environment, say), run as ``PATH score constituency --gold GOLD
+   --pred PRED --format json``; the commands and EVALB run round-robin (:func:`_process.interleaved`), each
+   command's output checked equal to the in-process figures first, and the free CPU share
+   (:func:`_process.cpu_share`: 2.00 is two free cores) is measured before and after.
 
 Each side runs ``--repeat`` times, interleaved; the best wall time (and the best CPU time, less disturbed by other
 work on a shared machine) is reported, after checking that the summary
@@ -16,7 +20,8 @@ are printed.
 
 ``--max-words N`` keeps only the pairs whose reference tree has at most N words (short trees: start-up weighs more).
 
-Run: ``python bench/bench_constituency.py [--trees N] [--repeat R] [--evalb PATH] [--max-words N]``.
+Run: ``python bench/bench_constituency.py [--trees N] [--repeat R] [--evalb PATH] [--max-words N]
+[--command PATH ...]``.
 """
 
 from __future__ import annotations
@@ -31,6 +36,9 @@ import sys
 import tempfile
 import time
 from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from _process import ENV, cpu_share, interleaved  # noqa: E402
 
 DATA = Path(__file__).resolve().parent.parent / "tests" / "data" / "constituency"
 KEYS = {
@@ -73,6 +81,13 @@ def main() -> None:
     parser.add_argument("--repeat", type=int, default=5)
     parser.add_argument("--evalb", default=os.environ.get("EVALB"))
     parser.add_argument("--max-words", type=int, help="keep only the pairs of trees of at most this many words")
+    parser.add_argument(
+        "--command",
+        action="append",
+        default=[],
+        metavar="PATH",
+        help="an installed metametric-jax script to time as a whole process too (repeatable)",
+    )
     args = parser.parse_args()
 
     gold_lines = (DATA / "gold.mrg").read_text(encoding="utf-8").splitlines()
@@ -104,44 +119,63 @@ def main() -> None:
         assert printed == mine, (printed, mine)
         print(f"figures: equal to EVALB's summary ({', '.join(f'{k} {v}' for k, v in printed.items())})")
 
-    ours_cli = [sys.executable, "-m", "metametric_jax", "score", "constituency", "--gold", str(gold)]
-    ours_cli += ["--pred", str(pred), "--format", "json"]
-    # Byte code cached as an installation has it (pip compiles on install); kept out of the tree, in a prefix. This
-    # first run writes it.
-    env = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
-    env["PYTHONPYCACHEPREFIX"] = tempfile.mkdtemp(prefix="bench_constituency_pycache_")
-    got = json.loads(subprocess.run(ours_cli, capture_output=True, text=True, check=True, env=env).stdout)
-    assert got["all"] == scores
+    files = ["score", "constituency", "--gold", str(gold), "--pred", str(pred), "--format", "json"]
+    processes = {"python -m metametric_jax": [sys.executable, "-m", "metametric_jax", *files]}
+    processes.update({f"command {path}": [path, *files] for path in args.command})
+    # Byte code cached as an installation has it (pip compiles on install), in a prefix outside the tree
+    # (_process.ENV): these first runs write it, and each command's figures are checked equal to score_files'.
+    for name, argv in processes.items():
+        done = subprocess.run(argv, capture_output=True, text=True, check=False, env=ENV)
+        if done.returncode:
+            raise SystemExit(f"{name} failed:\n{done.stderr}")
+        assert json.loads(done.stdout)["all"] == scores, name
 
     best: dict[str, float] = {}
     cpu: dict[str, float] = {}
     for _ in range(args.repeat):
         sides = {"ours": lambda: constituency.score_files(predictions=pred, references=gold)}
-        sides["ours process"] = lambda: subprocess.run(ours_cli, capture_output=True, check=True, env=env)
         if evalb:
             sides["evalb"] = lambda: subprocess.run(evalb, capture_output=True, check=True)
         for name, fn in sides.items():
             wall, used = timed(fn)
             best[name] = min(best.get(name, float("inf")), wall)
             cpu[name] = min(cpu.get(name, float("inf")), used)
+    share_before = cpu_share()
+    whole = interleaved({**({"evalb": evalb} if evalb else {}), **processes}, args.repeat)
+    share_after = cpu_share()
+    ours_wall, ours_cpu = whole["python -m metametric_jax"]
     if evalb:
-        e = best["evalb"]
-        print(f"scoring run: evalb {e:.3f} s, score_files {best['ours']:.3f} s: ours/evalb {best['ours'] / e:.2f}x")
+        e, e_cpu = whole["evalb"]
+        print(
+            f"scoring run: evalb {best['evalb']:.3f} s, score_files {best['ours']:.3f} s: ours/evalb "
+            f"{best['ours'] / best['evalb']:.2f}x"
+        )
         print(
             f"scoring run, cpu time: evalb {cpu['evalb']:.3f} s, score_files {cpu['ours']:.3f} s: "
             f"ours/evalb {cpu['ours'] / cpu['evalb']:.2f}x"
         )
         print(
-            f"whole process: evalb {e:.3f} s, metametric-jax score constituency {best['ours process']:.3f} s: "
-            f"ours/evalb {best['ours process'] / e:.2f}x"
+            f"whole process: evalb {e:.3f} s, metametric-jax score constituency {ours_wall:.3f} s: "
+            f"ours/evalb {ours_wall / e:.2f}x"
         )
         print(
-            f"whole process, cpu time: evalb {cpu['evalb']:.3f} s, metametric-jax score constituency "
-            f"{cpu['ours process']:.3f} s: ours/evalb {cpu['ours process'] / cpu['evalb']:.2f}x"
+            f"whole process, cpu time: evalb {e_cpu:.3f} s, metametric-jax score constituency "
+            f"{ours_cpu:.3f} s: ours/evalb {ours_cpu / e_cpu:.2f}x"
         )
+        for path in args.command:
+            wall, used = whole[f"command {path}"]
+            print(
+                f"whole process, command {path}: evalb {e:.3f} s, {wall:.3f} s: ours/evalb {wall / e:.2f}x "
+                f"(cpu time: {used:.3f} s, {used / e_cpu:.2f}x)"
+            )
     else:
         print(f"scoring run: score_files {best['ours']:.3f} s (no --evalb given)")
-        print(f"whole process: metametric-jax score constituency {best['ours process']:.3f} s (no --evalb given)")
+        print(f"whole process: metametric-jax score constituency {ours_wall:.3f} s (no --evalb given)")
+        for path in args.command:
+            print(f"whole process, command {path}: {whole[f'command {path}'][0]:.3f} s (no --evalb given)")
+    print(
+        f"free CPU share: {share_before:.2f} before the whole-process runs, {share_after:.2f} after (2.00: two cores)"
+    )
 
 
 if __name__ == "__main__":
