@@ -32,8 +32,14 @@ def _cut(label: str) -> str:
 
 def _words64(buffer: np.ndarray) -> np.ndarray:
     """Overlapping little-endian uint64 views: ``out[i]`` is bytes ``i`` to ``i + 8`` of ``buffer`` (zero-padded)."""
-    padded = np.append(buffer, np.zeros(8, np.uint8))
-    return np.ndarray(shape=(buffer.size + 1,), dtype="<u8", buffer=padded, strides=(1,))
+    return _padded(buffer)[1]
+
+
+def _padded(*parts: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """The bytes of ``parts`` joined (one copy, eight zero bytes after them) and :func:`_words64` of them."""
+    padded = np.concatenate((*parts, np.zeros(8, np.uint8)))
+    size = padded.size - 8
+    return padded[:size], np.ndarray(shape=(size + 1,), dtype="<u8", buffer=padded, strides=(1,))
 
 
 _MASKS = np.array([(1 << (8 * i)) - 1 for i in range(8)] + [2**64 - 1], dtype=np.uint64)
@@ -45,8 +51,12 @@ def _chunks(words: np.ndarray, start: np.ndarray, length: np.ndarray, k: int) ->
     return words[start + 8 * k if k else start] & _MASKS[np.clip(rest, 0, 8, out=rest if k else None)]
 
 
-def _intern(buffer: np.ndarray, start: np.ndarray, end: np.ndarray) -> tuple[np.ndarray, list[bytes]]:
+def _intern(
+    buffer: np.ndarray, start: np.ndarray, end: np.ndarray, windows: np.ndarray | None = None
+) -> tuple[np.ndarray, list[bytes]]:
     """Codes of the byte strings ``buffer[start:end]`` and the distinct strings (hashing, checked exactly).
+
+    ``windows``: :func:`_words64` of ``buffer`` where the caller has it already.
 
     The arrays over every string are computed in place and dropped once used (a file's strings number in the
     millions: fewer of them at once, fewer fresh pages of memory).
@@ -57,7 +67,7 @@ def _intern(buffer: np.ndarray, start: np.ndarray, end: np.ndarray) -> tuple[np.
     codes = np.empty(0 if everything else start.size, dtype=np.int64)
     vocab: list[bytes] = []
     if short.any():
-        words = _words64(buffer)
+        words = _words64(buffer) if windows is None else windows
         s, n = (start, length) if everything else (start[short], length[short])
         k0 = words[s]  # _chunks(words, s, n, 0), in place (no string is shorter than 0 bytes)
         k0 &= _MASKS[np.minimum(n, 8)]
@@ -109,11 +119,13 @@ def _intern(buffer: np.ndarray, start: np.ndarray, end: np.ndarray) -> tuple[np.
     return codes, vocab
 
 
-def _words_equal(buffer: np.ndarray, a0: np.ndarray, a1: np.ndarray, b0: np.ndarray, b1: np.ndarray) -> np.ndarray:
-    """Whether ``buffer[a0:a1] == buffer[b0:b1]`` for each pair, byte for byte, eight bytes at a time."""
+def _words_equal(windows: np.ndarray, a0: np.ndarray, a1: np.ndarray, b0: np.ndarray, b1: np.ndarray) -> np.ndarray:
+    """Whether the byte strings ``[a0, a1)`` and ``[b0, b1)`` of a buffer are equal, byte for byte, eight at a time.
+
+    ``windows``: :func:`_words64` of the buffer.
+    """
     n = a1 - a0
     same = n == (b1 - b0)
-    windows = _words64(buffer)
     k = 0
     todo = np.flatnonzero(same)
     while todo.size:
@@ -210,12 +222,12 @@ def _evalb(
             f"{_count(longer.sentences)} but {shorter.path} has {shorter.sentences}; sentence "
             f"{shorter.sentences + 1} has no counterpart (one tree per sentence, in the same order)",
         )
-    buffer = np.concatenate((g.data, t.data))
+    buffer, windows = _padded(g.data, t.data)  # one copy of both files' bytes, read eight bytes at a time
     shift = g.data.size
     starts = [g.tag_start, g.label_start, t.tag_start + shift, t.label_start + shift]
     ends = [g.tag_end, g.label_end, t.tag_end + shift, t.label_end + shift]
     sizes = [a.size for a in starts]
-    codes, vocab = _intern(buffer, np.concatenate(starts), np.concatenate(ends))
+    codes, vocab = _intern(buffer, np.concatenate(starts), np.concatenate(ends), windows)
     del starts, ends
     g_tag, g_label, t_tag, t_label = np.split(codes, np.cumsum(sizes)[:-1])
     labels = [v.decode("utf-8") for v in vocab]
@@ -266,7 +278,7 @@ def _evalb(
     # words, position by position, where the lengths agree
     gk = np.flatnonzero(g_keep & (status == 0)[g_leaf_sentence])
     tk = np.flatnonzero(t_keep & (status == 0)[t_leaf_sentence])
-    same = _words_equal(buffer, g.word_start[gk], g.word_end[gk], t.word_start[tk] + shift, t.word_end[tk] + shift)
+    same = _words_equal(windows, g.word_start[gk], g.word_end[gk], t.word_start[tk] + shift, t.word_end[tk] + shift)
     if not same.all():
         eq_words = {(a, b) for a, b in params.equivalent_words} | {(b, a) for a, b in params.equivalent_words}
         for k in np.flatnonzero(~same).tolist():
@@ -284,7 +296,7 @@ def _evalb(
     correct = tag_class[g_tag[gk]] == tag_class[t_tag[tk]]
     correct_tags = np.bincount(g_leaf_sentence[gk][aligned & correct], minlength=n)
     # (arrays no longer needed are dropped as the counting goes: less memory held at once, fewer fresh pages)
-    del raw, buffer, gk, tk, same, aligned, correct, g_leaf_sentence, t_leaf_sentence
+    del raw, buffer, windows, gk, tk, same, aligned, correct, g_leaf_sentence, t_leaf_sentence
     words = np.where(ok, wn1, 0)
 
     def spans(bank: Treebank, keep: np.ndarray, label: np.ndarray) -> tuple[np.ndarray, ...]:

@@ -13,11 +13,10 @@ import dataclasses
 import functools
 import os
 from collections.abc import Mapping, Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from metametric_jax.report import Report
 from metametric_jax.tasks.constituency_counts import (
     COLLINS,
     Brackets,
@@ -29,6 +28,9 @@ from metametric_jax.tasks.constituency_counts import (
 )
 from metametric_jax.tasks.constituency_readout import summarize
 from metametric_jax.tasks.readers.ptb import Treebank, read_treebank
+
+if TYPE_CHECKING:  # pragma: no cover - imported where a report is built (the command prints the summary only)
+    from metametric_jax.report import Report
 
 __all__ = [
     "resolve_params",
@@ -69,6 +71,8 @@ def resolve_params(params: EvalbParams | str | os.PathLike[str] | None, options:
 
 
 def _report(counts: SentenceCounts, params: EvalbParams, pred_path: str) -> Report:
+    from metametric_jax.report import Report
+
     scores = summarize(counts, params)
     status_name = ("valid", "error", "skipped")
     c = counts

@@ -42,7 +42,7 @@ from metametric_jax.tasks.readers.text import BOM, check_utf8, decode_text
 __all__ = ["Tree", "Treebank", "scan_trees", "read_treebank", "parse_trees", "read_trees", "parse_params"]
 
 _OPEN, _CLOSE = 40, 41
-_TOKEN = re.compile(r"[()]|[ \t\n\v\f\r]+|[^ \t\n\v\f\r()]+")
+_TOKEN = r"[()]|[ \t\n\v\f\r]+|[^ \t\n\v\f\r()]+"  # compiled where Tree objects are built (the scorer reads columns)
 
 
 @dataclasses.dataclass(frozen=True)
@@ -352,7 +352,7 @@ def parse_trees(text: str, source: str = "<string>") -> list[Tree]:
     trees: list[Tree] = []
     stack: list[tuple[str, list[Tree | str]]] = []
     label_next = False
-    for tok in _TOKEN.findall(text):
+    for tok in re.findall(_TOKEN, text):
         if tok == "(":
             stack.append(("", []))
             label_next = True
