@@ -61,13 +61,15 @@ class PenmanText:
     text: str
 
 
-# The tokens of penman's lexer (penman._lexer.PATTERNS), for a graph body with no comment: a token never spans a line.
+# penman's tokens (penman._lexer.PATTERNS, in its order: string, parentheses and slash, role, symbol, alignment, any
+# other character) for a graph body with no comment; a token never spans a line. Its first character tells its kind:
+# a lone '"' or '~' is an unexpected character, not a string or an alignment.
 _TOKENS = re.compile(
-    r'(?P<STRING>"[^"\\\n]*(?:\\.[^"\\\n]*)*")|(?P<LPAREN>\()|(?P<RPAREN>\))|(?P<SLASH>/)'
-    r'|(?P<ROLE>:[^ \t\r\n\v\f"()/:~]*)|(?P<SYMBOL>[^ \t\r\n\v\f"()/:~]+)'
-    r"|(?P<ALIGNMENT>~(?:[a-z]\.?)?[0-9]+(?:,[0-9]+)*)|(?P<OTHER>[^ \t\r\n\v\f])"
+    r'"[^"\\\n]*(?:\\.[^"\\\n]*)*"|[()/]|:[^ \t\r\n\v\f"()/:~]*|[^ \t\r\n\v\f"()/:~]+'
+    r"|~(?:[a-z]\.?)?[0-9]+(?:,[0-9]+)*|[^ \t\r\n\v\f]"
 )
 _OTHER_BREAKS = re.compile("[\r\v\f\x1c\x1d\x1e\x85\u2028\u2029#]")  # lines penman splits at; comments
+_NOT_SYMBOL = frozenset('()/:~"')
 
 
 class _NotPlainError(Exception):
@@ -84,43 +86,41 @@ def _parse_plain(body: str) -> Any:
     """
     if _OTHER_BREAKS.search(body):
         return None
-    kinds: list[str] = []
-    texts: list[str] = []
-    for m in _TOKENS.finditer(body):
-        kinds.append(m.lastgroup or "")
-        texts.append(m.group())
-    kinds.append("END")
-    texts.append("")
+    tokens = _TOKENS.findall(body)
+    end = len(tokens)
+    tokens += ["", "", "", ""]  # past the end: no token is empty
     at = 0
 
-    def attached(text: str) -> str:  # an alignment right after a concept, role or constant joins it
+    def constant(token: str) -> bool:  # a symbol or a string
+        return token != "" and (token[0] not in _NOT_SYMBOL or (token[0] == '"' and len(token) > 1))
+
+    def aligned(text: str) -> str:  # an alignment right after a concept, role or constant joins it
         nonlocal at
-        if kinds[at] == "ALIGNMENT":
-            text += texts[at]
+        token = tokens[at]
+        if token[:1] == "~" and len(token) > 1:
             at += 1
+            return text + token
         return text
 
     def node() -> tuple[str, list[tuple[str, Any]]]:
         nonlocal at
-        if kinds[at] != "LPAREN" or kinds[at + 1] != "SYMBOL" or kinds[at + 2] != "SLASH":
+        var, concept = tokens[at + 1], tokens[at + 3]
+        if tokens[at] != "(" or not constant(var) or var[0] == '"' or tokens[at + 2] != "/" or not constant(concept):
             raise _NotPlainError
-        if kinds[at + 3] not in ("SYMBOL", "STRING"):
-            raise _NotPlainError
-        var = texts[at + 1]
         at += 4
-        edges: list[tuple[str, Any]] = [("/", attached(texts[at - 1]))]
-        while kinds[at] == "ROLE":
+        edges: list[tuple[str, Any]] = [("/", aligned(concept))]
+        while tokens[at][:1] == ":":
             at += 1
-            role = attached(texts[at - 1])
-            kind = kinds[at]
-            if kind in ("SYMBOL", "STRING"):
-                at += 1
-                edges.append((role, attached(texts[at - 1])))
-            elif kind == "LPAREN":
+            role = aligned(tokens[at - 1])
+            target = tokens[at]
+            if target == "(":
                 edges.append((role, node()))
+            elif constant(target):
+                at += 1
+                edges.append((role, aligned(target)))
             else:
                 raise _NotPlainError
-        if kinds[at] != "RPAREN":
+        if tokens[at] != ")":
             raise _NotPlainError
         at += 1
         return (var, edges)
@@ -129,7 +129,7 @@ def _parse_plain(body: str) -> Any:
         tree = node()
     except (_NotPlainError, RecursionError):
         return None
-    return tree if kinds[at] == "END" else None
+    return tree if at == end else None
 
 
 def parse_tree(text: str, path: str, line: int | None) -> Any:
