@@ -12,11 +12,9 @@ message counted in the whole batch (see :mod:`metametric_jax.parallel`). The pub
 
 from __future__ import annotations
 
-import concurrent.futures
 import contextlib
 import dataclasses
 import math
-import multiprocessing
 import os
 import pickle
 import re
@@ -24,10 +22,12 @@ import sys
 import traceback
 import warnings
 from collections.abc import Callable, Mapping, Sequence
-from concurrent.futures.process import BrokenProcessPool
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
+
+if TYPE_CHECKING:
+    import concurrent.futures
 
 __all__ = [
     "CHUNKS_PER_WORKER",
@@ -248,6 +248,8 @@ START_METHOD = "METAMETRIC_JAX_START_METHOD"
 
 
 def _context() -> Any:
+    import multiprocessing  # here: a run without workers does not import the machinery of processes
+
     method = os.environ.get(START_METHOD) or (
         "forkserver" if "forkserver" in multiprocessing.get_all_start_methods() else "spawn"
     )
@@ -388,6 +390,9 @@ def _run(
             if progress is not None:
                 progress(hi, n)
         return results
+    import concurrent.futures
+    from concurrent.futures.process import BrokenProcessPool
+
     payload = pickle.dumps(task)
     ctx = _context()
     if ctx.get_start_method() == "forkserver":

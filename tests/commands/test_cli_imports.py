@@ -1,0 +1,28 @@
+"""What ``score TASK`` imports in one process: neither JAX nor the machinery of worker processes (start-up time)."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+
+from metametric_jax.commands import registry
+
+# Modules a command scoring files in this process never needs: JAX (the accumulators), multiprocessing and
+# concurrent.futures (only --jobs N starts workers).
+NOT_IMPORTED = ("jax", "multiprocessing", "concurrent.futures")
+
+
+def test_scoring_in_this_process_imports_neither_jax_nor_worker_processes() -> None:
+    tasks = sorted(registry())
+    code = (
+        "import contextlib, io, sys\n"
+        "from metametric_jax.cli import main\n"
+        f"for task in {tasks!r}:\n"
+        "    with contextlib.redirect_stdout(io.StringIO()), contextlib.redirect_stderr(io.StringIO()):\n"
+        "        assert main(['score', task, '--format', 'json']) == 0, task\n"
+        f"    print(task, sorted(m for m in {NOT_IMPORTED!r} if m in sys.modules))\n"
+    )
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.splitlines() == [f"{task} []" for task in tasks], done.stdout
+    assert len(tasks) >= 8
