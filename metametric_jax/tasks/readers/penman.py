@@ -205,7 +205,7 @@ def read_penman_texts(path: str | Path) -> list[PenmanText]:
 
 
 def _strip(atom: Any) -> Any:
-    return _ALIGNMENT.sub("", atom) if isinstance(atom, str) else atom
+    return _ALIGNMENT.sub("", atom) if isinstance(atom, str) and "~" in atom else atom  # a marker starts with ~
 
 
 def strip_alignments(tree: Any) -> Any:
