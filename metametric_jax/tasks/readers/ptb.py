@@ -166,19 +166,19 @@ def scan_trees(data: bytes, path: str = "<string>", *, one_per_line: bool | None
     del tok, tok8
     t_start = np.flatnonzero(edge == 1)
     t_end = np.flatnonzero(edge == -1)
-    # the tokens after parenthesis k (up to the next one, or the end): count[k] of them, numbered from
-    # first_token[k] (the tokens before the first parenthesis, then the counts summed)
-    pos = np.flatnonzero(paren)
+    # events: token starts and parentheses in file order; the tokens after parenthesis k (up to the next one) are
+    # numbered from first_token[k] = (its event index) - k
+    events = np.flatnonzero((edge[:-1] == 1) | paren)
+    paren_event = np.flatnonzero(paren[events])
+    pos = events[paren_event]
+    del events
     is_open = opens[pos]
     del opens, paren
+    first_token = paren_event
+    first_token -= np.arange(paren_event.size)
+    del paren_event
+    count = np.diff(np.append(first_token, t_start.size))
     n_paren = pos.size
-    if n_paren:
-        count = np.add.reduceat(edge[:-1] == 1, pos, dtype=np.int64)
-        first_token = np.cumsum(count)
-        first_token -= count
-        first_token += t_start.size - int(first_token[-1] + count[-1])
-    else:
-        count = first_token = np.zeros(0, dtype=np.int64)
     depth = np.cumsum(is_open.view(np.int8) * np.int8(2) - np.int8(1), dtype=np.int32)
     if n_paren and depth.min() < 0:
         k = int(np.argmax(depth < 0))
