@@ -175,17 +175,39 @@ def _joined(starts: Sequence[int], parts: Sequence[SentenceCounts]) -> SentenceC
     return SentenceCounts(**joined)
 
 
+#: One process counts the sentences in chunks of about this many words (the reference's, both files' bounded by the
+#: same sentences): the arrays of a chunk stay small, in cache and in memory already used, where those of a whole
+#: large file would each take fresh pages.
+CHUNK_WORDS = 32768
+
+
+def _bounds(bank: Treebank, words: int) -> list[tuple[int, int]]:
+    """Consecutive sentence ranges of ``bank``, about ``words`` part-of-speech nodes each (at least a sentence)."""
+    n = bank.sentences
+    cuts = np.searchsorted(bank.leaf_offsets, np.arange(words, int(bank.leaf_offsets[-1]), words)).tolist()
+    edges = sorted({0, n, *(c for c in cuts if 0 < c < n)})
+    return list(zip(edges[:-1], edges[1:]))
+
+
 def counts_in_chunks(
     predictions: Treebank, references: Treebank, params: EvalbParams = COLLINS, *, jobs: int = 1
 ) -> SentenceCounts:
     """:func:`evalb_counts` with the sentences in chunks counted by ``jobs`` worker processes (0: every core).
 
     EVALB compares the trees sentence by sentence, so the chunks' counts, joined in order, are the file's: the same
-    arrays for every number of processes.
+    arrays for every number of processes. One process counts a large file in chunks of :data:`CHUNK_WORDS` words.
     """
     n = references.sentences
-    if jobs == 1 or predictions.sentences != n or n < 2:
+    if predictions.sentences != n or n < 2:
         return evalb_counts(predictions, references, params)
+    if jobs == 1:
+        bounds = _bounds(references, CHUNK_WORDS)
+        if len(bounds) == 1:
+            return evalb_counts(predictions, references, params)
+        parts = [
+            evalb_counts(_sentences(predictions, lo, hi), _sentences(references, lo, hi), params) for lo, hi in bounds
+        ]
+        return _joined([lo for lo, _ in bounds], parts)
     return _joined(*_in_chunks(functools.partial(_chunk_counts, params), predictions, references, jobs))
 
 
