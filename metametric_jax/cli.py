@@ -52,6 +52,7 @@ from typing import Any
 from metametric_jax import cli_analysis as analysis_cli
 from metametric_jax import cli_resampling as resampling_cli
 from metametric_jax.commands import LARGE_INPUT, Command, registry
+from metametric_jax.commands._blas import one_blas_thread
 
 __all__ = ["PROG", "LARGE_INPUT", "build_parser", "main"]
 
@@ -386,6 +387,7 @@ def _run(command: Command, args: argparse.Namespace, sub: argparse.ArgumentParse
         sub.error(f"argument --format: invalid choice: {chosen!r} (choose from {valid})")
     if own is not None and getattr(args, "bootstrap", None):
         sub.error(f"--format {chosen} has no form for --bootstrap intervals; use --format table or json with them")
+    one_blas_thread(args)  # before the task imports NumPy: scoring multiplies no float matrices
     if command.resolve is not None:
         command.resolve(args, sub)
     given = [dest for dest in command.inputs if getattr(args, dest, None) is not None]

@@ -1,4 +1,4 @@
-"""``score dependency``, ``constituency`` and ``ranking`` ask for one OpenBLAS thread before NumPy's import (_blas).
+"""``score TASK`` asks for one OpenBLAS thread before NumPy's import (_blas), for every task.
 
 Only where it cannot change a figure or a user's choice: not when NumPy is already imported, the variable is set, or a
 bootstrap (matrix products) is asked.
@@ -14,6 +14,7 @@ import sys
 
 import pytest
 
+from metametric_jax.commands import registry
 from metametric_jax.commands._blas import VARIABLE, one_blas_thread
 
 PROBE = (
@@ -34,10 +35,13 @@ def _run(args: list[str], **env: str) -> tuple[int, str | None, str]:
     return status, value, printed
 
 
+TASKS = [[name] for name in sorted(registry())]
+
+
 @pytest.mark.parametrize(
     "command",
-    [["dependency"], ["constituency"], ["ranking", "-m", "all_trec"], ["ranking", "-q", "--format", "trec"]],
-    ids=["dependency", "constituency", "ranking", "ranking-trec"],
+    [*TASKS, ["ranking", "-m", "all_trec"], ["ranking", "-q", "--format", "trec"]],
+    ids=[*(c[0] for c in TASKS), "ranking-all_trec", "ranking-trec"],
 )
 def test_one_thread_asked_and_figures_unchanged(command: list[str]) -> None:
     args = ["score", *command] + ([] if "--format" in command else ["--format", "json"])

@@ -1,9 +1,11 @@
-"""One BLAS thread for commands whose scoring does no linear algebra, set before NumPy's first import.
+"""One BLAS thread for ``score``, set before NumPy's first import: scoring multiplies no float matrices.
 
-NumPy's OpenBLAS starts a thread per core when NumPy is imported; ``score dependency`` and ``score constituency``
-count with integer array operations and ``score ranking`` computes trec_eval's measures with elementwise ones (no
-matrix product in any of them), so those threads only add to a run's start-up (about 0.05 s of CPU per process on a
-2-core machine). A bootstrap multiplies matrices, so it keeps the default.
+NumPy's OpenBLAS starts a thread per core when NumPy is imported. No task's scoring multiplies float matrices (the
+counts are integer array operations, trec_eval's measures elementwise ones, the matchings SciPy's assignment and
+HiGHS solvers, coreference's one product an integer one, done by NumPy's own loops), so those threads only add to a
+run's start-up: 0.03-0.06 s of CPU per process on a 2-core machine, 0.13 s of wall time on coreference's sample,
+more on a machine with more cores. The command line asks for it before any task runs (:func:`one_blas_thread`); a
+bootstrap multiplies matrices, so it keeps the default.
 """
 
 from __future__ import annotations

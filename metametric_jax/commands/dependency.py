@@ -68,9 +68,6 @@ def _resolve(args: argparse.Namespace, parser: argparse.ArgumentParser) -> None:
 
 
 def _run(args: argparse.Namespace) -> tuple[dict[str, Any], list[str]]:
-    from metametric_jax.commands._blas import one_blas_thread
-
-    one_blas_thread(args)  # before NumPy's import: no BLAS threads to start for integer counting
     # the files' modules alone: not the accumulators' facade (tasks.dependency), which imports what portable metric
     # classes need
     from metametric_jax.tasks.dependency_counts import METRICS

@@ -14,12 +14,11 @@ import contextlib
 from typing import Any
 
 from metametric_jax.commands import Command, Progress, Resampling, percent
-
-_SCHEMES = ("IOB1", "IOB2", "IOE1", "IOE2", "IOBES", "BILOU")
+from metametric_jax.tasks.schemes import SCHEMES
 
 
 def _scheme(value: str) -> str:
-    from metametric_jax.tasks.tagging import normalize_scheme
+    from metametric_jax.tasks.schemes import normalize_scheme
 
     try:
         return normalize_scheme(value)
@@ -50,7 +49,7 @@ def _add_arguments(parser: argparse.ArgumentParser) -> None:
         "--scheme",
         type=_scheme,
         default="IOB2",
-        help=f"the tag scheme, one of {', '.join(_SCHEMES)} (default: IOB2)",
+        help=f"the tag scheme, one of {', '.join(SCHEMES)} (default: IOB2)",
     )
     parser.add_argument(
         "-d",

@@ -121,9 +121,6 @@ def _resolve(args: argparse.Namespace, parser: argparse.ArgumentParser) -> None:
 
 
 def _run(args: argparse.Namespace) -> tuple[dict[str, Any], list[str]]:
-    from metametric_jax.commands._blas import one_blas_thread
-
-    one_blas_thread(args)  # before NumPy's import: trec_eval's measures take no matrix product
     from metametric_jax.tasks.ranking_files import score_files
 
     with _progress(args) as progress:
@@ -135,9 +132,6 @@ def _run(args: argparse.Namespace) -> tuple[dict[str, Any], list[str]]:
 
 
 def _trec(args: argparse.Namespace) -> tuple[str, list[str]]:
-    from metametric_jax.commands._blas import one_blas_thread
-
-    one_blas_thread(args)  # before NumPy's import (as _run)
     from metametric_jax.tasks.trec_format import printout
 
     with _progress(args) as progress:

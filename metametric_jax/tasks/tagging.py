@@ -49,27 +49,22 @@ from typing import Any, NamedTuple
 
 import numpy as np
 
+from metametric_jax.tasks.schemes import (  # re-exported: the scheme names and prefix codes
+    _PREFIXES,
+    BEGIN,
+    END,
+    INSIDE,
+    OUTSIDE,
+    SCHEMES,
+    SINGLE,
+    normalize_scheme,
+)
+
 __all__ = [  # grouped: constants, types, host, device
     "SCHEMES", "OUTSIDE", "BEGIN", "INSIDE", "END", "SINGLE", "Span", "SpanTable", "normalize_scheme",
     "parse_tag", "tag_problem", "recode_tags", "chunk_boundaries", "decode_tags", "extract_batch", "extract_spans",
     "tag_codes", "TagCodes", "device_span_stats", "span_records", "bio_span_records",
 ]  # fmt: skip
-
-#: Prefix codes of the chunk rule (:func:`chunk_boundaries`).
-OUTSIDE, BEGIN, INSIDE, END, SINGLE = 0, 1, 2, 3, 4
-
-_PREFIXES: dict[str, dict[str, int]] = {
-    "IOB1": {"B": BEGIN, "I": INSIDE},
-    "IOB2": {"B": BEGIN, "I": INSIDE},
-    "IOE1": {"I": INSIDE, "E": END},
-    "IOE2": {"I": INSIDE, "E": END},
-    "IOBES": {"B": BEGIN, "I": INSIDE, "E": END, "S": SINGLE},
-    "BILOU": {"B": BEGIN, "I": INSIDE, "L": END, "U": SINGLE},
-}
-_ALIASES = {"BIO": "IOB2", "IOB": "IOB2", "IOE": "IOE2", "BIOES": "IOBES"}
-
-#: The canonical scheme names (aliases: ``BIO``/``IOB`` → IOB2, ``IOE`` → IOE2, ``BIOES`` → IOBES).
-SCHEMES: tuple[str, ...] = tuple(_PREFIXES)
 
 
 @dataclasses.dataclass(frozen=True, order=True)
@@ -88,25 +83,6 @@ class Span:
 
 
 # ------------------------------------------------------------------------------------------------------------ tags
-def normalize_scheme(scheme: str) -> str:
-    """The canonical name of a tag scheme.
-
-    >>> normalize_scheme("bioes")
-    'IOBES'
-
-    Raises:
-        ValueError: if the scheme is unknown (the message lists the valid names).
-    """
-    key = scheme.strip().upper() if isinstance(scheme, str) else None
-    if key in _PREFIXES:
-        return key
-    if key in _ALIASES:
-        return _ALIASES[key]
-    raise ValueError(
-        f"Unknown tag scheme {scheme!r}; expected one of {', '.join(SCHEMES)} (aliases: {', '.join(sorted(_ALIASES))})."
-    )
-
-
 def parse_tag(tag: Any, scheme: str) -> tuple[int, str] | None:
     """``(prefix code, type)`` of a tag in a canonical scheme, or None if the tag is not valid there.
 
