@@ -44,20 +44,28 @@ def _fields(x: Any) -> tuple[Any, Any, Any]:
     return bits & _SIGN, exponent, (bits & _FRACTION) | _IMPLICIT
 
 
+def known_divisor(num: Any, den: Any) -> bool:
+    """Whether ``den`` is known when the program is traced (XLA would compile ``num / den`` as ``num * (1 / den)``).
+
+    Known: ``num`` is traced and ``den`` is not (a Python number, a NumPy or concrete array).
+    """
+    return isinstance(num, jax.core.Tracer) and not isinstance(den, jax.core.Tracer)
+
+
 def divide(num: Any, den: Any, *, constant_divisor: bool | None = None) -> Any:
     """``num / den`` correctly rounded for float32 arrays (broadcast); other dtypes divide as XLA does.
 
-    Differentiable: its derivatives are those of ``num / den``. A divisor known when the program is traced (a Python
-    number, a NumPy or concrete array, while ``num`` is traced; ``constant_divisor`` says so where the caller knows
-    better) takes the long division on every backend: XLA compiles ``x / c`` for a constant ``c`` as ``x * (1 / c)``,
-    which is not correctly rounded.
+    Differentiable: its derivatives are those of ``num / den``. A divisor known when the program is traced
+    (:func:`known_divisor`; ``constant_divisor`` says so where the caller found it before staging the operands) takes
+    the long division on every backend: XLA compiles ``x / c`` for a constant ``c`` as ``x * (1 / c)``, which is not
+    correctly rounded.
 
     >>> import jax.numpy as jnp
     >>> float(divide(jnp.float32(3163.328613), jnp.float32(3163.328613)))
     1.0
     """
     if constant_divisor is None:
-        constant_divisor = isinstance(num, jax.core.Tracer) and not isinstance(den, jax.core.Tracer)
+        constant_divisor = known_divisor(num, den)
     num, den = jnp.asarray(num), jnp.asarray(den)
     if num.dtype != jnp.float32 or den.dtype != jnp.float32:
         return num / den

@@ -88,7 +88,11 @@ def safe_divide(num: Any, den: Any, zero_division: float = 0.0) -> Any:
     if isinstance(num, (int, float)) and isinstance(den, (int, float)):
         return float(num) / float(den) if den != 0 else float(zero_division)
     xp = _xp(num, den)
-    constant = _traced(num) and not _traced(den)  # a divisor known when traced (before jnp stages it)
+    constant = False
+    if _traced(num):  # a divisor known when traced, found before jnp stages it
+        from metametric_jax._division import known_divisor
+
+        constant = known_divisor(num, den)
     den = xp.asarray(den)
     num = xp.asarray(num)
     zero = den == 0
