@@ -1,7 +1,8 @@
 """EVALB on files: the parameters of a run, the sentences counted in chunks by worker processes, the report.
 
 :func:`counts_in_chunks` and :func:`brackets_in_chunks` count two treebanks with the sentences cut in chunks over
-``jobs`` worker processes (the same counts for every number); :func:`score_files` and :func:`summary_files` give
+``jobs`` worker processes (the same counts for every number); :func:`file_counts` counts two files (large files of
+one tree per line read and counted piece by piece in one process); :func:`score_files` and :func:`summary_files` give
 EVALB's report of two files: the summary (:func:`~metametric_jax.tasks.constituency_readout.summarize`), one item per
 sentence and the warnings of :func:`file_warnings`. The conventions are those of
 :mod:`metametric_jax.tasks.constituency`.
@@ -17,6 +18,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
+from metametric_jax.errors import InputFormatError
 from metametric_jax.tasks.constituency_counts import (
     COLLINS,
     Brackets,
@@ -27,7 +29,8 @@ from metametric_jax.tasks.constituency_counts import (
     read_params,
 )
 from metametric_jax.tasks.constituency_readout import summarize
-from metametric_jax.tasks.readers.ptb import Treebank, read_treebank
+from metametric_jax.tasks.readers.ptb import Treebank, read_bytes, read_treebank, scan_trees
+from metametric_jax.tasks.readers.text import BOM
 
 if TYPE_CHECKING:  # pragma: no cover - imported where a report is built (the command prints the summary only)
     from metametric_jax.report import Report
@@ -35,6 +38,7 @@ if TYPE_CHECKING:  # pragma: no cover - imported where a report is built (the co
 __all__ = [
     "resolve_params",
     "counts_in_chunks",
+    "file_counts",
     "brackets_in_chunks",
     "file_warnings",
     "score_files",
@@ -237,6 +241,81 @@ def brackets_in_chunks(
     return _joined(starts, [c for c, _ in parts]), Brackets(gold, test, list(labels))
 
 
+#: One process reads and counts two files of one tree per line in pieces of about this many bytes (of the
+#: reference), cut at the same lines (sentences) of both: each piece's arrays are small, in cache and in memory
+#: already used. The counts are those of the whole files (:func:`file_counts`).
+PIECE_BYTES = 1 << 18
+
+
+def _line_starts(data: bytes) -> np.ndarray:
+    """The byte offset where each line of ``data`` starts (a last line after the final newline included)."""
+    return np.concatenate(([0], np.flatnonzero(np.frombuffer(data, np.uint8) == 10) + 1))
+
+
+def _trees_end(data: bytes) -> int:
+    """The number of lines up to the last tree's ``)`` (0 without one): the sentences of one tree per line."""
+    last = data.rfind(b")")
+    return 0 if last < 0 else data.count(b"\n", 0, last) + 1
+
+
+def _in_pieces(pred_data: bytes, ref_data: bytes, params: EvalbParams) -> SentenceCounts | None:
+    """The counts of two files of one tree per line read and counted in pieces of :data:`PIECE_BYTES`, or None.
+
+    None (the caller reads the files whole, which decides the layout and words any error) where a file is not one
+    tree per line, is malformed, the files' sentences differ in number, or one piece would hold them all.
+    """
+    n = _trees_end(ref_data)
+    if len(ref_data) <= PIECE_BYTES or n < 2 or _trees_end(pred_data) != n:
+        return None
+    ref_starts, pred_starts = _line_starts(ref_data), _line_starts(pred_data)
+    cuts = np.searchsorted(ref_starts, np.arange(PIECE_BYTES, len(ref_data), PIECE_BYTES)).tolist()
+    edges = sorted({0, n, *(c for c in cuts if 0 < c < n)})
+    if len(edges) < 3:
+        return None
+    parts = []
+    for lo, hi in zip(edges[:-1], edges[1:]):
+        end = None if hi == n else hi  # the last piece runs to the end of the file (text after the last tree)
+        ref = ref_data[ref_starts[lo] : None if end is None else ref_starts[end]]
+        pred = pred_data[pred_starts[lo] : None if end is None else pred_starts[end]]
+        if lo and (ref.startswith(BOM) or pred.startswith(BOM)):  # a byte-order mark only opens a file
+            return None
+        try:
+            t = scan_trees(pred, one_per_line=True, lines=hi - lo)
+            g = scan_trees(ref, one_per_line=True, lines=hi - lo)
+        except InputFormatError:
+            return None
+        counts = evalb_counts(t, g, params)
+        parts.append(dataclasses.replace(counts, line=counts.line + lo))
+    return _joined(edges[:-1], parts)
+
+
+def file_counts(
+    predictions: str | os.PathLike[str],
+    references: str | os.PathLike[str],
+    params: EvalbParams = COLLINS,
+    *,
+    jobs: int = 1,
+) -> SentenceCounts:
+    """:func:`counts_in_chunks` of two bracketed files (predictions first), as :func:`score_files` counts them.
+
+    One process reads and counts large files of one tree per line in pieces cut at the same sentences
+    (:data:`PIECE_BYTES`); other layouts, malformed input (whose error is then raised, naming the file and line)
+    and ``jobs`` other than 1 read each file whole. The counts are the same arrays either way.
+    """
+    pred_data = read_bytes(predictions)
+    try:
+        ref_data: bytes | None = read_bytes(references)
+    except InputFormatError:  # raised below, after the predictions' own errors
+        ref_data = None
+    if jobs == 1 and ref_data is not None:
+        counts = _in_pieces(pred_data, ref_data, params)
+        if counts is not None:
+            return counts
+    pred = scan_trees(pred_data, os.fspath(predictions))
+    ref = read_treebank(references) if ref_data is None else scan_trees(ref_data, os.fspath(references))
+    return counts_in_chunks(pred, ref, params, jobs=jobs)
+
+
 def score_files(
     *,
     predictions: str | os.PathLike[str],
@@ -265,8 +344,7 @@ def score_files(
     """
     p = resolve_params(params, options)
     pred_path = os.fspath(predictions)
-    counts = counts_in_chunks(read_treebank(predictions), read_treebank(references), p, jobs=jobs)
-    return _report(counts, p, pred_path)
+    return _report(file_counts(predictions, references, p, jobs=jobs), p, pred_path)
 
 
 def summary_files(
@@ -278,5 +356,5 @@ def summary_files(
 ) -> tuple[dict[str, Any], list[str]]:
     """:func:`score_files`'s ``scores`` and ``warnings`` without its per-sentence items (what the summary needs)."""
     p = resolve_params(params, {})
-    counts = counts_in_chunks(read_treebank(predictions), read_treebank(references), p, jobs=jobs)
+    counts = file_counts(predictions, references, p, jobs=jobs)
     return summarize(counts, p), file_warnings(counts, p, os.fspath(predictions))

@@ -93,3 +93,102 @@ def test_generated_treebanks_counted_in_chunks_equal_whole(monkeypatch, seed) ->
             monkeypatch.setattr(files, "CHUNK_WORDS", words)
             assert_same(files.counts_in_chunks(t, g, params), whole)
     assert statuses == {0, 1, 2}  # valid, error and skipped sentences were all counted
+
+
+def _whole(pred: Path, gold: Path, params=COLLINS) -> SentenceCounts | str:
+    """The counts of the files read whole (as before pieces), or the error's message."""
+    try:
+        return evalb_counts(read_treebank(pred), read_treebank(gold), params)
+    except Exception as err:  # noqa: BLE001 - the message is compared
+        return f"{type(err).__name__}: {err}"
+
+
+def _pieces(pred: Path, gold: Path, params=COLLINS) -> SentenceCounts | str:
+    try:
+        return files.file_counts(pred, gold, params)
+    except Exception as err:  # noqa: BLE001 - the message is compared
+        return f"{type(err).__name__}: {err}"
+
+
+def _check(monkeypatch, pred: Path, gold: Path, params=COLLINS, sizes=(16, 64, 300)) -> SentenceCounts | str:
+    want = _whole(pred, gold, params)
+    for size in sizes:
+        monkeypatch.setattr(files, "PIECE_BYTES", size)
+        got = _pieces(pred, gold, params)
+        if isinstance(want, str):
+            assert got == want
+        else:
+            assert not isinstance(got, str), got
+            assert_same(got, want)
+    return want
+
+
+@pytest.mark.parametrize(("gold", "pred", "prm"), FIXTURES, ids=[f"{f[0].parent.name}/{f[2].name}" for f in FIXTURES])
+def test_fixtures_read_in_pieces_equal_whole(monkeypatch, gold, pred, prm) -> None:
+    params = read_params(prm)
+    one_per_line = read_treebank(gold).sentences == gold.read_bytes().rstrip(b"\n").count(b"\n") + 1
+    n = read_treebank(gold).sentences
+    assert files._in_pieces(pred.read_bytes(), gold.read_bytes(), params) is None  # one piece: the files read whole
+    monkeypatch.setattr(files, "PIECE_BYTES", 100)
+    pieces = files._in_pieces(pred.read_bytes(), gold.read_bytes(), params)
+    assert (pieces is not None) == one_per_line and n > 1
+    assert not isinstance(_check(monkeypatch, pred, gold, params), str)
+
+
+#: Changes of one file's bytes: a tree over two lines, malformed brackets, a byte-order mark inside the file, a
+#: part-of-speech node of two words, one more sentence, one more (blank) line, a byte that is not UTF-8.
+CHANGES = [
+    (b") (", b")\n("),
+    (b")", b""),
+    (b"(", b"(("),
+    (b"\n(", b"\n\xef\xbb\xbf("),
+    (b"(DT a)", b"(DT a b)"),
+    (b"\n", b"\n(S (DT a))\n"),
+    (b"\n", b"\n\n"),
+    (b"a", b"\xff"),
+]
+
+
+@pytest.mark.parametrize("seed", range(8))
+def test_generated_files_read_in_pieces_equal_whole(monkeypatch, tmp_path: Path, seed) -> None:
+    rng = random.Random(100 + seed)
+    gold, pred = [], []
+    for _ in range(rng.randint(3, 50)):
+        tree = _tree(rng, rng.randint(1, 4), WORDS)
+        gold.append(tree)
+        pred.append("" if rng.random() < 0.15 else _changed(rng, tree))  # empty parses
+    pred[-1] = pred[-1] or gold[-1]  # (a file ends at its last tree)
+    end = rng.choice(["\n", "\n\n\n", "", "\r\n"])  # blank lines after the last tree, CRLF
+    sep = "\r\n" if end == "\r\n" else "\n"
+    gold_path, pred_path = tmp_path / "gold.mrg", tmp_path / "pred.mrg"
+    gold_path.write_bytes((sep.join(gold) + end).encode())
+    pred_path.write_bytes(("\ufeff" if seed % 2 else "").encode() + (sep.join(pred) + end).encode())
+    monkeypatch.setattr(files, "PIECE_BYTES", 40)
+    assert files._in_pieces(pred_path.read_bytes(), gold_path.read_bytes(), COLLINS) is not None
+    for params in (COLLINS, read_params(DATA / "nk.prm")):
+        assert not isinstance(_check(monkeypatch, pred_path, gold_path, params), str)
+    # each change of either file: read whole, the same error or the same counts
+    for path in (pred_path, gold_path):
+        original = path.read_bytes()
+        for old, new in CHANGES:
+            at = original.find(old, rng.randrange(len(original)))
+            at = original.find(old) if at < 0 else at
+            path.write_bytes(original[:at] + new + original[at + len(old) :])
+            _check(monkeypatch, pred_path, gold_path)
+        for tail in (b"x\n", b"\n\n(\n", b" )"):  # text after the last tree
+            path.write_bytes(original + tail)
+            assert isinstance(_check(monkeypatch, pred_path, gold_path), str)
+        path.write_bytes(original)
+
+
+def test_unreadable_reference_after_the_predictions_errors(monkeypatch, tmp_path: Path) -> None:
+    pred = tmp_path / "pred.mrg"
+    pred.write_text("(S (DT a)\n")
+    missing = tmp_path / "missing.mrg"
+    monkeypatch.setattr(files, "PIECE_BYTES", 4)
+    got = _pieces(pred, missing)
+    assert got == _whole(pred, missing)
+    assert isinstance(got, str) and "pred.mrg" in got  # the predictions' error comes first, as when read whole
+    pred.write_text("(S (DT a))\n(S (DT b))\n")
+    got = _pieces(pred, missing)
+    assert got == _whole(pred, missing) and isinstance(got, str) and "missing.mrg" in got

@@ -39,7 +39,7 @@ from metametric_jax.errors import InputFormatError
 from metametric_jax.tasks.readers.evalb import parse_params
 from metametric_jax.tasks.readers.text import BOM, check_utf8, decode_text
 
-__all__ = ["Tree", "Treebank", "scan_trees", "read_treebank", "parse_trees", "read_trees", "parse_params"]
+__all__ = ["Tree", "Treebank", "scan_trees", "read_bytes", "read_treebank", "parse_trees", "read_trees", "parse_params"]
 
 _OPEN, _CLOSE = 40, 41
 _TOKEN = r"[()]|[ \t\n\v\f\r]+|[^ \t\n\v\f\r()]+"  # compiled where Tree objects are built (the scorer reads columns)
@@ -124,7 +124,9 @@ def _line_of(newlines: np.ndarray, offsets: np.ndarray | int) -> np.ndarray:
     return np.searchsorted(newlines, offsets, side="left") + 1
 
 
-def scan_trees(data: bytes, path: str = "<string>", *, one_per_line: bool | None = None) -> Treebank:
+def scan_trees(
+    data: bytes, path: str = "<string>", *, one_per_line: bool | None = None, lines: int | None = None
+) -> Treebank:
     """The trees of bracketed text (bytes) in columns (see the module docstring for the layouts).
 
     Args:
@@ -132,6 +134,8 @@ def scan_trees(data: bytes, path: str = "<string>", *, one_per_line: bool | None
         path: the file name for messages.
         one_per_line: True to require one tree per line (every line a sentence), False to read trees over several
             lines, None (default) to decide from the text.
+        lines: with ``one_per_line=True``, the number of sentences: the text's first ``lines`` lines, blank lines
+            after the last tree included (a piece of a file cut after a newline); default: up to the last tree.
 
     Raises:
         InputFormatError: on malformed brackets or bytes that are not UTF-8, naming ``path`` and the line.
@@ -214,10 +218,12 @@ def scan_trees(data: bytes, path: str = "<string>", *, one_per_line: bool | None
         raise InputFormatError(path, int(at), "expected one tree per line")
     one_per_line = per_line if one_per_line is None else one_per_line
     tree_of_paren = np.cumsum(is_open & (depth == 1), dtype=np.int32) - 1
-    if one_per_line and tree_open.size:
-        # every line is a sentence (blank lines are empty sentences), up to the last tree
+    if lines is not None and not (one_per_line and lines >= (int(open_line[-1]) if open_line.size else 0)):
+        raise ValueError(f"lines={lines} needs one_per_line=True and every tree within the first {lines} lines")
+    if one_per_line and (tree_open.size or lines is not None):
+        # every line is a sentence (blank lines are empty sentences), up to the last tree or the lines asked for
         sentence_of_tree = open_line - 1
-        sentences = int(open_line[-1])
+        sentences = int(open_line[-1]) if lines is None else lines
         line = np.arange(1, sentences + 1)
     else:
         sentence_of_tree = np.arange(tree_open.size)
@@ -323,7 +329,8 @@ def _show(data: bytes, start: int, end: int) -> str:
     return repr(text if len(text) <= 40 else text[:37] + "...")
 
 
-def _read_bytes(source: str | os.PathLike[str]) -> bytes:
+def read_bytes(source: str | os.PathLike[str]) -> bytes:
+    """The bytes of a file (for :func:`scan_trees`); InputFormatError naming the file where it cannot be read."""
     path = os.fspath(source)
     try:
         with open(path, "rb") as handle:
@@ -334,7 +341,7 @@ def _read_bytes(source: str | os.PathLike[str]) -> bytes:
 
 def read_treebank(source: str | os.PathLike[str]) -> Treebank:
     """The trees of a bracketed file in columns (:func:`scan_trees`)."""
-    return scan_trees(_read_bytes(source), os.fspath(source))
+    return scan_trees(read_bytes(source), os.fspath(source))
 
 
 def parse_trees(text: str, source: str = "<string>") -> list[Tree]:
@@ -373,4 +380,4 @@ def parse_trees(text: str, source: str = "<string>") -> list[Tree]:
 
 def read_trees(source: str | os.PathLike[str]) -> list[Tree]:
     """:class:`Tree` objects of a bracketed file."""
-    return parse_trees(decode_text(_read_bytes(source), source), os.fspath(source))
+    return parse_trees(decode_text(read_bytes(source), source), os.fspath(source))
