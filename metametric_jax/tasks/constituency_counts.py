@@ -239,11 +239,13 @@ def _evalb(
 
     delete = set(params.delete_labels)
     delete_classes = {cls(d) for d in delete}
+    for_length = set(params.delete_labels_for_length)
     leaf_deleted = np.array([x in delete for x in labels] + [False], dtype=bool)
-    length_deleted = np.array([x in params.delete_labels_for_length for x in labels] + [False], dtype=bool)
+    length_deleted = np.array([x in for_length for x in labels] + [False], dtype=bool)
     tag_class = np.array([cls(x) for x in labels] + [0], dtype=np.int64)
-    phrase_class = np.array([cls(_cut(x)) for x in labels] + [0], dtype=np.int64)
-    phrase_deleted = np.array([cls(_cut(x)) in delete_classes for x in labels] + [False], dtype=bool)
+    cut_class = [cls(_cut(x)) for x in labels]
+    phrase_class = np.array(cut_class + [0], dtype=np.int64)
+    phrase_deleted = np.array([c in delete_classes for c in cut_class] + [False], dtype=bool)
 
     g_leaf_sentence = np.repeat(np.arange(n), np.diff(g.leaf_offsets))
     t_leaf_sentence = np.repeat(np.arange(n), np.diff(t.leaf_offsets))

@@ -46,10 +46,17 @@ def sentence_rows(counts: SentenceCounts, params: EvalbParams = COLLINS) -> np.n
     ``crossing_brackets`` counts for valid sentences only, and ``sentences``, ``error_sentences``,
     ``skipped_sentences`` are each sentence's 1 (error and skipped sentences hold no other count).
     """
+    rows = np.stack([np.asarray(x, np.float64).reshape(-1) for x in _columns(counts)], axis=1)
+    short = (counts.length <= params.cutoff_len).astype(np.float64)
+    return np.concatenate([rows, rows * short[:, None]], axis=1)
+
+
+def _columns(counts: SentenceCounts) -> tuple[np.ndarray, ...]:
+    """The columns :data:`ROW_FIELDS` of every sentence (integers and booleans)."""
     c = counts
     valid = c.status == 0
     crossing = np.where(valid, c.crossing, 0)
-    columns = (
+    return (
         c.matched,
         c.gold,
         c.test,
@@ -60,13 +67,18 @@ def sentence_rows(counts: SentenceCounts, params: EvalbParams = COLLINS) -> np.n
         crossing,
         (crossing == 0) & valid,
         (crossing <= 2) & valid,
-        np.ones(c.status.shape),
+        np.ones(c.status.shape, dtype=np.int64),
         c.status == 1,
         c.status == 2,
     )
-    rows = np.stack([np.asarray(x, np.float64).reshape(-1) for x in columns], axis=1)
-    short = (c.length <= params.cutoff_len).astype(np.float64)
-    return np.concatenate([rows, rows * short[:, None]], axis=1)
+
+
+def _exact_totals(counts: SentenceCounts, params: EvalbParams) -> list[float]:
+    """The column sums of :func:`sentence_rows`, summed as integers (exact: ``exact_totals`` of the rows)."""
+    columns = _columns(counts)
+    short = counts.length <= params.cutoff_len
+    every = [float(np.sum(x, dtype=np.int64)) for x in columns]
+    return every + [float(np.sum(x[short], dtype=np.int64)) for x in columns]
 
 
 def readout(totals: Any) -> dict[str, dict[str, float]]:
@@ -125,13 +137,10 @@ def summarize(counts: SentenceCounts, params: EvalbParams = COLLINS) -> dict[str
     sentence), and the counts ``sentences``, ``error_sentences``, ``skipped_sentences``, ``valid_sentences``,
     ``matched_brackets``, ``gold_brackets``, ``test_brackets``, ``crossing_brackets``, ``words``, ``correct_tags``.
     A 0/0 figure is 0 (EVALB prints ``nan`` for F1 there). The figures are :func:`readout` of the exact sum of
-    :func:`sentence_rows`.
+    :func:`sentence_rows` (its columns summed as integers, without the rows).
     """
-    from metametric_jax.intervals import exact_totals
-
-    totals = exact_totals(sentence_rows(counts, params))
-    figures = readout(totals)
-    values = totals.tolist()
+    values = _exact_totals(counts, params)
+    figures = readout(values)
     out: dict[str, Any] = {}
     for k, part in enumerate(_PARTS):
         t = dict(zip(ROW_FIELDS, values[k * len(ROW_FIELDS) : (k + 1) * len(ROW_FIELDS)]))
