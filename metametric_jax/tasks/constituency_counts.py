@@ -11,7 +11,7 @@ from __future__ import annotations
 import bisect
 import collections
 import dataclasses
-from typing import Any
+from typing import Any, NamedTuple
 
 import numpy as np
 
@@ -409,8 +409,9 @@ def _crossing(n: int, wn: np.ndarray, gs: np.ndarray, ga: np.ndarray, gb: np.nda
     return np.bincount(ts[crosses], minlength=n).astype(np.int64)
 
 
-@dataclasses.dataclass(frozen=True)
-class _Rules:
+class _Rules(NamedTuple):
+    """What :func:`_by_hand` needs of a run's label tables and parameters."""
+
     leaf_deleted: np.ndarray
     tag_class: np.ndarray
     phrase_class: np.ndarray
