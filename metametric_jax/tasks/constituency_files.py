@@ -252,10 +252,10 @@ def _line_starts(data: bytes) -> np.ndarray:
     return np.concatenate(([0], np.flatnonzero(np.frombuffer(data, np.uint8) == 10) + 1))
 
 
-def _trees_end(data: bytes) -> int:
+def _trees_end(data: bytes, line_starts: np.ndarray) -> int:
     """The number of lines up to the last tree's ``)`` (0 without one): the sentences of one tree per line."""
     last = data.rfind(b")")
-    return 0 if last < 0 else data.count(b"\n", 0, last) + 1
+    return 0 if last < 0 else int(np.searchsorted(line_starts, last, side="right"))
 
 
 def _in_pieces(pred_data: bytes, ref_data: bytes, params: EvalbParams) -> SentenceCounts | None:
@@ -264,10 +264,12 @@ def _in_pieces(pred_data: bytes, ref_data: bytes, params: EvalbParams) -> Senten
     None (the caller reads the files whole, which decides the layout and words any error) where a file is not one
     tree per line, is malformed, the files' sentences differ in number, or one piece would hold them all.
     """
-    n = _trees_end(ref_data)
-    if len(ref_data) <= PIECE_BYTES or n < 2 or _trees_end(pred_data) != n:
+    if len(ref_data) <= PIECE_BYTES:
         return None
     ref_starts, pred_starts = _line_starts(ref_data), _line_starts(pred_data)
+    n = _trees_end(ref_data, ref_starts)
+    if n < 2 or _trees_end(pred_data, pred_starts) != n:
+        return None
     cuts = np.searchsorted(ref_starts, np.arange(PIECE_BYTES, len(ref_data), PIECE_BYTES)).tolist()
     edges = sorted({0, n, *(c for c in cuts if 0 < c < n)})
     if len(edges) < 3:
