@@ -14,17 +14,24 @@ os.environ.setdefault("JAX_PLATFORMS", "cpu")
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
 import jax  # noqa: E402
-import jax.numpy as jnp  # noqa: E402
+import numpy as np  # noqa: E402
 from _common import Boot, Both, Doc, boot_figures, data, figures  # noqa: E402
 from jax.sharding import Mesh, PartitionSpec  # noqa: E402
 
 
-def first(state):
-    """The first entry along the leading axis (a replica of a pmap output; the block of one shard_map device)."""
+def block(state):
+    """The first entry along the leading axis (the block of one shard_map device, traced)."""
     return jax.tree.map(lambda x: x[0], state)
 
 
-block = first
+def first(state):
+    """The first replica of a pmap output (or the first device's copy of a jit output), on the host.
+
+    One transfer of the whole state, then NumPy indexing: an eager ``x[0]`` per leaf compiles a program per leaf
+    shape, and a state whose leaves stay committed to a device compiles ``compute()`` again (the single-process
+    states it is compared with are host states).
+    """
+    return jax.tree.map(lambda x: x[0], jax.device_get(state))
 
 
 def per_device(state):
@@ -39,7 +46,7 @@ def main() -> None:
     for name, cls in (("metric", Doc.metric), ("suite", Both)):
         single = cls.from_model_output(preds, refs)
         shards = [cls.from_model_output(preds[i::n_dev], refs[i::n_dev]) for i in range(n_dev)]
-        stacked = jax.tree.map(lambda *x: jnp.stack(x), *shards)  # noqa: B023
+        stacked = jax.tree.map(lambda *x: np.stack(x), *shards)  # noqa: B023  (host: no program per leaf shape)
 
         gathered = jax.pmap(lambda s: jax.lax.all_gather(s, "d").reduce(), axis_name="d")(stacked)
         summed = jax.pmap(lambda s: s.psum("d"), axis_name="d")(stacked)
@@ -59,10 +66,11 @@ def main() -> None:
                 True,
             ),
         }
+        replicas = jax.device_get(gathered)  # every device's copy, on the host
         results = {
             "single": figures(single.compute()),
             "pmap_all_gather": figures(first(gathered).compute()),
-            "pmap_all_gather_replicas_equal": bool(all(bool(jnp.all(x == x[0])) for x in jax.tree.leaves(gathered))),
+            "pmap_all_gather_replicas_equal": all(bool((x == x[0]).all()) for x in jax.tree.leaves(replicas)),
             "pmap_psum": figures(first(summed).compute()),
         }
         for key, (fn, out_spec, vma) in variants.items():
@@ -79,7 +87,7 @@ def main() -> None:
         Boot.from_model_output(preds[i::n_dev], refs[i::n_dev], example_ids=list(range(i, len(preds), n_dev)))
         for i in range(n_dev)
     ]
-    stacked = jax.tree.map(lambda *x: jnp.stack(x), *shards)
+    stacked = jax.tree.map(lambda *x: np.stack(x), *shards)
     gathered = jax.pmap(lambda s: jax.lax.all_gather(s, "d").reduce(), axis_name="d")(stacked)
     out["bootstrap"] = {"single": boot_figures(single), "pmap_all_gather": boot_figures(first(gathered))}
     print(json.dumps(out))
