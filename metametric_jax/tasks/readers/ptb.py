@@ -168,8 +168,9 @@ def scan_trees(
     # (the byte-sized temporaries are dropped as soon as they are used: the arrays of a large file take less memory
     # at once, fewer fresh pages to fault in)
     del tok, tok8
-    t_start = np.flatnonzero(edge == 1)
-    t_end = np.flatnonzero(edge == -1)
+    bounds = np.flatnonzero(edge != 0)  # a start and the end after it, in turn
+    t_start, t_end = bounds[0::2], bounds[1::2]
+    del bounds
     # events: token starts and parentheses in file order; the tokens after parenthesis k (up to the next one) are
     # numbered from first_token[k] = (its event index) - k
     events = np.flatnonzero((edge[:-1] == 1) | paren)
