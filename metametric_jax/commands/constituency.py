@@ -58,10 +58,7 @@ def _reuse_freed_memory() -> None:
 
 
 def _run(args: argparse.Namespace) -> tuple[dict[str, Any], list[str]]:
-    from metametric_jax.commands._blas import one_blas_thread
-
-    one_blas_thread(args)  # before NumPy's import: no BLAS threads to start for integer counting
-    _reuse_freed_memory()
+    _reuse_freed_memory()  # (the command line asked for one BLAS thread already)
     # the files' module alone (not the accumulators' facade) and the summary only: no per-sentence items to build
     from metametric_jax.tasks.constituency_files import summary_files
 
