@@ -625,16 +625,36 @@ def as_ids(batch: list[list[str]], scheme: str) -> tuple[np.ndarray, np.ndarray]
     return ids, mask
 
 
+def _records(prefix, types, p, pm):
+    from metametric_jax.tasks.tagging import span_records
+
+    return span_records(prefix[p], types[p], pm)
+
+
+def _per_type(prefix, types, p, pm, g, n_types: int):
+    from metametric_jax.tasks.tagging import device_span_stats
+
+    return device_span_stats(prefix[p], types[p], prefix[g], types[g], pm, n_types=n_types).sum(0)
+
+
+# the chunker's paths of every scheme: the lookup arrays are arguments, padded to the longest vocabulary (no id reaches
+# the padding), so each compiles once for all the schemes rather than once per scheme
+_jitted_records = jax.jit(_records)
+_jitted_per_type = jax.jit(_per_type, static_argnames="n_types")
+_CODES = max(len(vocabulary(s)) for s in SCHEMES)
+
+
 @functools.cache
 def device_paths(scheme: str):
     """Jitted device-native and callback paths of one scheme (traced once: fixed shapes)."""
     import jax.numpy as jnp
 
-    from metametric_jax.tasks.tagging import device_span_stats, span_records, tag_codes
+    from metametric_jax.tasks.tagging import device_span_stats, tag_codes
 
     vocab = vocabulary(scheme)
     codes = tag_codes(vocab, scheme)
     prefix, types = jnp.asarray(codes.prefix), jnp.asarray(codes.type)
+    padded = [np.pad(a, (0, _CODES - len(vocab))) for a in (codes.prefix, codes.type)]
     metric = span_metric(scheme)
 
     def native(p, pm, g, gm, weights):
@@ -649,18 +669,18 @@ def device_paths(scheme: str):
         return metric.from_model_output({"ids": p, "mask": pm}, {"ids": g, "mask": gm}, weights, decode=decode)
 
     def records(p, pm):
-        return span_records(prefix[p], types[p], pm)
+        return _jitted_records(*padded, p, pm)
 
     suite = NerMetric(sorted(LABELS), scheme)
 
     def per_type(p, pm, g):
-        return device_span_stats(prefix[p], types[p], prefix[g], types[g], pm, n_types=len(codes.labels)).sum(0)
+        return _jitted_per_type(*padded, p, pm, g, n_types=len(codes.labels))
 
     def suite_callback(p, pm, g, gm, weights):
         return suite.from_model_output({"ids": p, "mask": pm}, {"ids": g, "mask": gm}, weights, decode=decode)
 
-    paths = (native, callback, records, suite_callback, per_type)
-    return (*(jax.jit(f) for f in paths), codes.labels)
+    native, callback, suite_callback = (jax.jit(f) for f in (native, callback, suite_callback))
+    return native, callback, records, suite_callback, per_type, codes.labels
 
 
 @pytest.mark.slow
