@@ -46,7 +46,6 @@ import json
 import os
 import sys
 from collections.abc import Callable, Iterator, Mapping, Sequence
-from importlib import resources
 from typing import Any
 
 from metametric_jax import cli_analysis as analysis_cli
@@ -109,9 +108,9 @@ def build_parser(
 ) -> argparse.ArgumentParser:
     """The argument parser of ``metametric-jax``, one ``score`` sub-command per registered task.
 
-    ``only`` (a command and a task, as :func:`selected` finds them in the arguments): that task's sub-command gets its
-    options, the others their names and help lines only (they list the same, and building every task's options took
-    a tenth of a short run).
+    ``only`` (a command and a task, as :func:`selected` finds them in the arguments): only that command is built, and
+    only that task's sub-command gets its options, the others their names and help lines (they list the same, and
+    building every command and task took a tenth of a short run).
     """
     commands = registry() if commands is None else commands
 
@@ -126,7 +125,17 @@ def build_parser(
     parser.add_argument("--version", action="version", version=f"{PROG} {__version__}")
     subcommands = parser.add_subparsers(dest="command", metavar="COMMAND")
     output = _output_options()
-    own: dict[str, list[str]] = {}
+    if only is None or only[0] == "score":
+        _add_score(subcommands, commands, output, wanted)
+    if only is None or only[0] == "compare":
+        _add_compare(subcommands, commands, output, wanted)
+    if only is None or only[0] == "analyze":
+        _add_analyze(subcommands, commands, wanted)
+    return parser
+
+
+def _add_score(subcommands: Any, commands: dict[str, Command], output: Any, wanted: Callable[[str, str], bool]) -> None:
+    own: dict[str, list[str]] = {}  # the tasks' own output formats, and the tasks that have each
     for command in commands.values():
         for name in command.formats:
             own.setdefault(name, []).append(command.name)
@@ -150,6 +159,11 @@ def build_parser(
         if command.resample is not None:
             resampling_cli.add_bootstrap_options(sub)
         sub.set_defaults(parser_=sub)
+
+
+def _add_compare(
+    subcommands: Any, commands: dict[str, Command], output: Any, wanted: Callable[[str, str], bool]
+) -> None:
     compare = subcommands.add_parser(
         "compare",
         parents=[output],
@@ -174,6 +188,9 @@ def build_parser(
         resampling_cli.add_compare_options(sub)
         _add_jobs(sub)
         sub.set_defaults(parser_=sub)
+
+
+def _add_analyze(subcommands: Any, commands: dict[str, Command], wanted: Callable[[str, str], bool]) -> None:
     hooked = {name: c for name, c in commands.items() if c.analyze is not None}
     if hooked:
         analyze = subcommands.add_parser(
@@ -203,7 +220,6 @@ def build_parser(
             if command.analyze.add_arguments is not None:
                 command.analyze.add_arguments(sub)
             sub.set_defaults(parser_=sub)
-    return parser
 
 
 def selected(argv: Sequence[str], commands: Mapping[str, Command]) -> tuple[str, str] | None:
@@ -399,6 +415,8 @@ def _run(command: Command, args: argparse.Namespace, sub: argparse.ArgumentParse
         )
     with contextlib.ExitStack() as stack:
         if not given:
+            from importlib import resources  # here: importing it takes longer than a short run's scoring
+
             base = resources.files("metametric_jax") / "data"
 
             def bundled(name: str) -> str:

@@ -61,3 +61,30 @@ def test_selected() -> None:
     assert selected(["score", "--help"], COMMANDS) is None
     assert selected(["nerd", "score", "ner"], COMMANDS) is None  # an unknown command: the full parser's error
     assert selected(["score", "nre"], COMMANDS) is None
+
+
+@pytest.mark.parametrize(
+    "argv",
+    [
+        ["score", "foo", "ranking"],
+        ["score", "ranking", "--bogus"],
+        ["score", "--format", "xml", "ranking"],
+        ["score", "ranking", "-M"],
+        ["compare", "ner", "--samples", "x"],
+        ["compare", "coref", "--method", "coin"],
+        ["analyze", "ner", "--correction", "none", "--format", "pdf"],
+        ["--bogus", "score", "ner"],
+        ["score", "ner", "--jobs", "-1"],
+    ],
+    ids=" ".join,
+)
+def test_errors_are_the_full_parser_s(argv: list[str]) -> None:
+    """Where the arguments are wrong, the parser built for the selected command says what the full parser says."""
+    said = []
+    for only in (selected(argv, COMMANDS), None):
+        err = io.StringIO()
+        with contextlib.redirect_stderr(err), pytest.raises(SystemExit) as stop:
+            build_parser(COMMANDS, only).parse_args(argv)
+        said.append((stop.value.code, err.getvalue()))
+    assert selected(argv, COMMANDS) is not None
+    assert said[0] == said[1] and said[0][0] == 2 and "error:" in said[0][1]
