@@ -108,14 +108,11 @@ def build_parser(
 ) -> argparse.ArgumentParser:
     """The argument parser of ``metametric-jax``, one ``score`` sub-command per registered task.
 
-    ``only`` (a command and a task, as :func:`selected` finds them in the arguments): only that command is built, and
-    only that task's sub-command gets its options, the others their names and help lines (they list the same, and
-    building every command and task took a tenth of a short run).
+    ``only`` (a command and a task, as :func:`selected` finds them in the arguments): only that command and that task
+    are built (building every command and task took a tenth of a short run); what it parses and prints is the full
+    parser's, since the task stands first after the command.
     """
     commands = registry() if commands is None else commands
-
-    def wanted(command: str, task: str) -> bool:
-        return only is None or only == (command, task)
 
     parser = argparse.ArgumentParser(
         prog=PROG, description="Structured-prediction metrics (metametric_jax) from the command line."
@@ -126,15 +123,15 @@ def build_parser(
     subcommands = parser.add_subparsers(dest="command", metavar="COMMAND")
     output = _output_options()
     if only is None or only[0] == "score":
-        _add_score(subcommands, commands, output, wanted)
+        _add_score(subcommands, commands, output, only)
     if only is None or only[0] == "compare":
-        _add_compare(subcommands, commands, output, wanted)
+        _add_compare(subcommands, commands, output, only)
     if only is None or only[0] == "analyze":
-        _add_analyze(subcommands, commands, wanted)
+        _add_analyze(subcommands, commands, only)
     return parser
 
 
-def _add_score(subcommands: Any, commands: dict[str, Command], output: Any, wanted: Callable[[str, str], bool]) -> None:
+def _add_score(subcommands: Any, commands: dict[str, Command], output: Any, only: tuple[str, str] | None) -> None:
     own: dict[str, list[str]] = {}  # the tasks' own output formats, and the tasks that have each
     for command in commands.values():
         for name in command.formats:
@@ -149,8 +146,7 @@ def _add_score(subcommands: Any, commands: dict[str, Command], output: Any, want
     tasks = score.add_subparsers(dest="task", metavar="TASK", title="tasks")
     tasks.required = True
     for command in commands.values():
-        if not wanted("score", command.name):
-            tasks.add_parser(command.name, help=command.help)
+        if only is not None and only[1] != command.name:  # it stands first after the command: no message names others
             continue
         parents = [_output_options({n: f.help for n, f in command.formats.items()}) if command.formats else output]
         sub = tasks.add_parser(command.name, parents=parents, help=command.help, description=command.description)
@@ -161,9 +157,7 @@ def _add_score(subcommands: Any, commands: dict[str, Command], output: Any, want
         sub.set_defaults(parser_=sub)
 
 
-def _add_compare(
-    subcommands: Any, commands: dict[str, Command], output: Any, wanted: Callable[[str, str], bool]
-) -> None:
+def _add_compare(subcommands: Any, commands: dict[str, Command], output: Any, only: tuple[str, str] | None) -> None:
     compare = subcommands.add_parser(
         "compare",
         parents=[output],
@@ -175,8 +169,7 @@ def _add_compare(
     for command in commands.values():
         if command.resample is None:
             continue
-        if not wanted("compare", command.name):
-            pairs.add_parser(command.name, help=command.help)
+        if only is not None and only[1] != command.name:  # as in _add_score
             continue
         sub = pairs.add_parser(command.name, parents=[output], help=command.help, description=command.description)
         command.add_arguments(sub)
@@ -190,7 +183,7 @@ def _add_compare(
         sub.set_defaults(parser_=sub)
 
 
-def _add_analyze(subcommands: Any, commands: dict[str, Command], wanted: Callable[[str, str], bool]) -> None:
+def _add_analyze(subcommands: Any, commands: dict[str, Command], only: tuple[str, str] | None) -> None:
     hooked = {name: c for name, c in commands.items() if c.analyze is not None}
     if hooked:
         analyze = subcommands.add_parser(
@@ -204,8 +197,7 @@ def _add_analyze(subcommands: Any, commands: dict[str, Command], wanted: Callabl
         analyzed.required = True
         for command in hooked.values():
             assert command.analyze is not None
-            if not wanted("analyze", command.name):
-                analyzed.add_parser(command.name, help=command.help)
+            if only is not None and only[1] != command.name:  # as in _add_score
                 continue
             description = f"{command.description} {command.analyze.description}".strip()
             sub = analyzed.add_parser(command.name, help=command.help, description=description)
@@ -223,11 +215,23 @@ def _add_analyze(subcommands: Any, commands: dict[str, Command], wanted: Callabl
 
 
 def selected(argv: Sequence[str], commands: Mapping[str, Command]) -> tuple[str, str] | None:
-    """The command and task that ``argv`` names (the first command name, then the first task name after it)."""
+    """The command and task that ``argv`` names, where nothing but the output options stands between them.
+
+    The first word that is not an option must be a command; the task follows it (for ``score`` and ``compare``, after
+    ``--format VALUE``, ``--progress`` or ``--no-progress`` only). Anything else (an unknown task, ``--help``, another
+    option, an abbreviation) gives ``None``: the full parser then reads the arguments and says what is wrong.
+    """
     for i, word in enumerate(argv):
         if word in ("score", "compare", "analyze"):
-            task = next((w for w in argv[i + 1 :] if w in commands), None)
-            return None if task is None else (word, task)
+            rest = iter(argv[i + 1 :])
+            for after in rest:
+                if word == "analyze":  # it has no output options before the task
+                    return (word, after) if after in commands else None
+                if after == "--format":
+                    next(rest, None)
+                elif not (after.startswith("--format=") or after in ("--progress", "--no-progress")):
+                    return (word, after) if after in commands else None
+            return None
         if not word.startswith("-"):
             return None
     return None
