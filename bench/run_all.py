@@ -230,6 +230,13 @@ def _amr(bench: str, text: str) -> list[Row]:
                 unit="s",
             )
         )
+    whole = r"^whole process, (\d+) pairs .*: ours / smatch " + NUM + r"x"
+    for m in re.finditer(whole, text, re.M):
+        what = f"score amr vs smatch.py -r 5, {m.group(1)} pairs, whole process"
+        rows.append(Row(bench, what, float(m.group(2)), "ours / peer", "< 1x"))
+    m = re.search(r"^whole process, cpu time: .*: ours / smatch " + NUM + r"x", text, re.M)
+    if m:
+        rows.append(Row(bench, "the same, CPU time", float(m.group(1)), "ours / peer"))
     latent = r"^\s*latent\s+(\d+)\s+(\d+)\s+" + NUM + r"\s+" + NUM + r"\s+(\d+)\s*$"
     for m in re.finditer(latent, text, re.M):
         n, pairs, t_amr, t_latent, equal = m.group(1), m.group(2), float(m.group(3)), float(m.group(4)), m.group(5)
