@@ -7,6 +7,7 @@ bootstrap (matrix products) is asked.
 from __future__ import annotations
 
 import argparse
+import functools
 import json
 import os
 import subprocess
@@ -21,33 +22,47 @@ PROBE = (
     "import io, json, os, sys, contextlib\n"
     "from metametric_jax.cli import main\n"
     "assert 'numpy' not in sys.modules\n"
-    "out = io.StringIO()\n"
-    "with contextlib.redirect_stdout(out):\n"
-    "    status = main(sys.argv[1:])\n"
-    "print(json.dumps([status, os.environ.get('OPENBLAS_NUM_THREADS'), out.getvalue()]))\n"
+    "said = []\n"
+    "for args in json.loads(sys.argv[1]):\n"
+    "    out = io.StringIO()\n"
+    "    with contextlib.redirect_stdout(out):\n"
+    "        status = main(args)\n"
+    "    said.append([status, os.environ.get('OPENBLAS_NUM_THREADS'), out.getvalue()])\n"
+    "print(json.dumps(said))\n"
 )
+
+
+def _runs(commands: list[list[str]], **env: str) -> list[tuple[int, str | None, str]]:
+    """Each command's exit status, the thread variable after it and its output, all in one process run in turn."""
+    environ = {k: v for k, v in os.environ.items() if k != VARIABLE} | env
+    argv = [sys.executable, "-c", PROBE, json.dumps(commands)]
+    done = subprocess.run(argv, capture_output=True, text=True, env=environ, check=True)
+    return [tuple(said) for said in json.loads(done.stdout.splitlines()[-1])]
 
 
 def _run(args: list[str], **env: str) -> tuple[int, str | None, str]:
-    environ = {k: v for k, v in os.environ.items() if k != VARIABLE} | env
-    done = subprocess.run([sys.executable, "-c", PROBE, *args], capture_output=True, text=True, env=environ, check=True)
-    status, value, printed = json.loads(done.stdout.splitlines()[-1])
-    return status, value, printed
+    return _runs([args], **env)[0]
 
 
 TASKS = [[name] for name in sorted(registry())]
+COMMANDS = [*TASKS, ["ranking", "-m", "all_trec"], ["ranking", "-q", "--format", "trec"]]
 
 
-@pytest.mark.parametrize(
-    "command",
-    [*TASKS, ["ranking", "-m", "all_trec"], ["ranking", "-q", "--format", "trec"]],
-    ids=[*(c[0] for c in TASKS), "ranking-all_trec", "ranking-trec"],
-)
+def _args(command: list[str]) -> list[str]:
+    return ["score", *command] + ([] if "--format" in command else ["--format", "json"])
+
+
+@functools.cache
+def _with_two_threads() -> list[tuple[int, str | None, str]]:
+    """Every command with the user's own setting of two threads (one process: NumPy reads it once)."""
+    return _runs([_args(c) for c in COMMANDS], OPENBLAS_NUM_THREADS="2")
+
+
+@pytest.mark.parametrize("command", COMMANDS, ids=[*(c[0] for c in TASKS), "ranking-all_trec", "ranking-trec"])
 def test_one_thread_asked_and_figures_unchanged(command: list[str]) -> None:
-    args = ["score", *command] + ([] if "--format" in command else ["--format", "json"])
-    status, value, scores = _run(args)
+    status, value, scores = _run(_args(command))  # a process of its own: the task runs before NumPy is imported
     assert status == 0 and value == "1" and scores.strip()
-    status, preset, same = _run(args, OPENBLAS_NUM_THREADS="2")
+    status, preset, same = _with_two_threads()[COMMANDS.index(command)]
     assert status == 0 and preset == "2"  # a user's setting is kept
     assert same == scores
 

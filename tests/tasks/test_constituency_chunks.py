@@ -132,7 +132,7 @@ def test_fixtures_read_in_pieces_equal_whole(monkeypatch, gold, pred, prm) -> No
     monkeypatch.setattr(files, "PIECE_BYTES", 100)
     pieces = files._in_pieces(pred.read_bytes(), gold.read_bytes(), params)
     assert (pieces is not None) == one_per_line and n > 1
-    assert not isinstance(_check(monkeypatch, pred, gold, params), str)
+    assert not isinstance(_check(monkeypatch, pred, gold, params, sizes=(16, 300)), str)  # a sentence a piece; several
 
 
 #: Changes of one file's bytes: a tree over two lines, malformed brackets, a byte-order mark inside the file, a
