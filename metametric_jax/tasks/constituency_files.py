@@ -185,12 +185,16 @@ def _joined(starts: Sequence[int], parts: Sequence[SentenceCounts]) -> SentenceC
 CHUNK_WORDS = 32768
 
 
-def _bounds(bank: Treebank, words: int) -> list[tuple[int, int]]:
-    """Consecutive sentence ranges of ``bank``, about ``words`` part-of-speech nodes each (at least a sentence)."""
-    n = bank.sentences
-    cuts = np.searchsorted(bank.leaf_offsets, np.arange(words, int(bank.leaf_offsets[-1]), words)).tolist()
+def _ranges(cuts: Sequence[int], n: int) -> list[tuple[int, int]]:
+    """Consecutive ranges of ``range(n)`` cut at ``cuts`` (those outside ``(0, n)`` and repeats left out)."""
     edges = sorted({0, n, *(c for c in cuts if 0 < c < n)})
     return list(zip(edges[:-1], edges[1:]))
+
+
+def _bounds(bank: Treebank, words: int) -> list[tuple[int, int]]:
+    """Consecutive sentence ranges of ``bank``, about ``words`` part-of-speech nodes each (at least a sentence)."""
+    cuts = np.searchsorted(bank.leaf_offsets, np.arange(words, int(bank.leaf_offsets[-1]), words)).tolist()
+    return _ranges(cuts, bank.sentences)
 
 
 def counts_in_chunks(
@@ -271,11 +275,11 @@ def _in_pieces(pred_data: bytes, ref_data: bytes, params: EvalbParams) -> Senten
     if n < 2 or _trees_end(pred_data, pred_starts) != n:
         return None
     cuts = np.searchsorted(ref_starts, np.arange(PIECE_BYTES, len(ref_data), PIECE_BYTES)).tolist()
-    edges = sorted({0, n, *(c for c in cuts if 0 < c < n)})
-    if len(edges) < 3:
+    pieces = _ranges(cuts, n)
+    if len(pieces) < 2:
         return None
     parts = []
-    for lo, hi in zip(edges[:-1], edges[1:]):
+    for lo, hi in pieces:
         end = None if hi == n else hi  # the last piece runs to the end of the file (text after the last tree)
         ref = ref_data[ref_starts[lo] : None if end is None else ref_starts[end]]
         pred = pred_data[pred_starts[lo] : None if end is None else pred_starts[end]]
@@ -288,7 +292,7 @@ def _in_pieces(pred_data: bytes, ref_data: bytes, params: EvalbParams) -> Senten
             return None
         counts = evalb_counts(t, g, params)
         parts.append(dataclasses.replace(counts, line=counts.line + lo))
-    return _joined(edges[:-1], parts)
+    return _joined([lo for lo, _ in pieces], parts)
 
 
 def file_counts(
