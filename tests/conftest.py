@@ -4,22 +4,41 @@ The resampling classes are shared so that their jitted ``compute`` and the eager
 compile once per test session, not once per test: the same arguments give the same class (see
 :func:`metametric_jax.significance.bootstrap`), and every test that does not depend on the number of replicates or
 the seed uses these. Each fixture restarts the class's running example positions, which tests may advance.
+
+XLA's programs are kept for the session in a fresh directory (JAX's persistent compilation cache, every program
+however quick to compile), shared with the subprocesses the tests start: many tests build their own metric classes,
+whose functions trace to programs already compiled, and a program found there is loaded, not compiled again (the
+same executable either way). The directory is removed when the session ends.
 """
 
 from __future__ import annotations
 
+import atexit
 import json
 import os
+import shutil
 import subprocess
 import sys
+import tempfile
 from pathlib import Path
 from typing import Any
 
+import jax
 import pytest
 from helpers import BAG, Sentence
 
 from metametric_jax import metric_of
 from metametric_jax import significance as sig
+
+_PROGRAMS = {
+    "jax_compilation_cache_dir": tempfile.mkdtemp(prefix="metametric-jax-tests-xla-"),
+    "jax_persistent_cache_min_compile_time_secs": 0,
+    "jax_persistent_cache_min_entry_size_bytes": 0,
+}
+atexit.register(shutil.rmtree, _PROGRAMS["jax_compilation_cache_dir"], ignore_errors=True)
+for _name, _value in _PROGRAMS.items():
+    jax.config.update(_name, _value)
+    os.environ[_name.upper()] = str(_value)  # the subprocesses' JAX reads it from the environment
 
 SCRIPTS = Path(__file__).parent / "_scripts"
 
