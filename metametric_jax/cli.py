@@ -45,12 +45,12 @@ import contextlib
 import json
 import os
 import sys
-from collections.abc import Callable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Collection, Iterator, Mapping, Sequence
 from typing import Any
 
 from metametric_jax import cli_analysis as analysis_cli
 from metametric_jax import cli_resampling as resampling_cli
-from metametric_jax.commands import LARGE_INPUT, Command, registry
+from metametric_jax.commands import LARGE_INPUT, Command, registry, task_names
 from metametric_jax.commands._blas import one_blas_thread
 
 __all__ = ["PROG", "LARGE_INPUT", "build_parser", "main"]
@@ -214,7 +214,7 @@ def _add_analyze(subcommands: Any, commands: dict[str, Command], only: tuple[str
             sub.set_defaults(parser_=sub)
 
 
-def selected(argv: Sequence[str], commands: Mapping[str, Command]) -> tuple[str, str] | None:
+def selected(argv: Sequence[str], commands: Collection[str]) -> tuple[str, str] | None:
     """The command and task that ``argv`` names, where nothing but the output options stands between them.
 
     The first word that is not an option must be a command; the task follows it (for ``score`` and ``compare``, after
@@ -470,9 +470,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         0 on success, 1 on a missing, unreadable or malformed input file, 2 on bad usage (argparse's status).
     """
     try:
-        commands = registry()
         argv = list(sys.argv[1:] if argv is None else argv)
-        parser = build_parser(commands, selected(argv, commands))
+        only = selected(argv, task_names())
+        commands = registry(None if only is None else only[1])
+        parser = build_parser(commands, only)
         args = parser.parse_args(argv)
         if args.command is None:
             parser.print_help(sys.stderr)

@@ -9,7 +9,7 @@ import io
 import pytest
 
 from metametric_jax.cli import build_parser, selected
-from metametric_jax.commands import registry
+from metametric_jax.commands import registry, task_names
 
 COMMANDS = registry()
 
@@ -35,9 +35,17 @@ def _parsed(parser: argparse.ArgumentParser, argv: list[str]) -> dict[str, objec
 
 @pytest.mark.parametrize("argv", _argv(), ids=" ".join)
 def test_the_selected_parser_parses_as_the_full_one(argv: list[str]) -> None:
-    only = selected(argv, COMMANDS)
+    only = selected(argv, task_names())
     assert only == (argv[0], next(w for w in argv[1:] if w in COMMANDS))
-    assert _parsed(build_parser(COMMANDS, only), argv) == _parsed(build_parser(COMMANDS), argv)
+    assert _parsed(build_parser(registry(only[1]), only), argv) == _parsed(build_parser(COMMANDS), argv)
+
+
+def test_a_task_s_registry_is_its_command_alone() -> None:
+    """``registry(task)`` (what the command line imports) gives the task's command as the full registry has it."""
+    assert task_names() == list(COMMANDS)
+    for name, command in COMMANDS.items():
+        assert registry(name) == {name: command}
+    assert registry("no-such-task") == {}
 
 
 @pytest.mark.parametrize(
@@ -94,3 +102,14 @@ def test_errors_are_the_full_parser_s(argv: list[str]) -> None:
             build_parser(COMMANDS, only).parse_args(argv)
         said.append((stop.value.code, err.getvalue()))
     assert said[0] == said[1] and said[0][0] == 2 and "error:" in said[0][1]
+
+
+def test_a_command_named_otherwise_than_its_module_is_refused(monkeypatch: pytest.MonkeyPatch) -> None:
+    import dataclasses
+
+    from metametric_jax.commands import ner
+
+    monkeypatch.setattr(ner, "COMMAND", dataclasses.replace(ner.COMMAND, name="entities"))
+    for only in (None, "ner"):
+        with pytest.raises(ValueError, match="metametric_jax.commands.ner defines the command 'entities'"):
+            registry(only)

@@ -27,6 +27,7 @@ __all__ = [
     "Resampling",
     "Progress",
     "registry",
+    "task_names",
     "count_blocks",
     "count_lines",
     "empty_warning",
@@ -210,16 +211,33 @@ class Command:
     formats: Mapping[str, Format] = dataclasses.field(default_factory=dict)
 
 
-def registry() -> dict[str, Command]:
-    """Every command of this package, by name, in alphabetical order of module, with its :class:`Analyze` hook."""
+def _modules() -> list[str]:
+    return sorted(info.name for info in pkgutil.iter_modules(__path__) if not info.name.startswith("_"))
+
+
+def task_names() -> list[str]:
+    """The tasks' names, without importing their modules: a task's command lives in the module of its name."""
+    return [name for name in _modules() if not name.endswith("_analysis")]
+
+
+def registry(only: str | None = None) -> dict[str, Command]:
+    """Every command of this package, by name, in alphabetical order of module, with its :class:`Analyze` hook.
+
+    ``only``: that task's command alone (its module and its ``_analysis`` module are the only ones imported).
+
+    Raises:
+        ValueError: a module defines a command named otherwise (a task's command lives in the module of its name,
+            which ``only`` and the ``--jobs`` workers rely on).
+    """
     out: dict[str, Command] = {}
     hooks: list[Analyze] = []
-    for info in sorted(pkgutil.iter_modules(__path__), key=lambda m: m.name):
-        if info.name.startswith("_"):
-            continue
-        module = importlib.import_module(f"{__name__}.{info.name}")
+    names = _modules()
+    for name in names if only is None else [n for n in (only, f"{only}_analysis") if n in names]:
+        module = importlib.import_module(f"{__name__}.{name}")
         command = getattr(module, "COMMAND", None)
         if isinstance(command, Command):
+            if command.name != name:
+                raise ValueError(f"{module.__name__} defines the command {command.name!r}: rename one of the two")
             out[command.name] = command
         hook = getattr(module, "ANALYZE", None)
         if isinstance(hook, Analyze):

@@ -1,4 +1,5 @@
-"""What ``score TASK`` imports in one process: neither JAX nor the machinery of worker processes (start-up time)."""
+"""What ``score TASK`` imports in one process: neither JAX nor the machinery of worker processes, nor the other
+tasks' command modules (start-up time)."""
 
 from __future__ import annotations
 
@@ -17,12 +18,17 @@ def test_scoring_in_this_process_imports_neither_jax_nor_worker_processes() -> N
     code = (
         "import contextlib, io, sys\n"
         "from metametric_jax.cli import main\n"
+        "def commands():\n"
+        "    return {m.rsplit('.', 1)[1] for m in sys.modules if m.startswith('metametric_jax.commands.')}\n"
         f"for task in {tasks!r}:\n"
+        "    before = commands()\n"
         "    with contextlib.redirect_stdout(io.StringIO()), contextlib.redirect_stderr(io.StringIO()):\n"
         "        assert main(['score', task, '--format', 'json']) == 0, task\n"
-        f"    print(task, sorted(m for m in {NOT_IMPORTED!r} if m in sys.modules))\n"
+        "    new = sorted(m for m in commands() - before if not m.startswith('_'))\n"
+        f"    print(task, sorted(m for m in {NOT_IMPORTED!r} if m in sys.modules), new)\n"
     )
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
     assert done.returncode == 0, done.stderr
-    assert done.stdout.splitlines() == [f"{task} []" for task in tasks], done.stdout
+    # each task's run imports its own command modules only: the command and its analysis hook
+    assert done.stdout.splitlines() == [f"{task} [] {[task, f'{task}_analysis']}" for task in tasks], done.stdout
     assert len(tasks) >= 8
