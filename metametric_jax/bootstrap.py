@@ -18,6 +18,7 @@ Example:
 
 from __future__ import annotations
 
+import functools
 import math
 from collections.abc import Sequence
 from typing import Any, ClassVar, TypeVar
@@ -203,16 +204,7 @@ class BootstrapState(struct.PyTreeNode):
         n = rows.shape[0]
         ids = resampling.device_ids(example_ids, n, cfg.name)
         w = resampling.device_weights(weights, n, cfg.name)
-        base = jnp.ones((n,), jnp.float32) if w is None else w
-        reps = poisson_weights(ids, cfg.samples, cfg.seed) * base[None, :]
-        exact = jax.lax.Precision.HIGHEST  # full float32 products on every backend (no TF32 or bfloat16 passes)
-        state = cls._from_sums(
-            {
-                "plain": m._sums_from_totals(jnp.matmul(base, rows, precision=exact)),
-                "replicas": m._sums_from_totals(jnp.matmul(reps, rows, precision=exact)),
-                "fingerprint": resampling.fingerprint(ids),
-            }
-        )
+        state = cls._from_sums(_device_sums(m, cfg.samples, cfg.seed, rows, w, ids))
         if isinstance(example_ids, jax.core.Tracer):
             return state
         return resampling.with_ids(state, resampling.IdSet.of(np.asarray(example_ids, np.int64)))
@@ -393,6 +385,22 @@ def _spread(columns: jax.Array) -> jax.Array:
     squares = _halving_sum(scale(deviation, deviation)) - divide(scale(total, total), jnp.maximum(count, 1))
     variance = divide(jnp.maximum(squares, 0), jnp.maximum(count - 1, 1))
     return jnp.where(count > 1, sqrt(variance), jnp.nan)
+
+
+@functools.partial(jax.jit, static_argnums=(0, 1, 2))
+def _device_sums(metric: Any, samples: int, seed: int, rows: jax.Array, w: jax.Array | None, ids: jax.Array) -> Any:
+    """The sums of a device-native state from checked rows, weights and ids: one program per shape.
+
+    Called eagerly, its operations would each compile a program of their own for every batch size.
+    """
+    base = jnp.ones((rows.shape[0],), jnp.float32) if w is None else w
+    reps = poisson_weights(ids, samples, seed) * base[None, :]
+    exact = jax.lax.Precision.HIGHEST  # full float32 products on every backend (no TF32 or bfloat16 passes)
+    return {
+        "plain": metric._sums_from_totals(jnp.matmul(base, rows, precision=exact)),
+        "replicas": metric._sums_from_totals(jnp.matmul(reps, rows, precision=exact)),
+        "fingerprint": resampling.fingerprint(ids),
+    }
 
 
 @jax.jit

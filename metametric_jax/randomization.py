@@ -52,6 +52,7 @@ Example:
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any, ClassVar
 
@@ -270,17 +271,7 @@ class RandomizationState(struct.PyTreeNode):
         _check_same_encoding(encoded_a, encoded_b, cfg.name)
         ids = resampling.device_ids(example_ids, n, cfg.name)
         w = resampling.device_weights(weights, n, cfg.name)
-        va, vb = (ra, rb) if w is None else (ra * w[:, None], rb * w[:, None])
-        a, b, swapped_a, swapped_b = _exact_sums(va, vb, swap_masks(ids, cfg.samples, cfg.seed))
-        state = cls._from_sums(
-            {
-                "a": _named_pairs(m, a),
-                "b": _named_pairs(m, b),
-                "swapped_a": _named_pairs(m, swapped_a),
-                "swapped_b": _named_pairs(m, swapped_b),
-                "fingerprint": resampling.fingerprint(ids),
-            }
-        )
+        state = cls._from_sums(_device_sums(m, cfg.samples, cfg.seed, ra, rb, w, ids))
         if isinstance(example_ids, jax.core.Tracer):
             return state
         return resampling.with_ids(state, resampling.IdSet.of(np.asarray(example_ids, np.int64)))
@@ -521,6 +512,25 @@ def _exact_sums(va: jax.Array, vb: jax.Array, masks: jax.Array) -> tuple[jax.Arr
         return comp.tree_sum(jnp.stack([v, jnp.zeros_like(v)], axis=-1))
 
     return total(ta), total(tb), total(ta[:, None] - moved), total(tb[:, None] + moved)
+
+
+@functools.partial(jax.jit, static_argnums=(0, 1, 2))
+def _device_sums(
+    metric: Any, samples: int, seed: int, ra: jax.Array, rb: jax.Array, w: jax.Array | None, ids: jax.Array
+) -> dict[str, Any]:
+    """The sums of a device-native state from both systems' checked rows, weights and ids: one program per shape.
+
+    Called eagerly, its operations would each compile a program of their own for every batch size.
+    """
+    va, vb = (ra, rb) if w is None else (ra * w[:, None], rb * w[:, None])
+    a, b, swapped_a, swapped_b = _exact_sums(va, vb, swap_masks(ids, samples, seed))
+    return {
+        "a": _named_pairs(metric, a),
+        "b": _named_pairs(metric, b),
+        "swapped_a": _named_pairs(metric, swapped_a),
+        "swapped_b": _named_pairs(metric, swapped_b),
+        "fingerprint": resampling.fingerprint(ids),
+    }
 
 
 def _named_pairs(metric: Any, pairs: jax.Array) -> dict[str, Any]:
