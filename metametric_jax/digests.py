@@ -114,43 +114,47 @@ def _array(x: Any, out: bytearray) -> None:
 
 
 def _dataclass(cls: type) -> _Encoder:
-    """A dataclass by class name and fields; fields annotated ``int`` or ``str`` in one formatting when they hold one.
+    """A dataclass by class name and fields, in a straight-line encoder of its own.
 
-    The bytes are :func:`_object`'s (a field whose value is not of its annotated type takes that encoder).
+    Fields annotated ``int`` or ``str`` are formatted inline when they hold one, the others appended by their own
+    encoders; the bytes are :func:`_object`'s (a field whose value is not of its annotated type takes that encoder).
     """
     fields = dataclasses.fields(cls)
     generic = _object(cls, [f.name for f in fields])
-    kinds = [f.type if f.type in ("int", "str") else getattr(f.type, "__name__", None) for f in fields]
-    if not fields or not any(kind in ("int", "str") for kind in kinds):
+    if not fields:
         return generic
+    kinds = [f.type if f.type in ("int", "str") else getattr(f.type, "__name__", None) for f in fields]
     name = cls.__qualname__.encode("utf-8")
-    pattern = [b"C%d:%s%d:" % (len(name), name, len(fields))]
-    lines, guards, args = [], [], []
+    lines, guards, body = [], [], []
+    patterns: list[bytes] = []
+    pattern, args = [b"C%d:%s%d:" % (len(name), name, len(fields))], []
+
+    def flush() -> None:  # one formatting of the bytes gathered since the last field of another kind
+        patterns.append(b"".join(pattern))
+        body.append(f"    out += patterns[{len(patterns) - 1}]" + (f" % ({', '.join(args)},)" if args else ""))
+        pattern.clear()
+        args.clear()
+
     for k, (f, kind) in enumerate(zip(fields, kinds)):
-        pattern.append(_encoded(f.name).replace(b"%", b"%%"))
         lines.append(f"    v{k} = x.{f.name}")
         if kind == "int":
             guards.append(f"type(v{k}) is int")
-            pattern.append(b"I%d;")
+            pattern.extend([_encoded(f.name).replace(b"%", b"%%"), b"I%d;"])
             args.append(f"v{k}")
         elif kind == "str":
             guards.append(f"type(v{k}) is str")
             lines.append(f"    b{k} = v{k}.encode('utf-8', 'surrogatepass') if type(v{k}) is str else b''")
-            pattern.append(b"S%d:%s")
+            pattern.extend([_encoded(f.name).replace(b"%", b"%%"), b"S%d:%s"])
             args.append(f"len(b{k}), b{k}")
         else:
-            pattern.append(b"%s")
-            args.append(f"_encoded(v{k})")
-    source = "\n".join(
-        [
-            "def encode(x, out):",
-            *lines,
-            f"    if not ({' and '.join(guards)}):",
-            "        return generic(x, out)",
-            f"    out += pattern % ({', '.join(args)},)",
-        ]
-    )
-    namespace: dict[str, Any] = {"generic": generic, "pattern": b"".join(pattern), "_encoded": _encoded}
+            pattern.append(_encoded(f.name).replace(b"%", b"%%"))
+            flush()
+            body.append(f"    _encode(v{k}, out)")
+    if pattern:
+        flush()
+    guard = [f"    if not ({' and '.join(guards)}):", "        return generic(x, out)"] if guards else []
+    source = "\n".join(["def encode(x, out):", *lines, *guard, *body])
+    namespace: dict[str, Any] = {"generic": generic, "patterns": patterns, "_encode": _encode}
     exec(source, namespace)  # noqa: S102 - a straight-line encoder of this class's fields, from its field names
     return namespace["encode"]
 
