@@ -125,9 +125,12 @@ def _dataclass(cls: type) -> _Encoder:
         return generic
     kinds = [f.type if f.type in ("int", "str") else getattr(f.type, "__name__", None) for f in fields]
     name = cls.__qualname__.encode("utf-8")
-    lines, guards, body = [], [], []
+    lines: list[str] = []
+    guards: list[str] = []
+    body: list[str] = []
+    args: list[str] = []  # the formatting's arguments since the last flush
     patterns: list[bytes] = []
-    pattern, args = [b"C%d:%s%d:" % (len(name), name, len(fields))], []
+    pattern = [b"C%d:%s%d:" % (len(name), name, len(fields))]
 
     def flush() -> None:  # one formatting of the bytes gathered since the last field of another kind
         patterns.append(b"".join(pattern))
