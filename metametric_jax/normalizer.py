@@ -302,21 +302,71 @@ def _combined(stats: Any, coefficients: Any) -> Any:
     fused multiply-adds: the same bits on every processor and backend.
     """
     xp = _xp(stats)
-    scale: Any = None
-    if xp is not np:
-        from metametric_jax._division import scale
+    if xp is np:
+        return _combined_host(stats, np.asarray(coefficients, dtype=stats.dtype))
+    from metametric_jax._division import scale
+
     columns = []
     for row in coefficients:
         total = None
         for j, c in enumerate(row):
             if c != 0:
-                if scale is None or math.frexp(c)[0] in (0.5, -0.5):  # a power of two: an exact product
+                if math.frexp(c)[0] in (0.5, -0.5):  # a power of two: an exact product
                     term = stats[:, j] if c == 1 else stats[:, j] * xp.asarray(c, dtype=stats.dtype)
                 else:
                     term = scale(stats[:, j], c)
                 total = term if total is None else total + term
         columns.append(xp.zeros(stats.shape[:1], stats.dtype) if total is None else total)
     return xp.stack(columns, axis=1)
+
+
+#: for each coefficient array: whether a row lacks a term at some level, and the levels (see :func:`_levels`)
+_PLANS: dict[tuple[bytes, tuple[int, ...]], tuple[bool, list[tuple[np.ndarray, np.ndarray | None]]]] = {}
+
+
+def _levels(coefficients: np.ndarray) -> tuple[bool, list[tuple[np.ndarray, np.ndarray | None]]]:
+    """Each row's terms with a nonzero coefficient, level by level: ``(padded, [(columns, coefficients), ...])``.
+
+    At level ``i``, ``columns[k]`` and ``coefficients[k]`` are row ``k``'s ``i``-th term (coefficients ``None``:
+    all 1, nothing to multiply). A row without an ``i``-th term takes a padding column: ``+0.0`` at level 0, ``-0.0``
+    later (``x + (-0.0)`` is ``x`` for every float, signed zeros and NaNs included, and raises nothing), with
+    coefficient 1; ``padded`` says whether any row needs them.
+    """
+    key = (coefficients.tobytes(), coefficients.shape)
+    plan = _PLANS.get(key)
+    if plan is None:
+        width = coefficients.shape[1]
+        nonzero = [np.flatnonzero(row) for row in coefficients]
+        levels: list[tuple[np.ndarray, np.ndarray | None]] = []
+        padded = False
+        for i in range(max((len(cols) for cols in nonzero), default=0)):
+            pad = width if i == 0 else width + 1
+            columns = np.asarray([cols[i] if len(cols) > i else pad for cols in nonzero], np.int64)
+            values = np.asarray(
+                [row[cols[i]] if len(cols) > i else 1.0 for row, cols in zip(coefficients, nonzero)], coefficients.dtype
+            )
+            padded = padded or bool((columns >= width).any())
+            levels.append((columns, None if (values == 1).all() else values))
+        plan = _PLANS[key] = (padded, levels)
+    return plan
+
+
+def _combined_host(stats: np.ndarray, coefficients: np.ndarray) -> np.ndarray:
+    """:func:`_combined` on NumPy: each row's nonzero terms added in order, all rows at once (the same bits)."""
+    padded, levels = _levels(coefficients)
+    if not levels:
+        return np.zeros((stats.shape[0], coefficients.shape[0]), stats.dtype)
+    if padded:
+        pads = np.full((stats.shape[0], 2), (0.0, -0.0), stats.dtype)
+        stats = np.concatenate([stats, pads], axis=1)
+    total: np.ndarray | None = None
+    for columns, values in levels:
+        term = stats.take(columns, axis=1)
+        if values is not None:
+            term = term * values  # each product rounded once, as one by one (a coefficient 1: the value itself)
+        total = term if total is None else total + term
+    assert total is not None
+    return total
 
 
 def normalized_rows(

@@ -353,3 +353,40 @@ def test_host_rows_equal_normalized_rows_bit_for_bit():
         norm = normalized_rows(base, reported, cfg.zero_division, cfg.empty_score)
         general = np.concatenate([base, norm, np.ones_like(stats[:, :1]), stats[:, 3:]], axis=1)
         assert fast.shape == general.shape and fast.tobytes() == general.tobytes()
+
+
+def test_host_linear_combinations_add_each_row_s_nonzero_terms_in_order():
+    """On NumPy, ``stats @ coefficients.T`` is each row's products by its nonzero coefficients (each rounded once),
+    added in the order of the columns; zero coefficients add nothing (signed zeros, infinities and NaNs included).
+    """
+    import warnings
+
+    from metametric_jax.normalizer import _combined
+
+    def one_by_one(stats, coefficients):
+        columns = []
+        for row in coefficients:
+            total = None
+            for j, c in enumerate(row.tolist()):
+                if c != 0:
+                    term = stats[:, j] * stats.dtype.type(c)
+                    total = term if total is None else total + term
+            columns.append(np.zeros(stats.shape[0], stats.dtype) if total is None else total)
+        return np.stack(columns, axis=1)
+
+    rng = np.random.default_rng(3)
+    values = np.array([0.0, -0.0, 1.0, 3.0, 0.1, 3e38, -2.5, np.inf, -np.inf, np.nan])  # 3e38 * 2: inf in float32
+    for _ in range(500):
+        n, k, width = (int(x) for x in rng.integers(1, 6, size=3))
+        stats = rng.choice(values, (n - 1, width)).astype(rng.choice([np.float64, np.float32]))
+        coefficients = rng.choice([0.0, 0.0, 1.0, -1.0, 2.0, 0.5, 0.3, -3.0], (k, width))
+        with warnings.catch_warnings(record=True) as want_warnings:
+            warnings.simplefilter("always")
+            want = one_by_one(stats, coefficients)
+        with warnings.catch_warnings(record=True) as got_warnings:
+            warnings.simplefilter("always")
+            got = _combined(stats, coefficients)
+        assert got.shape == want.shape and np.array_equal(np.isnan(got), np.isnan(want)), (stats, coefficients)
+        nan = np.isnan(want)  # a NaN's sign bit follows the operand order of NumPy's loops: not compared
+        assert np.where(nan, 0, got).tobytes() == np.where(nan, 0, want).tobytes(), (stats, coefficients)
+        assert {str(w.message) for w in got_warnings} == {str(w.message) for w in want_warnings}
