@@ -88,9 +88,18 @@ def _sorted(tag: bytes, items: list[Any], out: bytearray) -> None:
 
 
 def _set(x: Any, out: bytearray) -> None:
-    items = []
+    items: list[bytes | bytearray] = []
+    kind: type | None = None
+    encoder: _Encoder = _none
+    to_bytes: Callable[[Any], bytes] | None = None
     for item in x:
-        encoder = _encoder_of(type(item))
+        if type(item) is not kind:  # as in _sequence: one lookup for items of one type
+            kind = type(item)
+            encoder = _encoder_of(kind)
+            to_bytes = _ITEM_BYTES.get(kind)
+        if to_bytes is not None:
+            items.append(to_bytes(item))
+            continue
         encoded = bytearray()
         encoder(item, encoded)
         items.append(encoded)
@@ -157,8 +166,16 @@ def _dataclass(cls: type) -> _Encoder:
         flush()
     guard = [f"    if not ({' and '.join(guards)}):", "        return generic(x, out)"] if guards else []
     source = "\n".join(["def encode(x, out):", *lines, *guard, *body])
+    inline = len(guards) == len(fields)  # every field int or str: one formatting gives the bytes
+    if inline:  # the bytes alone, for the items of a set
+        slow = ["    if not (" + " and ".join(guards) + "):", "        out = bytearray()", "        generic(x, out)"]
+        source += "\n" + "\n".join(["def encoded(x):", *lines, *slow, "        return out", *body]).replace(
+            "    out += patterns[0]", "    return patterns[0]"
+        )
     namespace: dict[str, Any] = {"generic": generic, "patterns": patterns, "_encode": _encode}
     exec(source, namespace)  # noqa: S102 - a straight-line encoder of this class's fields, from its field names
+    if inline:
+        _ITEM_BYTES[cls] = namespace["encoded"]
     return namespace["encode"]
 
 
@@ -232,6 +249,8 @@ def _encoder_for(cls: type) -> _Encoder:
 
 
 _ENCODERS: dict[type, _Encoder] = {}
+#: dataclasses whose fields are all annotated ``int`` or ``str``: their encoding as a value (for sets' items)
+_ITEM_BYTES: dict[type, Callable[[Any], bytes]] = {}
 
 
 def _is_jax_array_type(cls: type) -> bool:

@@ -91,3 +91,25 @@ def test_each_dataclass_s_own_encoder_gives_the_generic_encoder_s_bytes() -> Non
         digests._dataclass(type(value))(value, own)
         digests._object(type(value), fields)(value, generic)
         assert bytes(own) == bytes(generic), value
+
+
+def test_a_set_s_items_are_encoded_as_the_generic_encoder_encodes_them() -> None:
+    """A set's items of an all-``int``/``str`` dataclass take a bytes-returning encoder; the bytes are the generic's."""
+    from metametric_jax import digests
+
+    def generic(item: Any) -> bytes:
+        out = bytearray()
+        if dataclasses.is_dataclass(item):
+            digests._object(type(item), [f.name for f in dataclasses.fields(item)])(item, out)
+        else:
+            digests._encode(item, out)
+        return bytes(out)
+
+    for items in (
+        {Span(0, 1, "a"), Span(2, 3, "é\udc80"), Span(-1, 10**30, "")},
+        {Span(True, 1, "a"), Span(0, 1, "b"), Span(0, np.int64(2), "c"), Span(0, 1, 7)},  # values of other types
+        {Span(0, 1, "a"), 3, "x", (1, 2), Mixed((), 1, "", None, None)},  # items of several types
+    ):
+        want = b"E%d:" % len(items) + b"".join(sorted(generic(item) for item in items))
+        assert digests._encoded(frozenset(items)) == want
+        assert digests._encoded(set(items)) == want
