@@ -139,11 +139,13 @@ def _dataclass(cls: type) -> _Encoder:
     body: list[str] = []
     args: list[str] = []  # the formatting's arguments since the last flush
     patterns: list[bytes] = []
+    formats: list[str] = []  # the expression of each formatting, in order
     pattern = [b"C%d:%s%d:" % (len(name), name, len(fields))]
 
     def flush() -> None:  # one formatting of the bytes gathered since the last field of another kind
         patterns.append(b"".join(pattern))
-        body.append(f"    out += patterns[{len(patterns) - 1}]" + (f" % ({', '.join(args)},)" if args else ""))
+        formats.append(f"patterns[{len(patterns) - 1}]" + (f" % ({', '.join(args)},)" if args else ""))
+        body.append(f"    out += {formats[-1]}")
         pattern.clear()
         args.clear()
 
@@ -164,14 +166,13 @@ def _dataclass(cls: type) -> _Encoder:
             body.append(f"    _encode(v{k}, out)")
     if pattern:
         flush()
-    guard = [f"    if not ({' and '.join(guards)}):", "        return generic(x, out)"] if guards else []
+    condition = f"    if not ({' and '.join(guards)}):"
+    guard = [condition, "        return generic(x, out)"] if guards else []
     source = "\n".join(["def encode(x, out):", *lines, *guard, *body])
     inline = len(guards) == len(fields)  # every field int or str: one formatting gives the bytes
     if inline:  # the bytes alone, for the items of a set
-        slow = ["    if not (" + " and ".join(guards) + "):", "        out = bytearray()", "        generic(x, out)"]
-        source += "\n" + "\n".join(["def encoded(x):", *lines, *slow, "        return out", *body]).replace(
-            "    out += patterns[0]", "    return patterns[0]"
-        )
+        slow = [condition, "        out = bytearray()", "        generic(x, out)", "        return out"]
+        source += "\n" + "\n".join(["def encoded(x):", *lines, *slow, f"    return {formats[0]}"])
     namespace: dict[str, Any] = {"generic": generic, "patterns": patterns, "_encode": _encode}
     exec(source, namespace)  # noqa: S102 - a straight-line encoder of this class's fields, from its field names
     if inline:
