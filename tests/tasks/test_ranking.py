@@ -346,7 +346,7 @@ def test_files_read_in_bulk_as_line_by_line(monkeypatch: pytest.MonkeyPatch, see
         "q Q0 d 1 1 r\nq Q0 e 1 1\nq Q0 f 1 1 r r\n",  # 18 fields, not 6 on each line
         "q Q0 d\u00e9 1 1 r\n",  # not ASCII
         "q Q0 d 1 1 r\x07\n",  # a control character that is not white space
-        "q Q0 " + "d" * 100 + " 1 1 r\n",  # a long field
+        "q Q0 d 1 nan r\n",
         "q Q0 d 1 1 r\nq Q0 d 2 3 r\n",  # ranked twice
         "q Q0 d 1 x r\n",  # not a number
         "q Q0 d 1 inf r\n",
@@ -354,6 +354,13 @@ def test_files_read_in_bulk_as_line_by_line(monkeypatch: pytest.MonkeyPatch, see
 )
 def test_files_that_are_not_plain_are_read_line_by_line(text: str) -> None:
     assert trec_reader._bulk_run(text) is None
+
+
+def test_long_ids_and_scores_are_read_in_bulk(monkeypatch: pytest.MonkeyPatch) -> None:
+    text = "q Q0 " + "d" * 100 + " 1 1 r\nq Q0 " + "d" * 99 + "e 2 1 r\nq Q0 e 3 0.1234567890123456789012345 r\n"
+    got = trec_reader._bulk_run(text)
+    assert got is not None and got == _line_by_line(monkeypatch, parse_run, text)
+    assert got.rankings == {"q": ["d" * 99 + "e", "d" * 100, "e"]}
 
 
 def test_no_common_query_is_an_error(tmp_path: Path) -> None:
