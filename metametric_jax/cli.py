@@ -58,6 +58,33 @@ __all__ = ["PROG", "LARGE_INPUT", "build_parser", "main"]
 PROG = "metametric-jax"
 
 
+def terminal_width() -> int:
+    """The terminal's columns as ``shutil.get_terminal_size()`` gives them (``COLUMNS``, else the terminal, else 80).
+
+    Asked once per parser built; ``shutil`` itself (with the compression modules it imports) is left unimported, as
+    argparse would import it for every argument added.
+    """
+    with contextlib.suppress(KeyError, ValueError):
+        columns = int(os.environ["COLUMNS"])
+        if columns > 0:
+            return columns
+    try:
+        columns = os.get_terminal_size(sys.__stdout__.fileno()).columns  # type: ignore[union-attr]
+    except (AttributeError, ValueError, OSError):
+        columns = 0
+    return columns or 80
+
+
+class _Parser(argparse.ArgumentParser):
+    """An argument parser whose help is as wide as argparse's own (the terminal's width less 2), asked once."""
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        if "formatter_class" not in kwargs:
+            width = terminal_width() - 2
+            kwargs["formatter_class"] = lambda prog: argparse.HelpFormatter(prog, width=width)
+        super().__init__(*args, **kwargs)
+
+
 def _output_options(formats: Mapping[str, str] | None = None) -> argparse.ArgumentParser:
     """Options accepted both before and after the task name (``score --format json ner`` or ``score ner --format``).
 
@@ -66,7 +93,7 @@ def _output_options(formats: Mapping[str, str] | None = None) -> argparse.Argume
     """
     formats = formats or {}
     described = "".join(f"; {name}: {text}" for name, text in formats.items())
-    parent = argparse.ArgumentParser(add_help=False)
+    parent = _Parser(add_help=False)
     parent.add_argument(
         "--format",
         choices=("table", "json", *formats),
@@ -114,9 +141,7 @@ def build_parser(
     """
     commands = registry() if commands is None else commands
 
-    parser = argparse.ArgumentParser(
-        prog=PROG, description="Structured-prediction metrics (metametric_jax) from the command line."
-    )
+    parser = _Parser(prog=PROG, description="Structured-prediction metrics (metametric_jax) from the command line.")
     from metametric_jax import __version__
 
     parser.add_argument("--version", action="version", version=f"{PROG} {__version__}")

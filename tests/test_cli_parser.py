@@ -105,11 +105,43 @@ def test_errors_are_the_full_parser_s(argv: list[str]) -> None:
 
 
 def test_a_command_named_otherwise_than_its_module_is_refused(monkeypatch: pytest.MonkeyPatch) -> None:
-    import dataclasses
 
     from metametric_jax.commands import ner
 
-    monkeypatch.setattr(ner, "COMMAND", dataclasses.replace(ner.COMMAND, name="entities"))
+    monkeypatch.setattr(ner, "COMMAND", ner.COMMAND._replace(name="entities"))
     for only in (None, "ner"):
         with pytest.raises(ValueError, match="metametric_jax.commands.ner defines the command 'entities'"):
             registry(only)
+
+
+@pytest.mark.parametrize("columns", [None, "0", "-3", "x", "50", "200"])
+def test_terminal_width_is_shutil_s(monkeypatch: pytest.MonkeyPatch, columns: str | None) -> None:
+    import shutil
+
+    from metametric_jax.cli import terminal_width
+
+    if columns is None:
+        monkeypatch.delenv("COLUMNS", raising=False)
+    else:
+        monkeypatch.setenv("COLUMNS", columns)
+    assert terminal_width() == shutil.get_terminal_size().columns
+
+
+@pytest.mark.parametrize("argv", [["--help"], ["score", "--help"], ["score", "ranking", "--help"]], ids=" ".join)
+def test_help_is_as_wide_as_argparse_s_own(monkeypatch: pytest.MonkeyPatch, argv: list[str]) -> None:
+    from metametric_jax import cli
+
+    def printed(parser: argparse.ArgumentParser) -> str:
+        out = io.StringIO()
+        with contextlib.redirect_stdout(out), pytest.raises(SystemExit):
+            parser.parse_args(argv)
+        return out.getvalue()
+
+    ours = {}
+    for columns in ("40", "79", "132"):
+        monkeypatch.setenv("COLUMNS", columns)
+        ours[columns] = printed(build_parser(COMMANDS))
+        with monkeypatch.context() as patched:  # argparse's own formatter, which asks shutil for every argument
+            patched.setattr(cli, "_Parser", argparse.ArgumentParser)
+            assert ours[columns] == printed(build_parser(COMMANDS))
+    assert len(set(ours.values())) == 3  # the width is the terminal's

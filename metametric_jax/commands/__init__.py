@@ -12,13 +12,13 @@ the task's parts by :func:`metametric_jax.commands._analysis.analysis_hook`.
 from __future__ import annotations
 
 import argparse
-import dataclasses
 import importlib
 import pkgutil
 import re
 import sys
 from collections.abc import Callable, Mapping
-from typing import Any
+from types import MappingProxyType
+from typing import Any, NamedTuple
 
 __all__ = [
     "Command",
@@ -90,8 +90,7 @@ class Progress:
         return units >= LARGE_INPUT if option is None else bool(option)
 
 
-@dataclasses.dataclass(frozen=True)
-class Resampling:
+class Resampling(NamedTuple):
     """What ``score --bootstrap`` and ``compare`` resample: one system's examples as additive rows, and the read-out.
 
     A task's figures are one float64 function of its summed statistics (its read-out), so ``score``, the estimate
@@ -124,8 +123,7 @@ class Resampling:
     scale: float = 100.0
 
 
-@dataclasses.dataclass(frozen=True)
-class Analyze:
+class Analyze(NamedTuple):
     """A task's ``metametric-jax analyze TASK``: figures per bucket of items and paired tests of several systems.
 
     The command line reads the task's file options (the command's ``add_arguments``), ``--references`` (the
@@ -149,8 +147,7 @@ class Analyze:
     description: str = ""
 
 
-@dataclasses.dataclass(frozen=True)
-class Format:
+class Format(NamedTuple):
     """An output format of one task, beside ``table`` and ``json``: ``score TASK --format NAME``.
 
     The format prints the task's own report in place of the table or JSON (``trec`` for ranking: trec_eval's
@@ -168,8 +165,7 @@ class Format:
     run: Callable[[argparse.Namespace], tuple[str, list[str]]]
 
 
-@dataclasses.dataclass(frozen=True)
-class Command:
+class Command(NamedTuple):
     """A task of ``metametric-jax score``.
 
     Attributes:
@@ -208,7 +204,7 @@ class Command:
     resample: Callable[[argparse.Namespace], Resampling] | None = None
     analyze: Analyze | None = None
     preload: tuple[str, ...] = ()
-    formats: Mapping[str, Format] = dataclasses.field(default_factory=dict)
+    formats: Mapping[str, Format] = MappingProxyType({})
 
 
 def _modules() -> list[str]:
@@ -245,7 +241,7 @@ def registry(only: str | None = None) -> dict[str, Command]:
     for hook in hooks:
         command = out.get(hook.task)
         if command is not None and command.analyze is None:
-            out[hook.task] = dataclasses.replace(command, analyze=hook)
+            out[hook.task] = command._replace(analyze=hook)
     return out
 
 
