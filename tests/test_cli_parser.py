@@ -145,3 +145,12 @@ def test_help_is_as_wide_as_argparse_s_own(monkeypatch: pytest.MonkeyPatch, argv
             patched.setattr(cli, "_Parser", argparse.ArgumentParser)
             assert ours[columns] == printed(build_parser(COMMANDS))
     assert len(set(ours.values())) == 3  # the width is the terminal's
+
+
+def test_the_task_modules_are_pkgutil_s() -> None:
+    import pkgutil
+
+    from metametric_jax import commands
+
+    listed = sorted(m.name for m in pkgutil.iter_modules(commands.__path__) if not m.name.startswith("_"))
+    assert commands._modules() == listed and "ranking" in listed and "ranking_analysis" in listed

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import argparse
 import importlib
-import pkgutil
+import os
 import re
 import sys
 from collections.abc import Callable, Mapping
@@ -208,7 +208,13 @@ class Command(NamedTuple):
 
 
 def _modules() -> list[str]:
-    return sorted(info.name for info in pkgutil.iter_modules(__path__) if not info.name.startswith("_"))
+    """The modules of this package but the private ones, as their file names say.
+
+    ``pkgutil.iter_modules`` would import ``inspect`` (several milliseconds of a command line's start-up).
+    """
+    return sorted(
+        {name[:-3] for path in __path__ for name in os.listdir(path) if name.endswith(".py") and name[0] != "_"}
+    )
 
 
 def task_names() -> list[str]:
