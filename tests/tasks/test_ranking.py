@@ -603,3 +603,30 @@ def test_callback_path_inside_jit() -> None:
     expected = score(preds, refs, measures=["map", "ndcg_cut.3", "P.1"])
     for key, value in expected.items():
         assert float(figures[key]) == pytest.approx(value, abs=1e-6), key
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_queries_evaluated_together_equal_each_alone(seed: int) -> None:
+    """evaluate's codes of all queries at once (repeated items, empty rankings, unjudged and absent items, queries
+    without judgements) equal query_figures' of each query alone, bit for bit."""
+    from metametric_jax.tasks.ranking_queries import evaluate
+    from metametric_jax.tasks.trec_measures import parse_measures, plan_keys
+
+    rng = random.Random(seed)
+    plan = parse_measures("all_trec")
+    rankings, graded = [], []
+    for _ in range(40):
+        docs = [f"d{rng.randint(0, 30)}" for _ in range(rng.choice([0, 1, 5, 20, 60]))]  # repeats, some empty
+        rankings.append(docs)
+        graded.append({f"d{d}": rng.choice([-1, 0, 1, 2, 3]) for d in rng.sample(range(40), rng.randint(0, 25))})
+    level = 1 + seed % 2
+    together = evaluate(rankings, graded, plan, level=level)
+    assert list(together) == plan_keys(plan)
+    for q, (docs, grades) in enumerate(zip(rankings, graded)):
+        alone = query_figures(docs, grades, plan, level)
+        row = {k: float(v[q]) for k, v in together.items()}
+        assert row.keys() == alone.keys()
+        for key, value in alone.items():
+            assert row[key] == value or (math.isnan(row[key]) and math.isnan(value)), (q, key)
+    assert any(len(set(d)) < len(d) for d in rankings) and any(not d for d in rankings)
+    assert all(evaluate([], [], plan)[k].shape == (0,) for k in plan_keys(plan))
