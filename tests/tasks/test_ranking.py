@@ -346,6 +346,7 @@ def test_files_read_in_bulk_as_line_by_line(monkeypatch: pytest.MonkeyPatch, see
         "q Q0 d 1 1 r\nq Q0 e 1 1\nq Q0 f 1 1 r r\n",  # 18 fields, not 6 on each line
         "q Q0 d\u00e9 1 1 r\n",  # not ASCII
         "q Q0 d 1 1 r\x07\n",  # a control character that is not white space
+        "q Q0 " + "d" * 100 + " 1 1 r\n",  # a long field
         "q Q0 d 1 nan r\n",
         "q Q0 d 1 1 r\nq Q0 d 2 3 r\n",  # ranked twice
         "q Q0 d 1 x r\n",  # not a number
@@ -356,11 +357,17 @@ def test_files_that_are_not_plain_are_read_line_by_line(text: str) -> None:
     assert trec_reader._bulk_run(text) is None
 
 
-def test_long_ids_and_scores_are_read_in_bulk(monkeypatch: pytest.MonkeyPatch) -> None:
-    text = "q Q0 " + "d" * 100 + " 1 1 r\nq Q0 " + "d" * 99 + "e 2 1 r\nq Q0 e 3 0.1234567890123456789012345 r\n"
+def test_scores_of_every_length_are_read_in_bulk_as_float_parses_them(monkeypatch: pytest.MonkeyPatch) -> None:
+    rng = random.Random(5)
+    scores = [repr(rng.random() * 10.0 ** rng.randint(-3, 3)) for _ in range(200)]  # mostly 16-17 digits
+    scores += ["0.5", "-0.25", "+3", "1e3", "7.", ".5", "0.12345678901234567890123", "123456789012345.6", "-0.0"]
+    text = "".join(f"q Q0 d{i} {i} {s} r\n" for i, s in enumerate(scores))
     got = trec_reader._bulk_run(text)
     assert got is not None and got == _line_by_line(monkeypatch, parse_run, text)
-    assert got.rankings == {"q": ["d" * 99 + "e", "d" * 100, "e"]}
+    fields = trec_reader._fields(text, 6)
+    assert fields is not None
+    values = trec_reader._decimals(fields.chars(4))
+    assert [v.hex() for v in values.tolist()] == [float(s).hex() for s in scores]
 
 
 def test_no_common_query_is_an_error(tmp_path: Path) -> None:

@@ -20,10 +20,18 @@ def _line_by_line(monkeypatch: pytest.MonkeyPatch, text: str) -> trec_reader.Run
 
 
 def _in_order_of(text: str) -> bool:
-    fields = trec_reader._columns(text, 6)
+    fields = trec_reader._fields(text, 6)
     assert fields is not None
-    bounds = trec_reader._together(fields[0::6])
-    return bounds is not None and trec_reader._in_order(np.array(list(map(float, fields[4::6]))), fields[2::6], bounds)
+    queries, first, query_of = np.unique(fields.strings(0), return_index=True, return_inverse=True)
+    place = np.empty_like(first)
+    place[np.argsort(first)] = np.arange(first.size)
+    words = fields.chars(2, 8).view(">u8")
+    ordered = trec_reader._in_order(place[query_of], trec_reader._decimals(fields.chars(4)), lambda rows: words[rows])
+    alone = trec_reader._in_order(
+        place[query_of], trec_reader._decimals(fields.chars(4)), lambda rows: fields.chars(2, 8, rows).view(">u8")
+    )
+    assert ordered == alone
+    return ordered
 
 
 def _run(seed: int) -> dict[str, dict[str, float]]:
@@ -106,24 +114,10 @@ def test_qrels_in_bulk_as_line_by_line(monkeypatch: pytest.MonkeyPatch, together
             trec_reader.parse_qrels(twice)
 
 
-def test_columns_as_split() -> None:
-    text = "q1 a\tbb\r\n\nq22  c d\x1c\nq3 e ffff"  # the last field ends the text
+def test_fields_cut_as_split() -> None:
+    text = "q1 a\tbb\r\n\nq22  c d\nq3 e ffff"  # the last field ends the text
+    fields = trec_reader._fields(text, 3)
+    assert fields is not None
     lines = [line.split() for line in text.split("\n") if line.split()]
-    assert trec_reader._columns(text, 3) == [field for line in lines for field in line]
-    assert trec_reader._columns(" " + text, 3) == [field for line in lines for field in line]
-    assert trec_reader._columns("", 3) == []
-
-
-@pytest.mark.parametrize(
-    "text",
-    [
-        "q1 a b\nq2 c\nq3 d e f\n",  # 3 + 2 + 4 fields: 9 in all, not 3 a line
-        "q1 a b c\nq2 d\n",  # 4 + 2
-        "q1 a b\n# c d e\n",  # a comment
-        "q1 a b\nq2 c d\x0e\n",  # a control character str.split() keeps
-        "q1 a b\nq2 c \u00e9\n",  # not ASCII
-        "q1 a b q2 c d\n",  # two lines' fields on one
-    ],
-)
-def test_columns_refuses_what_is_not_plain(text: str) -> None:
-    assert trec_reader._columns(text, 3) is None
+    for k in range(3):
+        assert fields.cut(k) == [line[k] for line in lines]

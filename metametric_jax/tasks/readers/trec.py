@@ -8,8 +8,7 @@ r"""TREC relevance judgements (qrels) and runs, as trec_eval reads them.
   (trec_eval's order; the file's rank column plays no part).
 
 A plain file (ASCII, no comment, the same number of fields on every line: what systems write) is read in bulk
-(its shape checked with NumPy, its fields split at once), a run already in trec_eval's order left unsorted; any
-other file line by line, with the same result. Scores are parsed as ``float()`` parses them.
+with NumPy, its scores parsed as ``float()`` parses them; any other file line by line, with the same result.
 Lines starting with ``#`` are comments and blank lines are skipped; a UTF-8 byte-order mark and CRLF line endings
 are accepted. A line of the wrong shape, a grade that is not an integer, a score that is not a finite number, a
 document judged or ranked twice for one query (trec_eval stops on both) are an
@@ -32,7 +31,8 @@ from __future__ import annotations
 import dataclasses
 import math
 import os
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
+from typing import NamedTuple
 
 import numpy as np
 
@@ -65,104 +65,197 @@ def _lines(text: str) -> Iterator[tuple[int, list[str]]]:
 
 
 # ---------------------------------------------------------------------------------------------- in bulk
-def _columns(text: str, width: int) -> list[str] | None:
-    """Every field of ``text`` in file order (``text.split()``) when it is plain, ``None`` otherwise.
+_WIDEST = 64  # the longest field read in bulk (a longer one: line by line)
 
-    Plain: ASCII, no comment, no control character but white space, and exactly ``width`` fields on each non-blank
-    line, so that field ``k`` of line ``i`` (counting non-blank lines) is item ``i * width + k``. Reading line by line
-    names the first line that is not.
+
+class _Fields(NamedTuple):
+    """The fields of a file whose every non-blank line has the same number of them: one row a line."""
+
+    data: np.ndarray  # the file's bytes
+    start: np.ndarray  # (lines, fields) offsets of each field's first byte
+    end: np.ndarray  # (lines, fields) offsets past each field's last byte
+
+    def column(self, k: int) -> list[bytes]:
+        """The ``k``-th field of every line."""
+        return self.strings(k).tolist()  # type: ignore[no-any-return]
+
+    def chars(self, k: int, multiple: int = 1, rows: np.ndarray | None = None) -> np.ndarray:
+        """The bytes of the ``k``-th field of every line (or of ``rows``), NUL-padded.
+
+        ``(lines, width)`` uint8, the width a multiple of ``multiple``.
+        """
+        start, end = (self.start[:, k], self.end[:, k]) if rows is None else (self.start[rows, k], self.end[rows, k])
+        length = end - start
+        width = -(-max(int(length.max()) if length.size else 1, 1) // multiple) * multiple
+        out = np.zeros((start.size, width), np.uint8)
+        last = self.data.size - 1
+        for j in range(width):
+            out[:, j] = np.where(length > j, self.data[np.minimum(start + j, last)], 0)
+        return out
+
+    def cut(self, k: int) -> list[str]:
+        """The ``k``-th field of every line as Python strings (the text is ASCII)."""
+        start, end = self.start[:, k], self.end[:, k]
+        if not start.size:
+            return []
+        size = end - start + 1  # the field and the white space after it
+        ends = np.cumsum(size)
+        at = np.arange(int(ends[-1])) + np.repeat(start - (ends - size), size)
+        joined = self.data[np.minimum(at, self.data.size - 1)]
+        joined[ends - 1] = 10
+        return joined.tobytes().decode("ascii").split("\n")[:-1]
+
+    def strings(self, k: int) -> np.ndarray:
+        """The ``k``-th field of every line as a NumPy byte-string array."""
+        chars = self.chars(k)
+        return chars.view(f"S{chars.shape[1]}").reshape(-1)
+
+
+def _fields(text: str, width: int) -> _Fields | None:
+    """The fields of ``text`` in bulk when it is plain, ``None`` otherwise (read it line by line).
+
+    Plain: ASCII, no comment, no control character but white space, exactly ``width`` fields on each non-blank line
+    and none longer than :data:`_WIDEST` bytes. The fields are those of ``line.split()`` for each line of
+    the text split at newlines; reading line by line also names the first bad line.
     """
     if not text.isascii() or text.startswith("#") or "\n#" in text:
         return None
     data = np.frombuffer(text.encode("ascii"), np.uint8)
     if ((data < 9) | ((data > 13) & (data < 28))).any():  # a control character that str.split() keeps
         return None
-    word = data > 32  # not white space, as str.split() has it once the other control characters are ruled out
-    starts = np.flatnonzero(word[1:] & ~word[:-1]) + 1  # each field's first byte
-    if word[:1].any():
-        starts = np.concatenate([[0], starts])
-    if starts.size % width:
+    space = data <= 32  # white space, as str.split() has it, once the other control characters are ruled out
+    edges = np.flatnonzero(np.diff(space, prepend=True, append=True))  # alternately a field's start and its end
+    start, end = edges[0::2].reshape(-1, 1), edges[1::2].reshape(-1, 1)
+    if start.size % width or (start.size and int((end - start).max()) > _WIDEST):
         return None
+    start, end = start.reshape(-1, width), end.reshape(-1, width)
     newlines = np.flatnonzero(data == 10)
-    first, last = np.searchsorted(newlines, starts[0::width]), np.searchsorted(newlines, starts[width - 1 :: width])
+    first, last = np.searchsorted(newlines, start[:, 0]), np.searchsorted(newlines, start[:, -1])
     if not (first == last).all() or not (first[1:] > last[:-1]).all():  # a line's fields on it, one line a row
         return None
-    return text.split()
+    return _Fields(data, start, end)
 
 
-def _together(queries: list[str]) -> list[int] | None:
-    """Where each query's lines begin and where the last ends, when each query's lines are together; else ``None``."""
-    bounds = [0, *(i for i, (a, b) in enumerate(zip(queries, queries[1:]), 1) if a != b), len(queries)]
-    return bounds if len(bounds) - 1 == len(set(queries)) else None
+_TENS = np.array([float(10**k) for k in range(16)])  # exact
+
+
+def _decimals(chars: np.ndarray) -> np.ndarray:
+    """``float()`` of each row of NUL-padded ASCII numbers, bit for bit; ``ValueError`` where ``float()`` fails.
+
+    A plain decimal (``[+-]digits[.digits]``, at most 15 digits) is its digits as an integer, exact in a double,
+    divided by a power of ten, also exact: the quotient is correctly rounded, as ``float()`` is (Clinger's fast
+    path). Any other row goes through ``float()``.
+    """
+    signed = (chars[:, 0] == 45) | (chars[:, 0] == 43)
+    body = chars.copy()
+    body[signed, 0] = 0
+    digit = (body >= 48) & (body <= 57)
+    dot = body == 46
+    dots = np.count_nonzero(dot, axis=1)
+    digits = np.count_nonzero(digit, axis=1)
+    plain = (digit | dot | (body == 0)).all(axis=1) & (dots <= 1) & (digits >= 1) & (digits <= 15)
+    values = np.empty(chars.shape[0])
+    rows = np.flatnonzero(plain)
+    if rows.size:
+        if rows.size < plain.size:
+            body, digit, dot = body[rows], digit[rows], dot[rows]
+        mantissa = np.zeros(rows.size, np.int64)
+        after = np.zeros(rows.size, np.int64)  # digits after the point
+        seen = np.zeros(rows.size, bool)
+        for j in range(chars.shape[1]):
+            d = digit[:, j]
+            mantissa = np.where(d, mantissa * 10 + (body[:, j].astype(np.int64) - 48), mantissa)
+            after += d & seen
+            seen |= dot[:, j]
+        quotient = mantissa.astype(np.float64) / _TENS[np.minimum(after, 15)]
+        values[rows] = np.where(chars[rows, 0] == 45, -quotient, quotient)
+    rest = np.flatnonzero(~plain)
+    if rest.size:  # longer numbers (full-precision scores), exponents, ...: float() itself
+        values[rest] = list(map(float, chars[rest].view(f"S{chars.shape[1]}").reshape(-1).tolist()))
+    return values
 
 
 def _bulk_qrels(text: str) -> dict[str, dict[str, int]] | None:
-    fields = _columns(text, 4)
+    fields = _fields(text, 4)
     if fields is None:
         return None
     try:
-        grades = list(map(int, fields[3::4]))
+        grades = list(map(int, fields.column(3)))
     except ValueError:
         return None
-    queries, docs = fields[0::4], fields[2::4]
     out: dict[str, dict[str, int]] = {}
-    bounds = _together(queries)
-    if bounds is not None:  # a dict per query's lines
-        for a, b in zip(bounds, bounds[1:]):
-            out[queries[a]] = dict(zip(docs[a:b], grades[a:b]))
-    else:
-        for query, doc, grade in zip(queries, docs, grades):
-            judged = out.get(query)
-            if judged is None:
-                judged = out[query] = {}
-            judged[doc] = grade
-    return out if sum(map(len, out.values())) == len(grades) else None  # or a document judged twice
+    docs = fields.cut(2)
+    names, first, query_of = np.unique(fields.strings(0), return_index=True, return_inverse=True)
+    if (np.diff(query_of) != 0).sum() == names.size - 1:  # each query's lines together: a dict per run of lines
+        order = np.argsort(first)
+        bounds = [*first[order].tolist(), len(docs)]
+        for name, a, b in zip(names[order].astype("U").tolist(), bounds, bounds[1:]):
+            out[name] = dict(zip(docs[a:b], grades[a:b]))
+        return out if sum(map(len, out.values())) == len(grades) else None  # or a document judged twice
+    queries = fields.strings(0).astype("U").tolist()
+    for query, doc, grade in zip(queries, docs, grades):
+        judged = out.get(query)
+        if judged is None:
+            judged = out[query] = {}
+        judged[doc] = grade
+    if sum(map(len, out.values())) != len(grades):
+        return None  # a document judged twice
+    return out
 
 
-def _in_order(scores: np.ndarray, docs: list[str], bounds: list[int]) -> bool:
-    """Whether each query's lines (``bounds``) are in trec_eval's order: scores descending, ties by id descending."""
-    inside = np.ones(max(scores.size - 1, 0), bool)  # pairs of neighbouring lines of one query
-    inside[np.array(bounds[1:-1], np.int64) - 1] = False
-    if (inside & (scores[1:] > scores[:-1])).any():
+def _in_order(query: np.ndarray, scores: np.ndarray, words: Callable[[np.ndarray], np.ndarray]) -> bool:
+    """Whether the lines are already in trec_eval's order (what systems write).
+
+    In order: each query's lines together, scores descending, ties by document id strictly descending
+    (``words(rows)``: the ids of those lines as big-endian 8-byte words, NUL-padded).
+    """
+    if query.size < 2:
+        return True
+    same = query[1:] == query[:-1]
+    if not (query[1:] >= query[:-1]).all() or not (~same | (scores[1:] <= scores[:-1])).all():
         return False
-    return all(docs[i] > docs[i + 1] for i in np.flatnonzero(inside & (scores[1:] == scores[:-1])).tolist())
+    tied = np.flatnonzero(same & (scores[1:] == scores[:-1]))
+    pairs = words(np.concatenate([tied, tied + 1]))
+    upper, lower = pairs[: tied.size], pairs[tied.size :]
+    differ = upper != lower
+    first = differ.argmax(axis=1)  # the first word where the two ids differ
+    rows = np.arange(tied.size)
+    return bool((differ.any(axis=1) & (upper[rows, first] > lower[rows, first])).all())
 
 
 def _bulk_run(text: str) -> Run | None:
-    fields = _columns(text, 6)
+    fields = _fields(text, 6)
     if fields is None:
         return None
-    if not fields:
+    if not fields.start.shape[0]:
         return Run({}, "")
     try:
-        values = list(map(float, fields[4::6]))
+        scores = _decimals(fields.chars(4))
     except ValueError:
         return None
-    scores = np.array(values)
     if not np.isfinite(scores).all():
         return None
-    queries, docs = fields[0::6], fields[2::6]
-    bounds = _together(queries)
-    if bounds is not None and _in_order(scores, docs, bounds):  # what systems write: no sort
-        rankings = {queries[a]: docs[a:b] for a, b in zip(bounds, bounds[1:])}
-        if any(len(set(ranked)) != len(ranked) for ranked in rankings.values()):
-            return None  # a document ranked twice for one query
+    queries, first, query_of = np.unique(fields.strings(0), return_index=True, return_inverse=True)
+    in_file = np.argsort(first)  # the queries in file order
+    place = np.empty_like(in_file)
+    place[in_file] = np.arange(in_file.size)
+    # A document id as big-endian 8-byte words: their order is the ids' (NUL padding sorts first, as a prefix does).
+    if _in_order(place[query_of], scores, lambda rows: fields.chars(2, 8, rows).view(">u8")):
+        ranked = fields.cut(2)  # what systems write: no sort
     else:
-        scored: dict[str, dict[str, float]] = {}
-        for query, doc, value in zip(queries, docs, values):
-            ranked_scores = scored.get(query)
-            if ranked_scores is None:
-                ranked_scores = scored[query] = {}
-            ranked_scores[doc] = value
-        if sum(map(len, scored.values())) != len(values):
-            return None  # a document ranked twice for one query
-        rankings = _ranked(scored)
-    return Run(rankings, fields[-1])
-
-
-def _ranked(scored: dict[str, dict[str, float]]) -> dict[str, list[str]]:
-    """Each query's documents by score, descending, ties by document id, descending (trec_eval's order)."""
-    return {q: [d for _, d in sorted(((s, d) for d, s in docs.items()), reverse=True)] for q, docs in scored.items()}
+        chars = fields.chars(2, 8)
+        words = chars.view(">u8")
+        keys = [~words[:, j] for j in range(words.shape[1] - 1, -1, -1)]  # ~: descending
+        order = np.lexsort((*keys, -scores, place[query_of]))  # score descending, then document id descending
+        ranked = chars[order].view(f"S{chars.shape[1]}").reshape(-1).astype("U").tolist()
+    bounds = np.cumsum(np.bincount(place[query_of], minlength=in_file.size)).tolist()
+    ids = queries[in_file].astype("U").tolist()
+    rankings = {q: ranked[a:b] for q, a, b in zip(ids, [0, *bounds[:-1]], bounds)}
+    if any(len(set(docs)) != len(docs) for docs in rankings.values()):
+        return None  # a document ranked twice for one query
+    last = fields.start.shape[0] - 1
+    run_id = bytes(fields.data[fields.start[last, 5] : fields.end[last, 5]]).decode("ascii")
+    return Run(rankings, run_id)
 
 
 # ---------------------------------------------------------------------------------------------- line by line
@@ -224,7 +317,10 @@ def parse_run(text: str, path: str = "<string>") -> Run:
         if doc in docs:
             raise InputFormatError(path, number, f"document {doc!r} is ranked twice for query {query!r}")
         docs[doc] = value
-    return Run(_ranked(scored), run_id)
+    rankings = {
+        q: [d for _, d in sorted(((s, d) for d, s in docs.items()), reverse=True)] for q, docs in scored.items()
+    }
+    return Run(rankings, run_id)
 
 
 def read_qrels(path: str | os.PathLike[str]) -> dict[str, dict[str, int]]:
