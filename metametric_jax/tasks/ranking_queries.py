@@ -86,17 +86,18 @@ def evaluate(
     total = len(predictions)
     if progress is not None:
         progress(0, total)
-    rankings: list[list[Any]] = []
-    graded: list[Mapping[Any, int]] = []
+    codes, empty, judged = [], [], []
     for q, (p, r) in enumerate(zip(predictions, references)):
-        rankings.append(ranking_of(p, f"query {q}: prediction", max_retrieved))
-        graded.append(
+        ranking = ranking_of(p, f"query {q}: prediction", max_retrieved)
+        grades = (
             r if type(r) is dict and set(map(type, r.values())) <= {int} else judgements(r, f"query {q}: reference")
         )
+        codes.append(_codes(ranking, grades))
+        empty.append(not ranking)
+        grade_list = np.fromiter(grades.values(), np.int64, len(grades))
+        judged.append(grade_list[grade_list >= 0])
         if progress is not None and (q + 1) % 100 == 0:
             progress(q + 1, total)
-    codes, judged = _all_codes(rankings, graded)
-    empty = [not ranking for ranking in rankings]
     table = batch_values(codes, empty, judged, plan, level)
     if progress is not None:
         progress(total, total)
@@ -142,32 +143,6 @@ def _codes(ranking: Sequence[Any], grades: Mapping[Any, int]) -> np.ndarray:
                 g[i] = -1
             seen.add(ranking[i])
     return g
-
-
-def _all_codes(
-    rankings: Sequence[Sequence[Any]], graded: Sequence[Mapping[Any, int]]
-) -> tuple[list[np.ndarray], list[np.ndarray]]:
-    """:func:`_codes` of every query, and each query's non-negative grades, computed for all queries at once."""
-    if not rankings:
-        return [], []
-    sizes = [len(ranking) or 1 for ranking in rankings]
-    looked_up = (
-        map(grades.get, ranking, itertools.repeat(_ABSENT)) if ranking else (_ABSENT,)
-        for ranking, grades in zip(rankings, graded)
-    )
-    g = np.fromiter(itertools.chain.from_iterable(looked_up), np.int64, sum(sizes))
-    negative = g < 0
-    g[negative] = np.where(g[negative] == _ABSENT, -1, -2)  # as _codes
-    bounds = np.cumsum(sizes).tolist()
-    for a, ranking, grades in zip([0, *bounds], rankings, graded):
-        if len(set(ranking)) != len(ranking):  # a repeated item: query by query
-            g[a : a + len(ranking)] = _codes(ranking, grades)
-    counts = [len(grades) for grades in graded]
-    values = np.fromiter(itertools.chain.from_iterable(grades.values() for grades in graded), np.int64, sum(counts))
-    kept = values >= 0
-    owner = np.repeat(np.arange(len(graded)), counts)
-    kept_bounds = np.cumsum(np.bincount(owner[kept], minlength=len(graded))).tolist()
-    return np.split(g, bounds[:-1]), np.split(values[kept], kept_bounds[:-1])
 
 
 def _evaluate_chunk(

@@ -614,8 +614,8 @@ def test_callback_path_inside_jit() -> None:
 
 @pytest.mark.parametrize("seed", range(4))
 def test_queries_evaluated_together_equal_each_alone(seed: int) -> None:
-    """evaluate's codes of all queries at once (repeated items, empty rankings, unjudged and absent items, queries
-    without judgements) equal query_figures' of each query alone, bit for bit."""
+    """evaluate's figures of many queries, batched by length (repeated items, empty rankings, unjudged and absent
+    items, queries without judgements), equal query_figures' of each query alone, bit for bit."""
     from metametric_jax.tasks.ranking_queries import evaluate
     from metametric_jax.tasks.trec_measures import parse_measures, plan_keys
 
