@@ -42,6 +42,7 @@ from __future__ import annotations
 
 import argparse
 import contextlib
+import functools
 import json
 import os
 import sys
@@ -80,8 +81,7 @@ class _Parser(argparse.ArgumentParser):
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         if "formatter_class" not in kwargs:
-            width = terminal_width() - 2
-            kwargs["formatter_class"] = lambda prog: argparse.HelpFormatter(prog, width=width)
+            kwargs["formatter_class"] = functools.partial(argparse.HelpFormatter, width=terminal_width() - 2)
         super().__init__(*args, **kwargs)
 
 
