@@ -121,3 +121,19 @@ def test_fields_cut_as_split() -> None:
     lines = [line.split() for line in text.split("\n") if line.split()]
     for k in range(3):
         assert fields.cut(k) == [line[k] for line in lines]
+
+
+@pytest.mark.parametrize("gathered", [1, 50, 1 << 20])
+def test_fields_gathered_in_blocks_as_at_once(monkeypatch: pytest.MonkeyPatch, gathered: int) -> None:
+    run = _run(3)
+    order = {q: rank(scored) for q, scored in run.items()}
+    in_order, shuffled = _text(run, order), _text(run, {q: docs[::-1] for q, docs in order.items()})
+    expected = [_line_by_line(monkeypatch, text) for text in (in_order, shuffled)]
+    monkeypatch.setattr(trec_reader, "_GATHERED", gathered)
+    for text, want in zip((in_order, shuffled), expected):
+        fields = trec_reader._fields(text, 6)
+        assert fields is not None
+        lines = [line.split() for line in text.splitlines()]
+        for k in (0, 2, 4):
+            assert fields.strings(k).tolist() == [line[k].encode() for line in lines]
+        assert parse_run(text) == want

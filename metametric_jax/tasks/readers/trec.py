@@ -66,6 +66,7 @@ def _lines(text: str) -> Iterator[tuple[int, list[str]]]:
 
 # ---------------------------------------------------------------------------------------------- in bulk
 _WIDEST = 64  # the longest field read in bulk (a longer one: line by line)
+_GATHERED = 1 << 20  # bytes of fields gathered at once by _Fields.chars
 
 
 class _Fields(NamedTuple):
@@ -87,10 +88,13 @@ class _Fields(NamedTuple):
         start, end = (self.start[:, k], self.end[:, k]) if rows is None else (self.start[rows, k], self.end[rows, k])
         length = end - start
         width = -(-max(int(length.max()) if length.size else 1, 1) // multiple) * multiple
-        out = np.zeros((start.size, width), np.uint8)
-        last = self.data.size - 1
-        for j in range(width):
-            out[:, j] = np.where(length > j, self.data[np.minimum(start + j, last)], 0)
+        out = np.empty((start.size, width), np.uint8)
+        columns = np.arange(width)
+        step = max(1, _GATHERED // width)  # rows gathered at once: the index matrix stays small
+        for lo in range(0, start.size, step):
+            block = out[lo : lo + step]
+            np.take(self.data, start[lo : lo + step, None] + columns, out=block, mode="clip")  # clip: past the end
+            block[columns >= length[lo : lo + step, None]] = 0
         return out
 
     def cut(self, k: int) -> list[str]:
