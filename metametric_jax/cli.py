@@ -53,6 +53,7 @@ from metametric_jax import cli_analysis as analysis_cli
 from metametric_jax import cli_resampling as resampling_cli
 from metametric_jax.commands import LARGE_INPUT, Command, registry, task_names
 from metametric_jax.commands._blas import one_blas_thread
+from metametric_jax.commands._memory import reuse_freed_memory
 
 __all__ = ["PROG", "LARGE_INPUT", "build_parser", "main"]
 
@@ -505,6 +506,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             return 2
         if not hasattr(args, "progress"):
             args.progress = None
+        reuse_freed_memory()  # a fresh process's allocator keeps freed arrays' memory for the next ones
         if args.command == "compare":
             return _compare(commands[args.task], args, args.parser_)
         if args.command == "analyze":

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import argparse
-import sys
 from typing import Any
 
 from metametric_jax.commands import Command, Resampling, empty_warning, percent
@@ -36,29 +35,7 @@ def _add_arguments(parser: argparse.ArgumentParser) -> None:
     )
 
 
-def _reuse_freed_memory() -> None:
-    """Ask glibc's allocator to keep the memory this process frees for its next arrays (nothing elsewhere).
-
-    The scorer reads and counts large files piece by piece (:func:`~metametric_jax.tasks.constituency_files.
-    file_counts`), each piece allocating and freeing arrays of about the same sizes. By default glibc maps arrays of
-    a few hundred kilobytes and more afresh and gives freed memory at the top of its heap back to the system, so
-    every piece would fault in new pages (a few microseconds per 4 KiB page, a fifth of a short run). The command's
-    process ends after the run, so nothing is held longer than the run itself.
-    """
-    if not sys.platform.startswith("linux"):
-        return
-    try:
-        import ctypes
-
-        mallopt = ctypes.CDLL(None).mallopt
-    except (ImportError, OSError, AttributeError, TypeError):  # no C library with mallopt: the default allocator
-        return
-    mallopt(-1, 1 << 30)  # M_TRIM_THRESHOLD: freed memory is kept unless a gigabyte of it lies at the heap's top
-    mallopt(-3, 32 << 20)  # M_MMAP_THRESHOLD: arrays under 32 MiB come from the heap, where freed memory is reused
-
-
 def _run(args: argparse.Namespace) -> tuple[dict[str, Any], list[str]]:
-    _reuse_freed_memory()  # (the command line asked for one BLAS thread already)
     # the files' module alone (not the accumulators' facade) and the summary only: no per-sentence items to build
     from metametric_jax.tasks.constituency_files import summary_files
 
