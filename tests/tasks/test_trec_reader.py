@@ -22,16 +22,12 @@ def _line_by_line(monkeypatch: pytest.MonkeyPatch, text: str) -> trec_reader.Run
 def _in_order_of(text: str) -> bool:
     fields = trec_reader._fields(text, 6)
     assert fields is not None
-    queries, first, query_of = np.unique(fields.strings(0), return_index=True, return_inverse=True)
+    names = fields.strings(0)
+    queries, first, query_of = np.unique(names, return_index=True, return_inverse=True)
     place = np.empty_like(first)
     place[np.argsort(first)] = np.arange(first.size)
-    words = fields.chars(2, 8).view(">u8")
-    ordered = trec_reader._in_order(place[query_of], trec_reader._decimals(fields.chars(4)), lambda rows: words[rows])
-    alone = trec_reader._in_order(
-        place[query_of], trec_reader._decimals(fields.chars(4)), lambda rows: fields.chars(2, 8, rows).view(">u8")
-    )
-    assert ordered == alone
-    return ordered
+    scores = trec_reader._decimals(fields.chars(4))
+    return trec_reader._in_order(place[query_of], scores) and trec_reader._ties_descending(names, scores, fields)
 
 
 def _run(seed: int) -> dict[str, dict[str, float]]:
@@ -137,3 +133,47 @@ def test_fields_gathered_in_blocks_as_at_once(monkeypatch: pytest.MonkeyPatch, g
         for k in (0, 2, 4):
             assert fields.strings(k).tolist() == [line[k].encode() for line in lines]
         assert parse_run(text) == want
+
+
+def _tie_broken_ascending(seed: int) -> str | None:
+    """A run in trec_eval's order but for one tie, whose two lines are in ascending document order."""
+    run = _run(seed)
+    order = {q: rank(scored) for q, scored in run.items()}
+    for q, docs in order.items():
+        for i in range(len(docs) - 1):
+            if run[q][docs[i]] == run[q][docs[i + 1]]:
+                docs[i], docs[i + 1] = docs[i + 1], docs[i]
+                return _text(run, order)
+    return None
+
+
+@pytest.mark.parametrize("block", [1, 40, 300, 1 << 40])
+def test_files_read_in_blocks_as_line_by_line(monkeypatch: pytest.MonkeyPatch, block: int) -> None:
+    """Blocks of one line, of a few lines, of many and the whole file: the same run and judgements.
+
+    With blocks of one line every tie of a query's adjacent lines straddles two blocks.
+    """
+    texts = []
+    for seed in range(6):
+        run = _run(seed)
+        texts.append(_text(run, {q: rank(scored) for q, scored in run.items()}))
+        texts.append(_text(run, {q: rank(scored)[::-1] for q, scored in run.items()}))
+        tie = _tie_broken_ascending(seed)
+        assert tie is not None
+        texts.append(tie)
+    texts.append("\n\n" + texts[0].replace("\n", "\n\n", 3) + "\n")  # blank lines, blocks without a line
+    qrels = ["".join(f"q{q} 0 d{d} {(q * d) % 3 - 1}\n" for q in range(9) for d in range(q, 40, 3)), "", "\n\n"]
+    expected = [_line_by_line(monkeypatch, text) for text in texts]
+    with monkeypatch.context() as patched:
+        patched.setattr(trec_reader, "_bulk_qrels", lambda text: None)
+        judged = [trec_reader.parse_qrels(text) for text in qrels]
+    monkeypatch.setattr(trec_reader, "_BLOCK", block)
+    for text, want in zip(texts, expected):
+        assert trec_reader._bulk_run(text) == want
+    for text, want in zip(qrels, judged):
+        got = trec_reader._bulk_qrels(text)
+        assert got == want and list(got) == list(want)
+    assert trec_reader._bulk_run("") == trec_reader.Run({}, "")
+    assert trec_reader._bulk_run(texts[0] + "#c\n") is None  # a comment: line by line
+    lines = ["ab\n", "cd\n", "\n", "ef"]
+    assert list(trec_reader._blocks("".join(lines))) == (lines if block == 1 else ["".join(lines)])

@@ -31,7 +31,7 @@ from __future__ import annotations
 import dataclasses
 import math
 import os
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from typing import NamedTuple
 
 import numpy as np
@@ -67,6 +67,21 @@ def _lines(text: str) -> Iterator[tuple[int, list[str]]]:
 # ---------------------------------------------------------------------------------------------- in bulk
 _WIDEST = 64  # the longest field read in bulk (a longer one: line by line)
 _GATHERED = 1 << 20  # bytes of fields gathered at once by _Fields.chars
+_BLOCK = 1 << 21  # characters of a file read in bulk at once (whole lines): a block's arrays stay a few MB
+
+
+def _blocks(text: str) -> Iterator[str]:
+    """``text`` in blocks of whole lines of about :data:`_BLOCK` characters (the last block: the rest).
+
+    A large file's fields are found block by block: the byte-sized and offset arrays of the whole of a 100 MB run
+    would take a gigabyte at once, every page of it faulted in afresh.
+    """
+    start = 0
+    while start < len(text):
+        cut = text.find("\n", start + _BLOCK - 1)
+        end = len(text) if cut < 0 else cut + 1
+        yield text[start:end]
+        start = end
 
 
 class _Fields(NamedTuple):
@@ -180,24 +195,32 @@ def _decimals(chars: np.ndarray) -> np.ndarray:
 
 
 def _bulk_qrels(text: str) -> dict[str, dict[str, int]] | None:
-    fields = _fields(text, 4)
-    if fields is None:
-        return None
-    try:
-        grades = list(map(int, fields.column(3)))
-    except ValueError:
-        return None
+    grades: list[int] = []
+    docs: list[str] = []
+    names = []
+    for block in _blocks(text):
+        fields = _fields(block, 4)
+        if fields is None:
+            return None
+        try:
+            grades.extend(map(int, fields.column(3)))
+        except ValueError:
+            return None
+        docs.extend(fields.cut(2))
+        names.append(fields.strings(0))
     out: dict[str, dict[str, int]] = {}
-    docs = fields.cut(2)
-    names, first, query_of = np.unique(fields.strings(0), return_index=True, return_inverse=True)
-    if (np.diff(query_of) != 0).sum() == names.size - 1:  # each query's lines together: a dict per run of lines
+    if not grades:
+        return out
+    strings = np.concatenate(names)
+    del names
+    queries, first, query_of = np.unique(strings, return_index=True, return_inverse=True)
+    if (np.diff(query_of) != 0).sum() == queries.size - 1:  # each query's lines together: a dict per run of lines
         order = np.argsort(first)
         bounds = [*first[order].tolist(), len(docs)]
-        for name, a, b in zip(names[order].astype("U").tolist(), bounds, bounds[1:]):
+        for name, a, b in zip(queries[order].astype("U").tolist(), bounds, bounds[1:]):
             out[name] = dict(zip(docs[a:b], grades[a:b]))
         return out if sum(map(len, out.values())) == len(grades) else None  # or a document judged twice
-    queries = fields.strings(0).astype("U").tolist()
-    for query, doc, grade in zip(queries, docs, grades):
+    for query, doc, grade in zip(strings.astype("U").tolist(), docs, grades):
         judged = out.get(query)
         if judged is None:
             judged = out[query] = {}
@@ -207,19 +230,24 @@ def _bulk_qrels(text: str) -> dict[str, dict[str, int]] | None:
     return out
 
 
-def _in_order(query: np.ndarray, scores: np.ndarray, words: Callable[[np.ndarray], np.ndarray]) -> bool:
-    """Whether the lines are already in trec_eval's order (what systems write).
-
-    In order: each query's lines together, scores descending, ties by document id strictly descending
-    (``words(rows)``: the ids of those lines as big-endian 8-byte words, NUL-padded).
-    """
+def _in_order(query: np.ndarray, scores: np.ndarray) -> bool:
+    """Whether each query's lines are together and its scores descending (``query``: codes in file order)."""
     if query.size < 2:
         return True
     same = query[1:] == query[:-1]
-    if not (query[1:] >= query[:-1]).all() or not (~same | (scores[1:] <= scores[:-1])).all():
-        return False
-    tied = np.flatnonzero(same & (scores[1:] == scores[:-1]))
-    pairs = words(np.concatenate([tied, tied + 1]))
+    return bool((query[1:] >= query[:-1]).all() and (~same | (scores[1:] <= scores[:-1])).all())
+
+
+def _ties_descending(names: np.ndarray, scores: np.ndarray, fields: _Fields) -> bool:
+    """Whether adjacent lines of one query and one score have their document ids strictly descending.
+
+    ``names`` and ``scores``: the query and score of each line of ``fields``. The ids are compared as big-endian
+    8-byte words, NUL-padded: their order is the ids' (NUL padding sorts first, as a prefix does).
+    """
+    tied = np.flatnonzero((names[1:] == names[:-1]) & (scores[1:] == scores[:-1]))
+    if not tied.size:
+        return True
+    pairs = fields.chars(2, 8, np.concatenate([tied, tied + 1])).view(">u8")
     upper, lower = pairs[: tied.size], pairs[tied.size :]
     differ = upper != lower
     first = differ.argmax(axis=1)  # the first word where the two ids differ
@@ -227,38 +255,60 @@ def _in_order(query: np.ndarray, scores: np.ndarray, words: Callable[[np.ndarray
     return bool((differ.any(axis=1) & (upper[rows, first] > lower[rows, first])).all())
 
 
+def _sorted(docs: list[str], scores: np.ndarray, query: np.ndarray) -> list[str]:
+    """The documents ordered by query (codes in file order), score descending, then document id descending."""
+    length = np.fromiter(map(len, docs), np.int64, len(docs))
+    end = np.cumsum(length)
+    joined = np.frombuffer("".join(docs).encode("ascii"), np.uint8)
+    words = _Fields(joined, (end - length)[:, None], end[:, None]).chars(0, 8).view(">u8")  # ids' order (ASCII)
+    keys = [~words[:, j] for j in range(words.shape[1] - 1, -1, -1)]  # ~: descending
+    order = np.lexsort((*keys, -scores, query))
+    return [docs[i] for i in order.tolist()]
+
+
 def _bulk_run(text: str) -> Run | None:
-    fields = _fields(text, 6)
-    if fields is None:
-        return None
-    if not fields.start.shape[0]:
+    names, scores = [], []
+    docs: list[str] = []  # in file order
+    ties = True  # whether the lines of each query and score so far have their ids descending
+    last = None
+    for block in _blocks(text):
+        fields = _fields(block, 6)
+        if fields is None:
+            return None
+        if not fields.start.shape[0]:
+            continue
+        try:
+            scored = _decimals(fields.chars(4))
+        except ValueError:
+            return None
+        named = fields.strings(0)
+        if ties and last is not None and named[0] == names[-1][-1] and scored[0] == scores[-1][-1]:
+            ties = docs[-1] > bytes(fields.data[fields.start[0, 2] : fields.end[0, 2]]).decode("ascii")
+        ties = ties and _ties_descending(named, scored, fields)
+        names.append(named)
+        scores.append(scored)
+        docs.extend(fields.cut(2))
+        last = fields
+    if last is None:
         return Run({}, "")
-    try:
-        scores = _decimals(fields.chars(4))
-    except ValueError:
+    score = np.concatenate(scores)
+    del scores
+    if not np.isfinite(score).all():
         return None
-    if not np.isfinite(scores).all():
-        return None
-    queries, first, query_of = np.unique(fields.strings(0), return_index=True, return_inverse=True)
+    queries, first, query_of = np.unique(np.concatenate(names), return_index=True, return_inverse=True)
+    del names
     in_file = np.argsort(first)  # the queries in file order
     place = np.empty_like(in_file)
     place[in_file] = np.arange(in_file.size)
-    # A document id as big-endian 8-byte words: their order is the ids' (NUL padding sorts first, as a prefix does).
-    if _in_order(place[query_of], scores, lambda rows: fields.chars(2, 8, rows).view(">u8")):
-        ranked = fields.cut(2)  # what systems write: no sort
-    else:
-        chars = fields.chars(2, 8)
-        words = chars.view(">u8")
-        keys = [~words[:, j] for j in range(words.shape[1] - 1, -1, -1)]  # ~: descending
-        order = np.lexsort((*keys, -scores, place[query_of]))  # score descending, then document id descending
-        ranked = chars[order].view(f"S{chars.shape[1]}").reshape(-1).astype("U").tolist()
-    bounds = np.cumsum(np.bincount(place[query_of], minlength=in_file.size)).tolist()
+    query = place[query_of]
+    ranked = docs if ties and _in_order(query, score) else _sorted(docs, score, query)  # in order: what systems write
+    bounds = np.cumsum(np.bincount(query, minlength=in_file.size)).tolist()
     ids = queries[in_file].astype("U").tolist()
     rankings = {q: ranked[a:b] for q, a, b in zip(ids, [0, *bounds[:-1]], bounds)}
-    if any(len(set(docs)) != len(docs) for docs in rankings.values()):
+    if any(len(set(listed)) != len(listed) for listed in rankings.values()):
         return None  # a document ranked twice for one query
-    last = fields.start.shape[0] - 1
-    run_id = bytes(fields.data[fields.start[last, 5] : fields.end[last, 5]]).decode("ascii")
+    end = last.start.shape[0] - 1
+    run_id = bytes(last.data[last.start[end, 5] : last.end[end, 5]]).decode("ascii")
     return Run(rankings, run_id)
 
 
