@@ -2,8 +2,8 @@
 
 ``timed(argv)`` runs one command and gives its wall time, its CPU time (user + system of the process and the
 children it waited for) and its standard output. ``interleaved`` runs several commands round-robin and keeps each
-one's best wall and best CPU time. ``cpu_share()`` measures how many cores are free to us: a busy loop alone, then
-two at once (2.00: two free cores; 1.00: one).
+one's best wall and best CPU time. ``peak_memory(argv)`` gives one run's peak resident memory. ``cpu_share()``
+measures how many cores are free to us: a busy loop alone, then two at once (2.00: two free cores; 1.00: one).
 
 Every command runs with Python's bytecode cache on, in a folder of its own (``PYTHONPYCACHEPREFIX``, outside the
 working tree; ``PYTHONDONTWRITEBYTECODE`` dropped), as an installed package runs: a machine that sets
@@ -75,3 +75,13 @@ def interleaved(commands: Mapping[str, Sequence[str]], repeat: int) -> dict[str,
             wall, cpu, _ = timed(argv)
             best[name] = (min(best[name][0], wall), min(best[name][1], cpu))
     return best
+
+
+def peak_memory(argv: Sequence[str]) -> float:
+    """The peak resident memory of one run of a command, in MB (its own process, reaped with ``wait4``; Linux)."""
+    child = subprocess.Popen(list(argv), stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, env=ENV)
+    _, status, usage = os.wait4(child.pid, 0)
+    child.returncode = os.waitstatus_to_exitcode(status)
+    if child.returncode:
+        raise SystemExit(f"{' '.join(argv)} failed with status {child.returncode}")
+    return usage.ru_maxrss / 1024  # kilobytes on Linux

@@ -18,7 +18,9 @@ its printout byte for byte first, with and without ``-q``, and without the binar
 against a pytrec_eval script that reads the two files (``pytrec_eval.parse_qrel`` / ``parse_run``), evaluates every
 measure pytrec_eval supports and prints each one's run figure (``compute_aggregated_measure``). On two inputs:
 ``--wp-queries`` generated queries of ``--docs`` ranked documents (as above), and a TREC-RAG-like run (301 topics of
-100 MS MARCO v2.1 segment ids, ``2024-NNNNN`` topic ids, full-precision scores, about 60 graded judgements per topic).
+100 MS MARCO v2.1 segment ids, ``2024-NNNNN`` topic ids, full-precision scores, about 60 graded judgements per topic);
+and, at scale, ``--large-queries`` generated queries (default 3,000: a 100 MB run of 3 million lines) with ``--format
+json`` and ``trec`` only, best of ``--large-repeat``, and each command's peak resident memory.
 Every figure of ours is checked against trec_eval's printout (4 decimals, as it prints them) and against the script's
 (1e-9) before any timing. The free CPU share is measured before and after (2.00: two free cores).
 ``--against DIR``: the same commands of another tree of this package (a ``git worktree`` of an earlier revision)
@@ -26,7 +28,7 @@ interleaved with ours, ``PYTHONPATH=DIR`` (its ``--format json`` and ``trec`` ou
 time a change of start-up side by side.
 
 Run: ``python bench/bench_ranking.py [--queries N] [--docs D] [--repeat R] [--wp-queries N] [--trec-eval PATH]
-[--against DIR] [--no-in-process]``.
+[--large-queries N] [--large-repeat R] [--against DIR] [--no-in-process]``.
 """
 
 from __future__ import annotations
@@ -48,7 +50,7 @@ import pytrec_eval
 from metametric_jax.tasks.ranking import RankingMetric, rank, score, score_files
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from _process import console_script, cpu_share, interleaved, timed  # noqa: E402
+from _process import console_script, cpu_share, interleaved, peak_memory, timed  # noqa: E402
 
 OURS = ["official", "ndcg", "ndcg_cut", "recall", "success"]
 THEIRS = {"map", "gm_map", "Rprec", "bpref", "recip_rank", "P", "recall", "ndcg", "ndcg_cut", "success"}
@@ -176,8 +178,16 @@ def check_printout(
 
 
 def whole_process(
-    name: str, run_path: Path, qrels_path: Path, script: Path, tool: str | None, repeat: int, against: str | None = None
+    name: str,
+    run_path: Path,
+    qrels_path: Path,
+    script: Path,
+    tool: str | None,
+    repeat: int,
+    against: str | None = None,
+    large: bool = False,
 ) -> None:
+    """``large``: ``--format json`` and ``trec`` only (no table, no ``-q``), and each command's peak memory."""
     arguments = ["score", "ranking", "-m", "all_trec", "--qrels", str(qrels_path), "--run", str(run_path)]
     ours = [*(["env"] if against else []), *ours_command(), *arguments]  # both sides through env with --against
     commands = {
@@ -186,6 +196,8 @@ def whole_process(
         "ours (trec)": [*ours, "--format", "trec"],
         "ours (trec -q)": [*ours, "-q", "--format", "trec"],
     }
+    if large:
+        del commands["ours (table)"], commands["ours (trec -q)"]
     if against:
         theirs = ["env", f"PYTHONPATH={against}", *ours_command(), *arguments]
         commands |= {
@@ -198,14 +210,25 @@ def whole_process(
     commands["pytrec_eval script"] = [sys.executable, str(script), str(qrels_path), str(run_path)]
     if tool is not None:
         commands["trec_eval"] = [tool, "-m", "all_trec", str(qrels_path), str(run_path)]
-        commands["trec_eval -q"] = [tool, "-q", "-m", "all_trec", str(qrels_path), str(run_path)]
+        if not large:
+            commands["trec_eval -q"] = [tool, "-q", "-m", "all_trec", str(qrels_path), str(run_path)]
     figures = json.loads(timed(commands["ours (json)"])[2])["all"]
     reference = timed(commands["trec_eval"])[2] if tool is not None else None
-    reference_q = timed(commands["trec_eval -q"])[2] if tool is not None else None
     checked, differ = check_figures(figures, reference, timed(commands["pytrec_eval script"])[2])
-    said = check_printout(
-        timed(commands["ours (trec)"])[2], timed(commands["ours (trec -q)"])[2], figures, tool, reference, reference_q
-    )
+    if large:
+        printout = timed(commands["ours (trec)"])[2]
+        assert reference is None or printout == reference, "--format trec differs from trec_eval's printout"
+        said = "byte for byte equal to trec_eval's" if reference is not None else "not compared (no trec_eval binary)"
+    else:
+        reference_q = timed(commands["trec_eval -q"])[2] if tool is not None else None
+        said = check_printout(
+            timed(commands["ours (trec)"])[2],
+            timed(commands["ours (trec -q)"])[2],
+            figures,
+            tool,
+            reference,
+            reference_q,
+        )
     share = cpu_share()
     best = interleaved(commands, repeat)
     after = cpu_share()
@@ -215,11 +238,14 @@ def whole_process(
         print(f"  the pytrec_eval script's figures differ on {', '.join(differ)} (its bundled trec_eval)")
     for label, (wall, cpu) in best.items():
         print(f"  {label:20s} wall {wall:.3f} s, CPU {cpu:.3f} s")
+    if large:
+        memory = {label: peak_memory(command) for label, command in commands.items()}
+        print("  peak memory: " + ", ".join(f"{label} {mb:.0f} MB" for label, mb in memory.items()))
     pairs = [(label, peer) for peer in ("trec_eval", "pytrec_eval script") for label in OURS_FORMS]
     pairs += [("ours (trec -q)", "trec_eval -q"), ("ours (trec)", "ours (json)"), ("ours (table)", "ours (trec)")]
     pairs += [(label, label.replace("ours", "against")) for label in OURS_FORMS]
     for label, peer in pairs:
-        if peer in best:
+        if label in best and peer in best:
             wall = best[label][0] / best[peer][0]
             cpu = best[label][1] / best[peer][1]
             print(f"  {label} / {peer}: wall {wall:.2f}x, CPU {cpu:.2f}x")
@@ -231,6 +257,8 @@ def main() -> None:
     parser.add_argument("--docs", type=int, default=1000)
     parser.add_argument("--repeat", type=int, default=3)
     parser.add_argument("--wp-queries", type=int, default=300, help="queries of the generated whole-process input")
+    parser.add_argument("--large-queries", type=int, default=3000, help="queries of the large input (0: none)")
+    parser.add_argument("--large-repeat", type=int, default=2)
     parser.add_argument("--trec-eval", default=os.environ.get("TREC_EVAL"), help="the trec_eval binary")
     parser.add_argument("--no-in-process", action="store_true", help="only the whole-process comparison")
     parser.add_argument("--against", metavar="DIR", help="another tree of this package, timed beside ours")
@@ -248,6 +276,15 @@ def main() -> None:
         run_path, qrels_path = write(*rag_like(), rag)
         rag_label = "TREC-RAG-like, 301 topics x 100 segments"
         whole_process(rag_label, run_path, qrels_path, script, args.trec_eval, args.repeat, args.against)
+        if args.large_queries:
+            large = where / "large"
+            large.mkdir()
+            run_path, qrels_path = write(*synthetic(args.large_queries, args.docs, seed=2), large)
+            size = run_path.stat().st_size / 1e6
+            large_label = f"{args.large_queries} queries x {args.docs} documents ({size:.0f} MB run)"
+            whole_process(
+                large_label, run_path, qrels_path, script, args.trec_eval, args.large_repeat, args.against, large=True
+            )
     if args.no_in_process:
         return
     run, qrels = synthetic(args.queries, args.docs)

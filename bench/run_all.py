@@ -342,6 +342,14 @@ def _ranking(bench: str, text: str) -> list[Row]:
             what = f"all_trec whole process, {block.group(1)}: score ranking ({m.group(1)}) vs {m.group(2)}"
             target = "<= 3x" if m.group(2) == "trec_eval" else "< 1x"  # issue 20
             rows.append(Row(bench, what, float(m.group(3)), "ours / peer", target))
+        found = re.search(r"^  peak memory: (.*)$", block.group(2), re.M)
+        memory = {
+            p.rsplit(" ", 2)[0]: float(p.rsplit(" ", 2)[1]) for p in (found.group(1).split(", ") if found else [])
+        }
+        for peer in ("trec_eval", "pytrec_eval script"):
+            if "ours (json)" in memory and peer in memory:
+                what = f"all_trec whole process, {block.group(1)}: peak memory of score ranking (json) vs {peer}"
+                rows.append(Row(bench, what, memory["ours (json)"] / memory[peer], "ours / peer"))
     return rows
 
 
