@@ -8,7 +8,8 @@ r"""TREC relevance judgements (qrels) and runs, as trec_eval reads them.
   (trec_eval's order; the file's rank column plays no part).
 
 A plain file (ASCII, no comment, the same number of fields on every line: what systems write) is read in bulk
-with NumPy, its scores parsed as ``float()`` parses them; any other file line by line, with the same result.
+with NumPy, in blocks of about 2 MB of whole lines, its scores parsed as ``float()`` parses them; any other file line
+by line, with the same result.
 Lines starting with ``#`` are comments and blank lines are skipped; a UTF-8 byte-order mark and CRLF line endings
 are accepted. A line of the wrong shape, a grade that is not an integer, a score that is not a finite number, a
 document judged or ranked twice for one query (trec_eval stops on both) are an
@@ -267,7 +268,8 @@ def _sorted(docs: list[str], scores: np.ndarray, query: np.ndarray) -> list[str]
 
 
 def _bulk_run(text: str) -> Run | None:
-    names, scores = [], []
+    names: list[np.ndarray] = []
+    scores: list[np.ndarray] = []
     docs: list[str] = []  # in file order
     ties = True  # whether the lines of each query and score so far have their ids descending
     last = None
@@ -281,13 +283,13 @@ def _bulk_run(text: str) -> Run | None:
             scored = _decimals(fields.chars(4))
         except ValueError:
             return None
-        named = fields.strings(0)
-        if ties and last is not None and named[0] == names[-1][-1] and scored[0] == scores[-1][-1]:
-            ties = docs[-1] > bytes(fields.data[fields.start[0, 2] : fields.end[0, 2]]).decode("ascii")
+        named, ids = fields.strings(0), fields.cut(2)
+        if ties and docs and named[0] == names[-1][-1] and scored[0] == scores[-1][-1]:
+            ties = docs[-1] > ids[0]  # a tie across the edge of two blocks (ASCII: str order is byte order)
         ties = ties and _ties_descending(named, scored, fields)
         names.append(named)
         scores.append(scored)
-        docs.extend(fields.cut(2))
+        docs.extend(ids)
         last = fields
     if last is None:
         return Run({}, "")
