@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 from trec_oracle import query_values
 
-from metametric_jax.tasks import ranking_queries
+from metametric_jax.tasks import ranking_queries, trec_batch
 from metametric_jax.tasks.ranking import score, score_files
 from metametric_jax.tasks.trec_batch import _chunks, batch_values
 from metametric_jax.tasks.trec_measures import parse_measures, plan_keys
@@ -91,6 +91,23 @@ def test_batches_cover_every_query_once() -> None:
     assert len(chunks) > 1
     for rows in chunks:  # the padding stays within twice the cells or the small allowance
         assert rows.size * (n[rows].max() + m[rows].max()) <= max(2 * (n[rows] + m[rows]).sum(), 1 << 16)
+        assert rows.size == 1 or (n[rows] + m[rows]).sum() <= trec_batch._CELLS  # a batch's arrays stay small
+
+
+@pytest.mark.parametrize("cells", [1, 3000, 1 << 62])
+def test_batches_of_any_size_give_the_same_bits(monkeypatch: pytest.MonkeyPatch, cells: int) -> None:
+    """Queries one per batch (cells 1), a few per batch, and all in one batch: the same figures, bit for bit."""
+    predictions, references = _queries(11, 80)
+    codes = [ranking_queries._codes(p, r) for p, r in zip(predictions, references)]
+    judged = [np.array([g for g in r.values() if g >= 0], np.int64) for r in references]
+    empty = [not p for p in predictions]
+    expected = batch_values(codes, empty, judged, WITH_PARAMETERS)
+    monkeypatch.setattr(trec_batch, "_CELLS", cells)
+    sizes = np.array([len(c) for c in codes])
+    grades = np.array([(j > 0).sum() for j in judged])
+    batches = _chunks(sizes, grades)
+    assert (len(batches) == 80) if cells == 1 else (1 < len(batches) < 80) if cells == 3000 else True
+    assert (_bits(batch_values(codes, empty, judged, WITH_PARAMETERS)) == _bits(expected)).all()
 
 
 def test_one_query_at_a_time_and_all_at_once_agree() -> None:
