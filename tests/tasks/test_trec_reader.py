@@ -177,3 +177,15 @@ def test_files_read_in_blocks_as_line_by_line(monkeypatch: pytest.MonkeyPatch, b
     assert trec_reader._bulk_run(texts[0] + "#c\n") is None  # a comment: line by line
     lines = ["ab\n", "cd\n", "\n", "ef"]
     assert list(trec_reader._blocks("".join(lines))) == (lines if block == 1 else ["".join(lines)])
+
+
+@pytest.mark.parametrize("seed", range(5))
+def test_unique_names_as_numpy_unique(seed: int) -> None:
+    """Names in runs of equal ones (each query's lines together or not): ``np.unique``'s three arrays."""
+    rng = random.Random(seed)
+    runs = [(rng.choice([b"q1", b"q10", b"q2", b"a", b"zz"]), rng.randint(1, 4)) for _ in range(rng.randint(0, 30))]
+    names = np.array([name for name, k in runs for _ in range(k)], dtype="S3")
+    got = trec_reader._unique(names)
+    want = np.unique(names, return_index=True, return_inverse=True)
+    for a, b in zip(got, want):
+        assert a.tolist() == b.tolist() and a.shape == b.shape
