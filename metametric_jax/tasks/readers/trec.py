@@ -295,13 +295,13 @@ def _bulk_run(text: str) -> Run | None:
             scored = _decimals(fields.chars(4))
         except ValueError:
             return None
-        named, ids = fields.strings(0), fields.cut(2)
+        named, block_docs = fields.strings(0), fields.cut(2)
         if ties and docs and named[0] == names[-1][-1] and scored[0] == scores[-1][-1]:
-            ties = docs[-1] > ids[0]  # a tie across the edge of two blocks (ASCII: str order is byte order)
+            ties = docs[-1] > block_docs[0]  # a tie across the edge of two blocks (ASCII: str order is byte order)
         ties = ties and _ties_descending(named, scored, fields)
         names.append(named)
         scores.append(scored)
-        docs.extend(ids)
+        docs.extend(block_docs)
         last = fields
     if last is None:
         return Run({}, "")
