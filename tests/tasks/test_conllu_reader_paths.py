@@ -144,3 +144,15 @@ def test_ids_counted_again_in_each_sentence() -> None:
     text = "\n".join([row.format(1, 0), "2-3\tab\t_\t_\t_\t_\t_\t_\t_\t_", row.format(2, 1), row.format(4, 1)]) + "\n"
     assert _outcome(parse_conllu, text) == _outcome(conllu._parse_general, text)
     assert _outcome(parse_conllu, text)[0] == "error"
+
+
+def test_repeated_tags_and_lemmas_share_one_string() -> None:
+    """The common path keeps one string per distinct LEMMA, UPOS, XPOS, FEATS and DEPREL (memory of large files)."""
+    line = "{}\tdogs\tdog\tNOUN\tNNS\tNumber=Plur\t0\troot\t_\t_\n"
+    text = "".join(line.format(1) + "\n" for _ in range(3))
+    words = [s.words[0] for s in parse_conllu(text)]
+    assert len(words) == 3
+    for name in ("lemma", "upos", "xpos", "feats", "deprel"):
+        first = getattr(words[0], name)
+        assert all(getattr(w, name) is first for w in words), name
+    assert words[0] == words[1] == conllu._parse_general(text)[2].words[0]

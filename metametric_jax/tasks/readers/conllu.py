@@ -25,6 +25,7 @@ import dataclasses
 import operator
 import os
 import re
+import sys
 
 from metametric_jax.errors import InputFormatError
 from metametric_jax.tasks.readers.text import read_text
@@ -321,7 +322,7 @@ def parse_conllu(text: str, source: str = "<string>") -> list[DepSentence]:
     # The common word line (10 fields, the next id, a HEAD written as a plain number, a FORM without space
     # separators) is read here; any other line goes through the builder's checks. ``inside`` and ``started`` mirror
     # the builder's ``range_end`` and ``started``, written back before it reads a line and read again after.
-    number, new = _NUMBER, object.__new__
+    number, new, intern = _NUMBER, object.__new__, sys.intern  # repeated tags and lemmas: one string each
     words, inside, started, n = builder.words, 0, False, 1  # n: the id the next word line should have
     for k, line in enumerate(lines, start=1):
         c = line.split("\t")
@@ -335,8 +336,9 @@ def parse_conllu(text: str, source: str = "<string>") -> list[DepSentence]:
                         builder.first_line = k
                 token: DepToken = new(DepToken)
                 d = token.__dict__
-                d["id"], d["form"], d["lemma"], d["upos"], d["xpos"], d["feats"] = n, form, c[2], c[3], c[4], c[5]
-                d["head"], d["deprel"], d["deps"], d["misc"], d["line"] = head, c[7], c[8], c[9], k
+                d["id"], d["form"], d["lemma"], d["upos"] = n, form, intern(c[2]), intern(c[3])
+                d["xpos"], d["feats"] = intern(c[4]), intern(c[5])
+                d["head"], d["deprel"], d["deps"], d["misc"], d["line"] = head, intern(c[7]), c[8], c[9], k
                 words.append(token)
                 if inside == n:
                     inside = 0
