@@ -147,7 +147,7 @@ def test_ids_counted_again_in_each_sentence() -> None:
 
 
 def test_repeated_tags_and_lemmas_share_one_string() -> None:
-    """The common path keeps one string per distinct LEMMA, UPOS, XPOS, FEATS and DEPREL (memory of large files)."""
+    """Both paths keep one string per distinct LEMMA, UPOS, XPOS, FEATS and DEPREL (memory of large files)."""
     line = "{}\tdogs\tdog\tNOUN\tNNS\tNumber=Plur\t0\troot\t_\t_\n"
     text = "".join(line.format(1) + "\n" for _ in range(3))
     words = [s.words[0] for s in parse_conllu(text)]
@@ -155,4 +155,7 @@ def test_repeated_tags_and_lemmas_share_one_string() -> None:
     for name in ("lemma", "upos", "xpos", "feats", "deprel"):
         first = getattr(words[0], name)
         assert all(getattr(w, name) is first for w in words), name
-    assert words[0] == words[1] == conllu._parse_general(text)[2].words[0]
+    general = [s.words[0] for s in conllu._parse_general(text)]  # every line through the builder's checks
+    assert words == general
+    for name in ("lemma", "upos", "xpos", "feats", "deprel"):
+        assert all(getattr(w, name) is getattr(words[0], name) for w in general), name

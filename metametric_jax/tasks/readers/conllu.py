@@ -156,8 +156,10 @@ def _token(ident: int, c: list[str], head: int, k: int) -> DepToken:
     """
     token: DepToken = object.__new__(DepToken)
     d = token.__dict__
-    d["id"], d["form"], d["lemma"], d["upos"], d["xpos"], d["feats"] = ident, c[1], c[2], c[3], c[4], c[5]
-    d["head"], d["deprel"], d["deps"], d["misc"], d["line"] = head, c[7], c[8], c[9], k
+    intern = sys.intern  # one string per distinct tag and lemma, as on parse_conllu's common path
+    d["id"], d["form"], d["lemma"], d["upos"] = ident, c[1], intern(c[2]), intern(c[3])
+    d["xpos"], d["feats"] = intern(c[4]), intern(c[5])
+    d["head"], d["deprel"], d["deps"], d["misc"], d["line"] = head, intern(c[7]), c[8], c[9], k
     return token
 
 
