@@ -47,15 +47,16 @@ import json
 import os
 import sys
 from collections.abc import Callable, Collection, Iterator, Mapping, Sequence
-from typing import Any
+from typing import Any, NoReturn
 
 from metametric_jax import cli_analysis as analysis_cli
 from metametric_jax import cli_resampling as resampling_cli
 from metametric_jax.commands import LARGE_INPUT, Command, registry, task_names
 from metametric_jax.commands._blas import one_blas_thread
+from metametric_jax.commands._exit import finish
 from metametric_jax.commands._memory import reuse_freed_memory
 
-__all__ = ["PROG", "LARGE_INPUT", "build_parser", "main"]
+__all__ = ["PROG", "LARGE_INPUT", "build_parser", "main", "run"]
 
 PROG = "metametric-jax"
 
@@ -523,3 +524,12 @@ def main(argv: Sequence[str] | None = None) -> int:
     except KeyboardInterrupt:
         print(f"{PROG}: interrupted", file=sys.stderr)
         return 130
+
+
+def run() -> NoReturn:
+    """The ``metametric-jax`` console script and ``python -m metametric_jax``: :func:`main`, then the process ends.
+
+    The process ends once the output is written and the exit handlers have run, without the interpreter freeing
+    every object one by one (:mod:`metametric_jax.commands._exit`); the status is :func:`main`'s.
+    """
+    finish(main())

@@ -1,0 +1,139 @@
+"""The command's process ends once its output is written and its exit handlers have run (commands/_exit.py).
+
+``cli.run`` (the console script and ``python -m metametric_jax``) returns ``main``'s status without the interpreter's
+teardown; ``cli.main`` itself returns as before. Nothing written is lost, exit handlers run, another thread is
+waited for, and a reader that went away before the last flush gives status 1 without a traceback.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import io
+import json
+import os
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
+
+import pytest
+
+from metametric_jax import cli
+from metametric_jax.commands import _exit
+
+ROOT = Path(__file__).resolve().parent.parent
+JSON_SCORE = ["score", "ranking", "-m", "all_trec", "--format", "json"]
+
+
+class _EndedError(Exception):
+    def __init__(self, status: int) -> None:
+        super().__init__(status)
+        self.status = status
+
+
+def _run_in_process(monkeypatch: pytest.MonkeyPatch, argv: list[str]) -> tuple[int, str, str]:
+    """``cli.run()`` with ``argv``, ``os._exit`` replaced: its status, standard output and standard error."""
+
+    def ended(status: int) -> None:
+        raise _EndedError(status)
+
+    ran: list[bool] = []
+    monkeypatch.setattr(os, "_exit", ended)
+    monkeypatch.setattr(_exit.atexit, "_run_exitfuncs", lambda: ran.append(True))
+    monkeypatch.setattr(sys, "argv", ["metametric-jax", *argv])
+    out, err = io.StringIO(), io.StringIO()
+    with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err), pytest.raises(_EndedError) as ending:
+        cli.run()
+    assert ran == [True]  # the exit handlers ran before the process ended
+    return ending.value.status, out.getvalue(), err.getvalue()
+
+
+def test_run_ends_the_process_with_mains_status_and_output(monkeypatch: pytest.MonkeyPatch) -> None:
+    status, out, _ = _run_in_process(monkeypatch, JSON_SCORE)
+    expected = io.StringIO()
+    with contextlib.redirect_stdout(expected), contextlib.redirect_stderr(io.StringIO()):
+        assert cli.main(JSON_SCORE) == 0  # main itself returns
+    assert status == 0 and out == expected.getvalue() and json.loads(out)["all"]["map"] is not None
+    assert _run_in_process(monkeypatch, ["score", "ranking", "--run", "missing.txt", "--qrels", "q.txt"])[0] == 1
+    assert _run_in_process(monkeypatch, ["score", "no-such-task"])[0] == 2
+
+
+def _python(code: str, *args: str, **kwargs: object) -> subprocess.CompletedProcess[str]:
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(ROOT), os.environ.get("PYTHONPATH", "")])}
+    return subprocess.run(  # type: ignore[call-overload, no-any-return]
+        [sys.executable, "-c", textwrap.dedent(code), *args], capture_output=True, text=True, env=env, **kwargs
+    )
+
+
+TEARDOWN = """
+    import atexit, os, sys
+    class Held:
+        def __del__(self, write=os.write):  # sys.stderr, even os, may be gone by then
+            write(2, b"freed at teardown\\n")
+    held = Held()
+    atexit.register(sys.stderr.write, "exit handler ran\\n")
+    sys.argv = ["metametric-jax", *sys.argv[1:]]
+    from metametric_jax import cli
+    {end}
+"""
+
+
+def test_a_command_process_skips_the_teardown_and_runs_the_exit_handlers() -> None:
+    fast = _python(TEARDOWN.format(end="cli.run()"), *JSON_SCORE)
+    assert fast.returncode == 0 and json.loads(fast.stdout)["all"]["map"] is not None
+    assert "exit handler ran" in fast.stderr and "freed at teardown" not in fast.stderr
+    # The control: the interpreter's own exit frees the object (the probe can tell the two apart).
+    slow = _python(TEARDOWN.format(end="sys.exit(cli.main())"), *JSON_SCORE)
+    assert slow.returncode == 0 and slow.stdout == fast.stdout
+    assert "exit handler ran" in slow.stderr and "freed at teardown" in slow.stderr
+
+
+def test_another_running_thread_is_waited_for() -> None:
+    code = """
+        import sys, threading, time
+        def late():
+            time.sleep(0.3)
+            sys.stderr.write("thread finished\\n")
+        threading.Thread(target=late).start()
+        sys.argv = ["metametric-jax", *sys.argv[1:]]
+        from metametric_jax import cli
+        cli.run()
+    """
+    done = _python(code, *JSON_SCORE)
+    assert done.returncode == 0 and "thread finished" in done.stderr and json.loads(done.stdout)
+
+
+def _with_reader_gone(argv: list[str]) -> tuple[int, str]:
+    """Run ``argv`` with its standard output's reader gone before it writes: its status and standard error."""
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(ROOT), os.environ.get("PYTHONPATH", "")])}
+    env.pop("PYTHONUNBUFFERED", None)  # standard output buffered, as it is by default
+    process = subprocess.Popen(argv, stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env)
+    assert process.stdout is not None and process.stderr is not None
+    process.stdout.close()  # long before the process, still starting, writes anything
+    err = process.stderr.read().decode()
+    return process.wait(timeout=120), err
+
+
+@pytest.mark.parametrize(
+    "argv",
+    [
+        [sys.executable, "-m", "metametric_jax", *JSON_SCORE],
+        # Output still buffered when the process ends: the last flush finds the reader gone.
+        [
+            sys.executable,
+            "-c",
+            "import sys; from metametric_jax.commands._exit import finish\n"
+            "sys.stdout.write('figures ' * 100); finish(0)",
+        ],
+    ],
+    ids=["command", "last flush"],
+)
+def test_a_reader_gone_gives_status_1_without_a_traceback(argv: list[str]) -> None:
+    status, err = _with_reader_gone(argv)
+    assert status == 1
+    assert "Traceback" not in err and "Exception ignored" not in err and "BrokenPipe" not in err
+
+
+def test_the_console_script_and_python_m_end_through_run() -> None:
+    assert 'metametric-jax = "metametric_jax.cli:run"' in (ROOT / "pyproject.toml").read_text()
+    assert "run()" in (ROOT / "metametric_jax" / "__main__.py").read_text()
