@@ -368,6 +368,13 @@ def test_scores_of_every_length_are_read_in_bulk_as_float_parses_them(monkeypatc
     assert fields is not None
     values = trec_reader._decimals(fields.chars(4))
     assert [v.hex() for v in values.tolist()] == [float(s).hex() for s in scores]
+    # Long fields go to float() directly, the others in bulk: the same bits, short and long mixed or not.
+    assert [v.hex() for v in fields.numbers(4).tolist()] == [float(s).hex() for s in scores]
+    for kept in ([s for s in scores if len(s) <= trec_reader._PLAIN], [s for s in scores if len(s) > 17]):
+        assert kept
+        alone = trec_reader._fields("".join(f"q Q0 d{i} {i} {s} r\n" for i, s in enumerate(kept)), 6)
+        assert alone is not None
+        assert [v.hex() for v in alone.numbers(4).tolist()] == [float(s).hex() for s in kept]
 
 
 def test_no_common_query_is_an_error(tmp_path: Path) -> None:

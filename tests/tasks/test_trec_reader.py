@@ -110,13 +110,18 @@ def test_qrels_in_bulk_as_line_by_line(monkeypatch: pytest.MonkeyPatch, together
             trec_reader.parse_qrels(twice)
 
 
-def test_fields_cut_as_split() -> None:
-    text = "q1 a\tbb\r\n\nq22  c d\nq3 e ffff"  # the last field ends the text
-    fields = trec_reader._fields(text, 3)
+@pytest.mark.parametrize("sliced", [0, 4, 1 << 30], ids=["sliced", "by width", "gathered"])
+def test_fields_cut_as_split(monkeypatch: pytest.MonkeyPatch, sliced: int) -> None:
+    monkeypatch.setattr(trec_reader, "_SLICED", sliced)  # the fields sliced one by one, or gathered in bulk
+    text = "q1 a\tbb\r\n\nq22  c d\nq3 e ffff\nq4444444 msmarco_v2.1_doc_19_4624301049#19_3195777577 g"
+    fields = trec_reader._fields(text, 3)  # the last field ends the text
     assert fields is not None
     lines = [line.split() for line in text.split("\n") if line.split()]
     for k in range(3):
         assert fields.cut(k) == [line[k] for line in lines]
+        rows = np.array([3, 0, 2])
+        assert fields.cut(k, rows) == [lines[r][k] for r in rows.tolist()]
+        assert fields.cut(k, np.array([], np.int64)) == []
 
 
 @pytest.mark.parametrize("gathered", [1, 50, 1 << 20])

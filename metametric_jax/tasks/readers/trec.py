@@ -88,6 +88,7 @@ def _blocks(text: str) -> Iterator[str]:
 class _Fields(NamedTuple):
     """The fields of a file whose every non-blank line has the same number of them: one row a line."""
 
+    text: str  # the file's text (ASCII: a character's offset is its byte's)
     data: np.ndarray  # the file's bytes
     start: np.ndarray  # (lines, fields) offsets of each field's first byte
     end: np.ndarray  # (lines, fields) offsets past each field's last byte
@@ -113,17 +114,42 @@ class _Fields(NamedTuple):
             block[columns >= length[lo : lo + step, None]] = 0
         return out
 
-    def cut(self, k: int) -> list[str]:
-        """The ``k``-th field of every line as Python strings (the text is ASCII)."""
-        start, end = self.start[:, k], self.end[:, k]
+    def cut(self, k: int, rows: np.ndarray | None = None) -> list[str]:
+        """The ``k``-th field of every line (or of ``rows``) as Python strings.
+
+        Short fields are gathered in bulk (their bytes joined with newlines, decoded once and split); longer ones,
+        from :data:`_SLICED` characters on average, sliced from the text one by one, whose cost does not grow with
+        the length: for 8-character ids gathering took 0.8 of slicing's time, for 45-character MS MARCO segment
+        ids 2.5 times it.
+        """
+        start, end = (self.start[:, k], self.end[:, k]) if rows is None else (self.start[rows, k], self.end[rows, k])
         if not start.size:
             return []
         size = end - start + 1  # the field and the white space after it
         ends = np.cumsum(size)
+        if int(ends[-1]) >= _SLICED * start.size:
+            text = self.text
+            return [text[a:b] for a, b in zip(start.tolist(), end.tolist())]
         at = np.arange(int(ends[-1])) + np.repeat(start - (ends - size), size)
         joined = self.data[np.minimum(at, self.data.size - 1)]
         joined[ends - 1] = 10
         return joined.tobytes().decode("ascii").split("\n")[:-1]
+
+    def numbers(self, k: int) -> np.ndarray:
+        """``float()`` of the ``k``-th field of every line, bit for bit; ``ValueError`` where ``float()`` fails.
+
+        A field of at most :data:`_PLAIN` characters is parsed in bulk where it can be (:func:`_decimals`); a longer
+        one (a full-precision score, 16-17 digits) cannot, and goes to ``float()`` directly.
+        """
+        length = self.end[:, k] - self.start[:, k]
+        if not length.size or int(length.max()) <= _PLAIN:
+            return _decimals(self.chars(k))
+        values = np.empty(length.size)
+        short, long = np.flatnonzero(length <= _PLAIN), np.flatnonzero(length > _PLAIN)
+        if short.size:
+            values[short] = _decimals(self.chars(k, rows=short))
+        values[long] = list(map(float, self.cut(k, long)))
+        return values
 
     def strings(self, k: int) -> np.ndarray:
         """The ``k``-th field of every line as a NumPy byte-string array."""
@@ -153,10 +179,12 @@ def _fields(text: str, width: int) -> _Fields | None:
     first, last = np.searchsorted(newlines, start[:, 0]), np.searchsorted(newlines, start[:, -1])
     if not (first == last).all() or not (first[1:] > last[:-1]).all():  # a line's fields on it, one line a row
         return None
-    return _Fields(data, start, end)
+    return _Fields(text, data, start, end)
 
 
 _TENS = np.array([float(10**k) for k in range(16)])  # exact
+_SLICED = 13  # fields of this many characters on average (a white space after each included) or more: sliced
+_PLAIN = 17  # the longest decimal _decimals parses itself: a sign, 15 digits and a point
 
 
 def _decimals(chars: np.ndarray) -> np.ndarray:
@@ -272,8 +300,9 @@ def _sorted(docs: list[str], scores: np.ndarray, query: np.ndarray) -> list[str]
     """The documents ordered by query (codes in file order), score descending, then document id descending."""
     length = np.fromiter(map(len, docs), np.int64, len(docs))
     end = np.cumsum(length)
-    joined = np.frombuffer("".join(docs).encode("ascii"), np.uint8)
-    words = _Fields(joined, (end - length)[:, None], end[:, None]).chars(0, 8).view(">u8")  # ids' order (ASCII)
+    text = "".join(docs)
+    joined = np.frombuffer(text.encode("ascii"), np.uint8)
+    words = _Fields(text, joined, (end - length)[:, None], end[:, None]).chars(0, 8).view(">u8")  # ids' order
     keys = [~words[:, j] for j in range(words.shape[1] - 1, -1, -1)]  # ~: descending
     order = np.lexsort((*keys, -scores, query))
     return [docs[i] for i in order.tolist()]
@@ -292,7 +321,7 @@ def _bulk_run(text: str) -> Run | None:
         if not fields.start.shape[0]:
             continue
         try:
-            scored = _decimals(fields.chars(4))
+            scored = fields.numbers(4)
         except ValueError:
             return None
         named, block_docs = fields.strings(0), fields.cut(2)
