@@ -24,7 +24,7 @@ from metametric_jax.tasks.trec_measures import parse_measures
 if TYPE_CHECKING:
     from metametric_jax.report import Report
 
-__all__ = ["score_files", "file_rows", "read_examples", "QueryRows"]
+__all__ = ["score_files", "summary_files", "file_rows", "read_examples", "QueryRows"]
 
 
 def _align(predictions: Any, references: Any, complete: bool) -> tuple[list[Any], list[Any], list[Any], dict]:
@@ -47,12 +47,25 @@ def _align(predictions: Any, references: Any, complete: bool) -> tuple[list[Any]
 
 class _Scored(NamedTuple):
     scores: dict[str, Any]
-    items: list[dict[str, Any]]
+    figures: dict[str, np.ndarray]  # each query's figure of each measure (evaluate_queries)
     left: dict[str, list[Any]]
     rows: np.ndarray
     keys: tuple[str, ...]
     ids: list[Any]
     undefined: dict[str, list[Any]]
+
+    @property
+    def items(self) -> list[dict[str, Any]]:
+        """One item per query: ``{"id": query, measure: figure, ...}`` (the measures trec_eval's ``-q`` shows).
+
+        Built when asked for (per-query output, the API's report): the run's figures do not need them.
+        """
+        shown = [k for k in self.keys if not hidden(k)]
+        columns = [
+            list(map(int, v)) if measure_kind(k) == "sum" else v for k in shown for v in [self.figures[k].tolist()]
+        ]
+        names = ("id", *shown)
+        return [dict(zip(names, row)) for row in zip(self.ids, *columns)]
 
 
 def _score(
@@ -72,13 +85,9 @@ def _score(
     )
     rows = query_rows(figures)
     keys = tuple(figures)
-    shown = [k for k in keys if not hidden(k)]
-    columns = [list(map(int, v)) if measure_kind(k) == "sum" else v for k in shown for v in [figures[k].tolist()]]
-    names = ("id", *shown)
-    items: list[dict[str, Any]] = [dict(zip(names, row)) for row in zip(ids, *columns)]
     scores = readout(exact_totals(rows), keys, counts=True)  # each sum rounded once, in any order
     undefined = {k: [ids[q] for q in np.flatnonzero(np.isnan(v))] for k, v in figures.items() if np.isnan(v).any()}
-    return _Scored(scores, items, left, rows, keys, ids, undefined)
+    return _Scored(scores, figures, left, rows, keys, ids, undefined)
 
 
 def score_files(
@@ -118,6 +127,22 @@ def score_files(
 
     got, warnings = _score_files(predictions, references, measures, level, complete, max_retrieved, progress, jobs)
     return Report(got.scores, got.items, warnings)
+
+
+def summary_files(
+    *,
+    predictions: str | os.PathLike[str],
+    references: str | os.PathLike[str],
+    measures: Sequence[str] | str | None = None,
+    level: int = 1,
+    complete: bool = False,
+    max_retrieved: int | None = None,
+    progress: Callable[[int, int], None] | None = None,
+    jobs: int = 1,
+) -> tuple[dict[str, Any], list[str]]:
+    """:func:`score_files`'s ``scores`` and ``warnings`` without its per-query items (what the run's figures need)."""
+    got, warnings = _score_files(predictions, references, measures, level, complete, max_retrieved, progress, jobs)
+    return got.scores, warnings
 
 
 @dataclasses.dataclass(frozen=True)
@@ -199,7 +224,7 @@ def _score_read(
     order = sorted(qrels, key=lambda q: q.encode("utf-8"))  # trec_eval's order of queries (strcmp)
     qrels = {q: qrels[q] for q in order}
     got = _score(rankings, qrels, measures, level, complete, max_retrieved, progress, jobs)
-    if not got.items:
+    if not got.ids:
         raise InputFormatError(str(predictions), None, f"no query of the run has judgements in {references}")
     warnings = []
     if got.left["unjudged"]:

@@ -237,10 +237,11 @@ def printout(
     kinds = {key: measure_kind(key) for key in keys}
     lines: list[str] = []
     if per_query:
-        shown = [k for k in keys if k in got.items[0]]
+        items = got.items
+        shown = [k for k in keys if k in items[0]]
         if asked.relstring is not None:
             shown = sorted([*shown, asked.relstring], key=_order)  # stable: each family's cut-offs keep their order
-        for item in got.items:
+        for item in items:
             qid = str(item["id"])
             for key in shown:
                 if key == asked.relstring:

@@ -150,6 +150,9 @@ def test_cli_equals_score_files(capsys) -> None:
     got = json.loads(out)
     assert got["all"] == report.scores
     assert got["per_query"] == {item["id"]: {k: v for k, v in item.items() if k != "id"} for item in report.items}
+    files = ["--qrels", str(DATA / "trec_eval" / "qrels.test"), "--run", str(DATA / "trec_eval" / "results.test")]
+    code, out, _ = run(capsys, "score", "ranking", *files, "-m", "all", "--format", "json")  # no per-query items
+    assert code == 0 and json.loads(out) == {"all": report.scores}
 
 
 # What scoring TREC files never needs: JAX, and the similarities and portable metric classes of the accumulators.

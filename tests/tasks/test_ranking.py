@@ -31,6 +31,7 @@ from metametric_jax.tasks.ranking import (
     score,
     score_files,
 )
+from metametric_jax.tasks.ranking_files import summary_files
 from metametric_jax.tasks.readers import trec as trec_reader
 from metametric_jax.tasks.readers.trec import parse_qrels, parse_run, read_run
 from metametric_jax.tasks.trec_measures import MEASURES, NICKNAMES
@@ -342,6 +343,12 @@ def test_files_read_in_bulk_as_line_by_line(monkeypatch: pytest.MonkeyPatch, see
     "text",
     [
         "# c\nq Q0 d 1 1 r\n",  # a comment
+        "q Q0 d 1 1 r\n\n# c\n",  # a comment after a blank line
+        "q Q0 d 1 1 r\n#c",  # a comment closing the text
+        "q Q0 d 1 1 r\n#q Q0 e 2 1 r\n",  # a comment of six fields
+        "q Q0 d 1 1 r\n#q Q0 e 2 1 r",
+        "q\tQ0\td\t1\t1\tr\x07\n",  # white space other than newlines, and a control character
+        "q Q0 d 1 1 r\r\nq Q0 e 2 1 r\x0e\r\n",
         "q Q0 d 1 1 r extra\n",  # a seventh field
         "q Q0 d 1 1 r\nq Q0 e 1 1\nq Q0 f 1 1 r r\n",  # 18 fields, not 6 on each line
         "q Q0 d\u00e9 1 1 r\n",  # not ASCII
@@ -587,6 +594,10 @@ def test_files_and_mappings_give_the_same_figures(tmp_path_factory, queries) -> 
         return
     report = score_files(predictions=where / "run", references=where / "qrels", measures="all")
     assert report.scores == pytest.approx(score(run, qrels, measures="all"), abs=1e-12)
+    # The command's path without per-query items: the same figures, bit for bit, and the same warnings.
+    summary, warnings = summary_files(predictions=where / "run", references=where / "qrels", measures="all")
+    assert json.dumps(summary) == json.dumps(report.scores) and warnings == list(report.warnings)
+    assert [item["id"] for item in report.items] == [q for q in sorted(qrels) if q in run]
 
 
 def test_callback_path_inside_jit() -> None:

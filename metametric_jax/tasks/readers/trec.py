@@ -164,18 +164,21 @@ def _fields(text: str, width: int) -> _Fields | None:
     and none longer than :data:`_WIDEST` bytes. The fields are those of ``line.split()`` for each line of
     the text split at newlines; reading line by line also names the first bad line.
     """
-    if not text.isascii() or text.startswith("#") or "\n#" in text:
+    if not text.isascii() or text.startswith("#"):
         return None
     data = np.frombuffer(text.encode("ascii"), np.uint8)
-    if ((data < 9) | ((data > 13) & (data < 28))).any():  # a control character that str.split() keeps
+    newlines = np.flatnonzero(data == 10)
+    after = newlines + 1
+    if (data[after[after < data.size]] == 35).any():  # a comment on a later line
         return None
+    if np.count_nonzero(data < 32) != newlines.size and ((data < 9) | ((data > 13) & (data < 28))).any():
+        return None  # a control character that str.split() keeps (none when newlines are the only ones)
     space = data <= 32  # white space, as str.split() has it, once the other control characters are ruled out
     edges = np.flatnonzero(np.diff(space, prepend=True, append=True))  # alternately a field's start and its end
     start, end = edges[0::2].reshape(-1, 1), edges[1::2].reshape(-1, 1)
     if start.size % width or (start.size and int((end - start).max()) > _WIDEST):
         return None
     start, end = start.reshape(-1, width), end.reshape(-1, width)
-    newlines = np.flatnonzero(data == 10)
     first, last = np.searchsorted(newlines, start[:, 0]), np.searchsorted(newlines, start[:, -1])
     if not (first == last).all() or not (first[1:] > last[:-1]).all():  # a line's fields on it, one line a row
         return None
