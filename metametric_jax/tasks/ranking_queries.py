@@ -10,6 +10,7 @@ from __future__ import annotations
 import functools
 import itertools
 import math
+import operator
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
@@ -86,19 +87,15 @@ def evaluate(
     total = len(predictions)
     if progress is not None:
         progress(0, total)
-    codes, empty, judged = [], [], []
+    rankings, grade_maps = [], []
     for q, (p, r) in enumerate(zip(predictions, references)):
-        ranking = ranking_of(p, f"query {q}: prediction", max_retrieved)
-        grades = (
+        rankings.append(ranking_of(p, f"query {q}: prediction", max_retrieved))
+        grade_maps.append(
             r if type(r) is dict and set(map(type, r.values())) <= {int} else judgements(r, f"query {q}: reference")
         )
-        codes.append(_codes(ranking, grades))
-        empty.append(not ranking)
-        grade_list = np.fromiter(grades.values(), np.int64, len(grades))
-        judged.append(grade_list[grade_list >= 0])
         if progress is not None and (q + 1) % 100 == 0:
             progress(q + 1, total)
-    table = batch_values(codes, empty, judged, plan, level)
+    table = batch_values(_codes(rankings, grade_maps), [not r for r in rankings], _judged(grade_maps), plan, level)
     if progress is not None:
         progress(total, total)
     return {k: table[:, j] for j, k in enumerate(plan_keys(plan))}
@@ -123,26 +120,49 @@ def query_figures(ranking: Sequence[Any], grades: Mapping[Any, int], plan: Plan,
     (0.38888888888888884, 0.5, 0.126)
     """
     ranking = list(ranking)
-    grade_list = np.fromiter(grades.values(), np.int64, len(grades))
-    row = batch_values([_codes(ranking, grades)], [not ranking], [grade_list[grade_list >= 0]], plan, level)[0]
+    row = batch_values(_codes([ranking], [grades]), [not ranking], _judged([grades]), plan, level)[0]
     return dict(zip(plan_keys(plan), map(float, row)))
 
 
-def _codes(ranking: Sequence[Any], grades: Mapping[Any, int]) -> np.ndarray:
-    """A query's ranked items as :func:`~metametric_jax.tasks.trec_batch.batch_values` takes them."""
-    n = len(ranking)
-    if not n:  # trec_eval -c ranks one item outside the pool for a query absent from the run
-        return np.array([-1], np.int64)
-    g = np.fromiter(map(grades.get, ranking, itertools.repeat(_ABSENT, n)), np.int64, n)
-    judged = np.flatnonzero(g != _ABSENT).tolist()
-    g[g < 0] = np.where(g[g < 0] == _ABSENT, -1, -2)  # not in the pool; unjudged in the pool (a negative grade)
-    if len(judged) > 1 and len({ranking[i] for i in judged}) != len(judged):  # a repeat of an item not in the pool
-        seen: set[Any] = set()  # is not in the pool either; a judged item counts at its first rank only
-        for i in judged:
-            if ranking[i] in seen:
-                g[i] = -1
-            seen.add(ranking[i])
-    return g
+def _codes(rankings: Sequence[Sequence[Any]], grades: Sequence[Mapping[Any, int]]) -> list[np.ndarray]:
+    """Each query's ranked items as :func:`~metametric_jax.tasks.trec_batch.batch_values` takes them.
+
+    An item's code is its grade (from 0), -2 for an item of the pool judged with a negative grade (unjudged), -1 for
+    an item outside the pool and for the repeat of an item already ranked; an empty ranking is ``[-1]`` (trec_eval
+    ``-c`` ranks one item outside the pool for a query absent from the run). All queries' items are looked up in one
+    pass and coded in one array, cut into one view per query.
+    """
+    if not rankings:
+        return []
+    lengths = np.fromiter(map(len, rankings), np.int64, len(rankings))
+    absent = itertools.repeat(_ABSENT)
+    looked_up = map(map, map(operator.attrgetter("get"), grades), rankings, itertools.repeat(absent))
+    g = np.fromiter(itertools.chain.from_iterable(looked_up), np.int64, int(lengths.sum()))
+    negative = np.flatnonzero(g < 0)
+    g[negative] = np.where(g[negative] == _ABSENT, -1, -2)  # not in the pool; unjudged in the pool (a negative grade)
+    codes = np.split(g, np.cumsum(lengths)[:-1])
+    if sum(map(len, map(set, rankings))) != g.size:  # a query ranks an item twice: a judged item counts at its first
+        for q, ranking in enumerate(rankings):  # rank only, its repeats are outside the pool
+            if len(set(ranking)) != len(ranking):
+                seen: set[Any] = set()
+                for i, item in enumerate(ranking):
+                    if item in seen:
+                        codes[q][i] = -1
+                    seen.add(item)
+    for q in np.flatnonzero(lengths == 0).tolist():
+        codes[q] = np.array([-1], np.int64)
+    return codes
+
+
+def _judged(grades: Sequence[Mapping[Any, int]]) -> list[np.ndarray]:
+    """Each query's grades of its judged items (negative grades: the pool's unjudged items left out)."""
+    if not grades:
+        return []
+    sizes = np.fromiter(map(len, grades), np.int64, len(grades))
+    values = np.fromiter(itertools.chain.from_iterable(map(operator.methodcaller("values"), grades)), np.int64)
+    owner = np.repeat(np.arange(sizes.size), sizes)
+    kept = values >= 0
+    return np.split(values[kept], np.cumsum(np.bincount(owner[kept], minlength=sizes.size))[:-1])
 
 
 def _evaluate_chunk(

@@ -98,7 +98,7 @@ def test_batches_cover_every_query_once() -> None:
 def test_batches_of_any_size_give_the_same_bits(monkeypatch: pytest.MonkeyPatch, cells: int) -> None:
     """Queries one per batch (cells 1), a few per batch, and all in one batch: the same figures, bit for bit."""
     predictions, references = _queries(11, 80)
-    codes = [ranking_queries._codes(p, r) for p, r in zip(predictions, references)]
+    codes = ranking_queries._codes(predictions, references)
     judged = [np.array([g for g in r.values() if g >= 0], np.int64) for r in references]
     empty = [not p for p in predictions]
     expected = batch_values(codes, empty, judged, WITH_PARAMETERS)
@@ -113,7 +113,7 @@ def test_batches_of_any_size_give_the_same_bits(monkeypatch: pytest.MonkeyPatch,
 def test_one_query_at_a_time_and_all_at_once_agree() -> None:
     predictions, references = _queries(7, 60)
     plan = ALL
-    codes = [ranking_queries._codes(p, r) for p, r in zip(predictions, references)]
+    codes = ranking_queries._codes(predictions, references)
     judged = [np.array([g for g in r.values() if g >= 0], np.int64) for r in references]
     empty = [not p for p in predictions]
     together = batch_values(codes, empty, judged, plan)
