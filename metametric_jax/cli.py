@@ -379,8 +379,7 @@ def _compare(command: Command, args: argparse.Namespace, sub: argparse.ArgumentP
     if status:
         return status
     result, warnings, scale = done
-    for warning in warnings:
-        print(f"{PROG}: warning: {warning}", file=sys.stderr)
+    _warn(warnings)
     if getattr(args, "format", "table") == "json":
         _print_json(result)
     else:
@@ -409,8 +408,7 @@ def _analyze(command: Command, args: argparse.Namespace, sub: argparse.ArgumentP
     if status:
         return status
     report, warnings = done
-    for warning in warnings:
-        print(f"{PROG}: warning: {warning}", file=sys.stderr)
+    _warn(warnings)
     status, text = _guarded(lambda: analysis_cli.render(report, args.format), files, command.name)
     if status:
         return status
@@ -424,6 +422,13 @@ def _analyze(command: Command, args: argparse.Namespace, sub: argparse.ArgumentP
         return _error(f"{args.out}: {err.strerror or err}")
     print(f"{PROG}: wrote the {args.format} report to {args.out}", file=sys.stderr)
     return 0
+
+
+def _warn(warnings: Sequence[str]) -> None:
+    """Each warning on a line of standard error (``metametric-jax: warning: ...``), written at once."""
+    if warnings:
+        sys.stderr.write("".join(f"{PROG}: warning: {warning}\n" for warning in warnings))
+        sys.stderr.flush()
 
 
 def _run(command: Command, args: argparse.Namespace, sub: argparse.ArgumentParser) -> int:
@@ -480,8 +485,7 @@ def _run(command: Command, args: argparse.Namespace, sub: argparse.ArgumentParse
         if status:
             return status
     scores, warnings, scale = done
-    for warning in warnings:
-        print(f"{PROG}: warning: {warning}", file=sys.stderr)
+    _warn(warnings)
     if own is not None:
         sys.stdout.write(scores)
         sys.stdout.flush()

@@ -194,3 +194,21 @@ def test_unique_names_as_numpy_unique(seed: int) -> None:
     want = np.unique(names, return_index=True, return_inverse=True)
     for a, b in zip(got, want):
         assert a.tolist() == b.tolist() and a.shape == b.shape
+
+
+def test_grades_read_in_bulk_as_int_parses_them() -> None:
+    grades = ["0", "1", "-1", "+2", "007", "-0", "123456789012345678", "-99", "4"]
+    text = "".join(f"q{i % 2} 0 d{i} {g}\n" for i, g in enumerate(grades))
+    fields = trec_reader._fields(text, 4)
+    assert fields is not None
+    parsed = trec_reader._integers(fields.chars(3))
+    assert parsed is not None and parsed.tolist() == [int(g) for g in grades]
+    expected = {f"q{q}": {f"d{i}": int(g) for i, g in enumerate(grades) if i % 2 == q} for q in (0, 1)}
+    assert trec_reader._bulk_qrels(text) == expected
+    for odd in ("1_0", "1.0", "-", "5-", "+-5", "1234567890123456789"):  # left to int(), which takes or refuses it
+        fields = trec_reader._fields(f"q 0 d {odd}\n", 4)
+        assert fields is not None and trec_reader._integers(fields.chars(3)) is None
+    assert trec_reader._bulk_qrels("q 0 d 1_0\nq 0 e 1234567890123456789\n") == {
+        "q": {"d": 10, "e": 1234567890123456789}
+    }
+    assert trec_reader._bulk_qrels("q 0 d 1.0\n") is None  # read line by line, which names the line

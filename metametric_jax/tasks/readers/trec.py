@@ -228,6 +228,24 @@ def _decimals(chars: np.ndarray) -> np.ndarray:
     return values
 
 
+def _integers(chars: np.ndarray) -> np.ndarray | None:
+    """``int()`` of each row of NUL-padded ASCII, when every row is a sign or none and 1 to 18 digits; else ``None``.
+
+    What qrels hold (grades such as ``0``, ``2``, ``-1``); any other form (an underscore, which ``int()`` takes, a
+    point, which it refuses) is left to ``int()`` itself.
+    """
+    body = chars.copy()
+    body[(chars[:, 0] == 45) | (chars[:, 0] == 43), 0] = 0
+    digit = (body >= 48) & (body <= 57)
+    digits = np.count_nonzero(digit, axis=1)
+    if not ((digit | (body == 0)).all() and (digits >= 1).all() and (digits <= 18).all()):
+        return None
+    values = np.zeros(chars.shape[0], np.int64)
+    for j in range(chars.shape[1]):  # the digits follow the sign, the padding follows the digits
+        values = np.where(digit[:, j], values * 10 + (body[:, j].astype(np.int64) - 48), values)
+    return np.where(chars[:, 0] == 45, -values, values)
+
+
 def _unique(names: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """``np.unique(names, return_index=True, return_inverse=True)``, sorting one name per run of equal ones.
 
@@ -248,8 +266,9 @@ def _bulk_qrels(text: str) -> dict[str, dict[str, int]] | None:
         fields = _fields(block, 4)
         if fields is None:
             return None
+        parsed = _integers(fields.chars(3))
         try:
-            grades.extend(map(int, fields.column(3)))
+            grades.extend(map(int, fields.column(3)) if parsed is None else parsed.tolist())
         except ValueError:
             return None
         docs.extend(fields.cut(2))
