@@ -134,6 +134,34 @@ def test_a_reader_gone_gives_status_1_without_a_traceback(argv: list[str]) -> No
     assert "Traceback" not in err and "Exception ignored" not in err and "BrokenPipe" not in err
 
 
+def _with_marker(marker: str) -> list[int]:
+    """The processes whose environment holds ``METAMETRIC_JAX_TEST_MARKER=marker`` (Linux's /proc)."""
+    found = []
+    for entry in os.listdir("/proc"):
+        if entry.isdigit():
+            with contextlib.suppress(OSError):
+                if f"METAMETRIC_JAX_TEST_MARKER={marker}".encode() in Path(f"/proc/{entry}/environ").read_bytes():
+                    found.append(int(entry))
+    return found
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="finds the worker processes in /proc")
+def test_worker_processes_are_stopped_and_the_output_is_the_same_for_every_jobs() -> None:
+    """``--jobs 2``: the exit handlers stop the workers before the process ends; no worker outlives the command."""
+    marker = f"{os.getpid()}-{id(object())}"
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(ROOT), os.environ.get("PYTHONPATH", "")])}
+    outputs = []
+    for jobs in ("1", "2"):
+        argv = [sys.executable, "-m", "metametric_jax", "score", "coref", "--jobs", jobs, "--format", "json"]
+        done = subprocess.run(
+            argv, capture_output=True, text=True, env={**env, "METAMETRIC_JAX_TEST_MARKER": marker}, timeout=300
+        )
+        assert done.returncode == 0, done.stderr
+        outputs.append(done.stdout)
+    assert outputs[0] == outputs[1] and json.loads(outputs[0])
+    assert _with_marker(marker) == []  # neither the command nor a worker of it still runs
+
+
 def test_the_console_script_and_python_m_end_through_run() -> None:
     assert 'metametric-jax = "metametric_jax.cli:run"' in (ROOT / "pyproject.toml").read_text()
     assert "run()" in (ROOT / "metametric_jax" / "__main__.py").read_text()
