@@ -14,6 +14,7 @@ import os
 import subprocess
 import sys
 import textwrap
+import threading
 from pathlib import Path
 
 import pytest
@@ -38,6 +39,7 @@ def _run_in_process(monkeypatch: pytest.MonkeyPatch, argv: list[str]) -> tuple[i
         raise _EndedError(status)
 
     ran: list[bool] = []
+    monkeypatch.setattr(threading, "active_count", lambda: 1)  # earlier tests may have left threads running here
     monkeypatch.setattr(os, "_exit", ended)
     monkeypatch.setattr(_exit.atexit, "_run_exitfuncs", lambda: ran.append(True))
     monkeypatch.setattr(sys, "argv", ["metametric-jax", *argv])
@@ -56,6 +58,24 @@ def test_run_ends_the_process_with_mains_status_and_output(monkeypatch: pytest.M
     assert status == 0 and out == expected.getvalue() and json.loads(out)["all"]["map"] is not None
     assert _run_in_process(monkeypatch, ["score", "ranking", "--run", "missing.txt", "--qrels", "q.txt"])[0] == 1
     assert _run_in_process(monkeypatch, ["score", "no-such-task"])[0] == 2
+
+
+def test_with_another_thread_or_no_exit_runner_the_interpreter_ends_the_process(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    def ended(status: int) -> None:
+        raise _EndedError(status)
+
+    monkeypatch.setattr(os, "_exit", ended)
+    monkeypatch.setattr(threading, "active_count", lambda: 2)
+    with pytest.raises(SystemExit) as exiting:
+        _exit.finish(3)
+    assert exiting.value.code == 3  # the interpreter's exit, which waits for the thread
+    monkeypatch.setattr(threading, "active_count", lambda: 1)
+    monkeypatch.delattr(_exit.atexit, "_run_exitfuncs")
+    with pytest.raises(SystemExit) as exiting:
+        _exit.finish(0)
+    assert exiting.value.code == 0
 
 
 def _python(code: str, *args: str, **kwargs: object) -> subprocess.CompletedProcess[str]:
