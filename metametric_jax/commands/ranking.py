@@ -121,15 +121,13 @@ def _resolve(args: argparse.Namespace, parser: argparse.ArgumentParser) -> None:
 
 
 def _run(args: argparse.Namespace) -> tuple[dict[str, Any], list[str]]:
-    from metametric_jax.tasks.ranking_files import score_files, summary_files
+    from metametric_jax.tasks.ranking_files import score_files
 
-    with _progress(args) as progress:
-        if not args.per_query:  # the run's figures alone: no per-query items built
-            scores, warnings = summary_files(**_options(args), progress=progress)
-            return {"all": scores}, warnings
-        report = score_files(**_options(args), progress=progress)
+    with _progress(args) as progress:  # per-query items built only for -q
+        report = score_files(**_options(args), progress=progress, items=bool(args.per_query))
     out: dict[str, Any] = {"all": report.scores}
-    out["per_query"] = {str(item["id"]): {k: v for k, v in item.items() if k != "id"} for item in report.items}
+    if args.per_query:
+        out["per_query"] = {str(item["id"]): {k: v for k, v in item.items() if k != "id"} for item in report.items}
     return out, list(report.warnings)
 
 

@@ -24,7 +24,7 @@ from metametric_jax.tasks.trec_measures import parse_measures
 if TYPE_CHECKING:
     from metametric_jax.report import Report
 
-__all__ = ["score_files", "summary_files", "file_rows", "read_examples", "QueryRows"]
+__all__ = ["score_files", "file_rows", "read_examples", "QueryRows"]
 
 
 def _align(predictions: Any, references: Any, complete: bool) -> tuple[list[Any], list[Any], list[Any], dict]:
@@ -100,6 +100,7 @@ def score_files(
     max_retrieved: int | None = None,
     progress: Callable[[int, int], None] | None = None,
     jobs: int = 1,
+    items: bool = True,
 ) -> Report:
     """Score a TREC run file (``predictions``) against a qrels file (``references``), as trec_eval does.
 
@@ -113,6 +114,8 @@ def score_files(
         progress: called as ``progress(done, total)`` while queries are scored (a progress bar).
         jobs: worker processes that score the queries (0: every core; default 1: this process); the report is
             the same for every number.
+        items: False to leave the per-query items out (the report's ``items`` empty): the run's figures alone,
+            as the command prints them without ``-q``, without building a dictionary per query.
 
     Returns:
         A :class:`~metametric_jax.report.Report`: ``scores`` as :func:`score` (plus nothing else), ``items`` one per
@@ -126,23 +129,7 @@ def score_files(
     from metametric_jax.report import Report
 
     got, warnings = _score_files(predictions, references, measures, level, complete, max_retrieved, progress, jobs)
-    return Report(got.scores, got.items, warnings)
-
-
-def summary_files(
-    *,
-    predictions: str | os.PathLike[str],
-    references: str | os.PathLike[str],
-    measures: Sequence[str] | str | None = None,
-    level: int = 1,
-    complete: bool = False,
-    max_retrieved: int | None = None,
-    progress: Callable[[int, int], None] | None = None,
-    jobs: int = 1,
-) -> tuple[dict[str, Any], list[str]]:
-    """:func:`score_files`'s ``scores`` and ``warnings`` without its per-query items (what the run's figures need)."""
-    got, warnings = _score_files(predictions, references, measures, level, complete, max_retrieved, progress, jobs)
-    return got.scores, warnings
+    return Report(got.scores, got.items if items else [], warnings)
 
 
 @dataclasses.dataclass(frozen=True)

@@ -31,7 +31,6 @@ from metametric_jax.tasks.ranking import (
     score,
     score_files,
 )
-from metametric_jax.tasks.ranking_files import summary_files
 from metametric_jax.tasks.readers import trec as trec_reader
 from metametric_jax.tasks.readers.trec import parse_qrels, parse_run, read_run
 from metametric_jax.tasks.trec_measures import MEASURES, NICKNAMES
@@ -595,8 +594,9 @@ def test_files_and_mappings_give_the_same_figures(tmp_path_factory, queries) -> 
     report = score_files(predictions=where / "run", references=where / "qrels", measures="all")
     assert report.scores == pytest.approx(score(run, qrels, measures="all"), abs=1e-12)
     # The command's path without per-query items: the same figures, bit for bit, and the same warnings.
-    summary, warnings = summary_files(predictions=where / "run", references=where / "qrels", measures="all")
-    assert json.dumps(summary) == json.dumps(report.scores) and warnings == list(report.warnings)
+    summary = score_files(predictions=where / "run", references=where / "qrels", measures="all", items=False)
+    assert json.dumps(summary.scores) == json.dumps(report.scores) and summary.warnings == report.warnings
+    assert summary.items == []
     assert [item["id"] for item in report.items] == [q for q in sorted(qrels) if q in run]
 
 
