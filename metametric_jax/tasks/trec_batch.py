@@ -200,8 +200,8 @@ def _lround(x: np.ndarray) -> np.ndarray:
 def _interpolated_mean(q: _Batch, levels: Sequence[float]) -> np.ndarray:
     """11pt_avg: trec_eval's walk down the ranking over the recall levels, query by query."""
     out = []
-    for h, big_r, iprecs in zip(q.h.tolist(), q.R.tolist(), q.iprecs.tolist()):
-        cuts = [int(c) for c in _lround(np.array([p * big_r for p in levels])).tolist()]
+    every_cut = _lround(np.multiply.outer(q.R.astype(np.float64), np.asarray(levels, np.float64))).tolist()
+    for h, cuts, iprecs in zip(q.h.tolist(), every_cut, q.iprecs.tolist()):  # cuts: round(level * R), each query's
         final = iprecs[0] if h else 0.0
         total = 0.0
         k = len(cuts) - 1
