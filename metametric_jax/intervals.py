@@ -195,7 +195,7 @@ def exact_totals(rows: Any) -> np.ndarray:
     integral = np.all(arr == np.round(arr)) and np.abs(arr).sum() < 2**52
     if integral:  # exact in float64 whatever the order
         return arr.sum(axis=0)
-    return np.array(list(map(math.fsum, arr.T.tolist())))  # Python floats: fsum reads them quicker than NumPy's
+    return np.array([math.fsum(col.tolist()) for col in arr.T])  # a column of Python floats: fsum reads it quicker
 
 
 class WeightedSums:
