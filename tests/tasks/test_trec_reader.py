@@ -212,3 +212,17 @@ def test_grades_read_in_bulk_as_int_parses_them() -> None:
         "q": {"d": 10, "e": 1234567890123456789}
     }
     assert trec_reader._bulk_qrels("q 0 d 1.0\n") is None  # read line by line, which names the line
+
+
+def test_short_decimals_read_in_bulk_as_float_parses_them() -> None:
+    """Signs, no integer part, no fraction, a bare point, leading and trailing zeros: float()'s bits in bulk."""
+    rng = random.Random(8)
+    scores = ["0.5", ".5", "5.", "-0.0", "+0", "-.5", "+.25", "000123.4500", "999999999999999", "0.000000000000001"]
+    for _ in range(20000):
+        whole = str(rng.randint(0, 10 ** rng.randint(0, 8))) if rng.random() < 0.9 else ""
+        fraction = "".join(rng.choice("0123456789") for _ in range(rng.randint(0, 7)))
+        score = rng.choice(["", "-", "+"]) + whole + ("." + fraction if fraction or rng.random() < 0.2 else "")
+        scores.append(score if any(c.isdigit() for c in score) else score + "1")
+    fields = trec_reader._fields("".join(f"q Q0 d{i} {i} {s} r\n" for i, s in enumerate(scores)), 6)
+    assert fields is not None
+    assert [v.hex() for v in fields.numbers(4).tolist()] == [float(s).hex() for s in scores]

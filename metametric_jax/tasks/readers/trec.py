@@ -199,10 +199,7 @@ def _decimals(chars: np.ndarray) -> np.ndarray:
     divided by a power of ten, also exact: the quotient is correctly rounded, as ``float()`` is (Clinger's fast
     path). Any other row goes through ``float()``.
     """
-    signed = (chars[:, 0] == 45) | (chars[:, 0] == 43)
-    body = chars.copy()
-    body[signed, 0] = 0
-    digit = (body >= 48) & (body <= 57)
+    body, digit = _unsigned(chars)
     dot = body == 46
     dots = np.count_nonzero(dot, axis=1)
     digits = np.count_nonzero(digit, axis=1)
@@ -211,16 +208,10 @@ def _decimals(chars: np.ndarray) -> np.ndarray:
     rows = np.flatnonzero(plain)
     if rows.size:
         if rows.size < plain.size:
-            body, digit, dot = body[rows], digit[rows], dot[rows]
-        mantissa = np.zeros(rows.size, np.int64)
-        after = np.zeros(rows.size, np.int64)  # digits after the point
-        seen = np.zeros(rows.size, bool)
-        for j in range(chars.shape[1]):
-            d = digit[:, j]
-            mantissa = np.where(d, mantissa * 10 + (body[:, j].astype(np.int64) - 48), mantissa)
-            after += d & seen
-            seen |= dot[:, j]
-        quotient = mantissa.astype(np.float64) / _TENS[np.minimum(after, 15)]
+            body, digit, dot, dots, digits = body[rows], digit[rows], dot[rows], dots[rows], digits[rows]
+        # digits after the point: all of them but those before it (the point's column, less a cleared sign's)
+        after = np.where(dots > 0, digits - (dot.argmax(axis=1) - (body[:, 0] == 0)), 0)
+        quotient = _digits(body, digit).astype(np.float64) / _TENS[np.minimum(after, 15)]
         values[rows] = np.where(chars[rows, 0] == 45, -quotient, quotient)
     rest = np.flatnonzero(~plain)
     if rest.size:  # longer numbers (full-precision scores), exponents, ...: float() itself
@@ -234,16 +225,27 @@ def _integers(chars: np.ndarray) -> np.ndarray | None:
     What qrels hold (grades such as ``0``, ``2``, ``-1``); any other form (an underscore, which ``int()`` takes, a
     point, which it refuses) is left to ``int()`` itself.
     """
-    body = chars.copy()
-    body[(chars[:, 0] == 45) | (chars[:, 0] == 43), 0] = 0
-    digit = (body >= 48) & (body <= 57)
+    body, digit = _unsigned(chars)
     digits = np.count_nonzero(digit, axis=1)
     if not ((digit | (body == 0)).all() and (digits >= 1).all() and (digits <= 18).all()):
         return None
-    values = np.zeros(chars.shape[0], np.int64)
-    for j in range(chars.shape[1]):  # the digits follow the sign, the padding follows the digits
-        values = np.where(digit[:, j], values * 10 + (body[:, j].astype(np.int64) - 48), values)
+    values = _digits(body, digit)
     return np.where(chars[:, 0] == 45, -values, values)
+
+
+def _unsigned(chars: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Rows of NUL-padded ASCII with a leading ``+`` or ``-`` cleared to NUL, and which of their bytes are digits."""
+    body = chars.copy()
+    body[(chars[:, 0] == 45) | (chars[:, 0] == 43), 0] = 0
+    return body, (body >= 48) & (body <= 57)
+
+
+def _digits(body: np.ndarray, digit: np.ndarray) -> np.ndarray:
+    """Each row's digits read as one integer, the other bytes skipped (at most 18 digits: exact in int64)."""
+    value = np.zeros(body.shape[0], np.int64)
+    for j in range(body.shape[1]):
+        value = np.where(digit[:, j], value * 10 + (body[:, j].astype(np.int64) - 48), value)
+    return value
 
 
 def _unique(names: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
