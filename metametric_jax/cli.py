@@ -53,7 +53,7 @@ from metametric_jax import cli_analysis as analysis_cli
 from metametric_jax import cli_resampling as resampling_cli
 from metametric_jax.commands import LARGE_INPUT, Command, registry, task_names
 from metametric_jax.commands._blas import one_blas_thread
-from metametric_jax.commands._exit import finish
+from metametric_jax.commands._exit import finish, silence
 from metametric_jax.commands._memory import reuse_freed_memory
 
 __all__ = ["PROG", "LARGE_INPUT", "build_parser", "main", "run"]
@@ -520,10 +520,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     except SystemExit as done:
         return done.code if isinstance(done.code, int) else (0 if done.code is None else 2)
     except BrokenPipeError:
-        # The reader of standard output went away (``| head``): stop quietly, as shell tools do.
-        with contextlib.suppress(OSError, ValueError, AttributeError):
-            devnull = os.open(os.devnull, os.O_WRONLY)
-            os.dup2(devnull, sys.stdout.fileno())
+        silence(sys.stdout)  # the reader of standard output went away (``| head``): stop quietly, as shell tools do
         return 1
     except KeyboardInterrupt:
         print(f"{PROG}: interrupted", file=sys.stderr)

@@ -21,7 +21,14 @@ import atexit
 import contextlib
 import os
 import sys
-from typing import NoReturn
+from typing import Any, NoReturn
+
+
+def silence(stream: Any) -> None:
+    """Send ``stream``'s later writes nowhere, quietly (its reader went away: ``| head``)."""
+    with contextlib.suppress(OSError, ValueError, AttributeError):
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, stream.fileno())
 
 
 def _flush() -> bool:
@@ -33,9 +40,7 @@ def _flush() -> bool:
                 stream.flush()
         except BrokenPipeError:
             gone = gone or stream is sys.stdout
-            with contextlib.suppress(OSError, ValueError, AttributeError):  # later writes go nowhere, quietly
-                devnull = os.open(os.devnull, os.O_WRONLY)
-                os.dup2(devnull, stream.fileno())
+            silence(stream)
         except (OSError, ValueError):  # closed or detached: nothing is buffered that could still be written
             pass
     return not gone
