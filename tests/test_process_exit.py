@@ -26,21 +26,27 @@ ROOT = Path(__file__).resolve().parent.parent
 JSON_SCORE = ["score", "ranking", "-m", "all_trec", "--format", "json"]
 
 
+#: This checkout first on the path of every subprocess, ahead of any installed copy.
+ENV = {**os.environ, "PYTHONPATH": os.pathsep.join([str(ROOT), os.environ.get("PYTHONPATH", "")])}
+
+
 class _EndedError(Exception):
     def __init__(self, status: int) -> None:
         super().__init__(status)
         self.status = status
 
 
+def _ended(status: int) -> None:
+    """``os._exit`` in process: the status, raised."""
+    raise _EndedError(status)
+
+
 def _run_in_process(monkeypatch: pytest.MonkeyPatch, argv: list[str]) -> tuple[int, str, str]:
     """``cli.run()`` with ``argv``, ``os._exit`` replaced: its status, standard output and standard error."""
 
-    def ended(status: int) -> None:
-        raise _EndedError(status)
-
     ran: list[bool] = []
     monkeypatch.setattr(threading, "active_count", lambda: 1)  # earlier tests may have left threads running here
-    monkeypatch.setattr(os, "_exit", ended)
+    monkeypatch.setattr(os, "_exit", _ended)
     monkeypatch.setattr(_exit.atexit, "_run_exitfuncs", lambda: ran.append(True))
     monkeypatch.setattr(sys, "argv", ["metametric-jax", *argv])
     out, err = io.StringIO(), io.StringIO()
@@ -63,10 +69,7 @@ def test_run_ends_the_process_with_mains_status_and_output(monkeypatch: pytest.M
 def test_with_another_thread_or_no_exit_runner_the_interpreter_ends_the_process(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    def ended(status: int) -> None:
-        raise _EndedError(status)
-
-    monkeypatch.setattr(os, "_exit", ended)
+    monkeypatch.setattr(os, "_exit", _ended)
     monkeypatch.setattr(threading, "active_count", lambda: 2)
     with pytest.raises(SystemExit) as exiting:
         _exit.finish(3)
@@ -79,9 +82,8 @@ def test_with_another_thread_or_no_exit_runner_the_interpreter_ends_the_process(
 
 
 def _python(code: str, *args: str, **kwargs: object) -> subprocess.CompletedProcess[str]:
-    env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(ROOT), os.environ.get("PYTHONPATH", "")])}
     return subprocess.run(  # type: ignore[call-overload, no-any-return]
-        [sys.executable, "-c", textwrap.dedent(code), *args], capture_output=True, text=True, env=env, **kwargs
+        [sys.executable, "-c", textwrap.dedent(code), *args], capture_output=True, text=True, env=ENV, **kwargs
     )
 
 
@@ -125,7 +127,7 @@ def test_another_running_thread_is_waited_for() -> None:
 
 def _with_reader_gone(argv: list[str]) -> tuple[int, str]:
     """Run ``argv`` with its standard output's reader gone before it writes: its status and standard error."""
-    env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(ROOT), os.environ.get("PYTHONPATH", "")])}
+    env = dict(ENV)
     env.pop("PYTHONUNBUFFERED", None)  # standard output buffered, as it is by default
     process = subprocess.Popen(argv, stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env)
     assert process.stdout is not None and process.stderr is not None
@@ -169,12 +171,11 @@ def _with_marker(marker: str) -> list[int]:
 def test_worker_processes_are_stopped_and_the_output_is_the_same_for_every_jobs() -> None:
     """``--jobs 2``: the exit handlers stop the workers before the process ends; no worker outlives the command."""
     marker = f"{os.getpid()}-{id(object())}"
-    env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(ROOT), os.environ.get("PYTHONPATH", "")])}
     outputs = []
     for jobs in ("1", "2"):
         argv = [sys.executable, "-m", "metametric_jax", "score", "coref", "--jobs", jobs, "--format", "json"]
         done = subprocess.run(
-            argv, capture_output=True, text=True, env={**env, "METAMETRIC_JAX_TEST_MARKER": marker}, timeout=300
+            argv, capture_output=True, text=True, env={**ENV, "METAMETRIC_JAX_TEST_MARKER": marker}, timeout=300
         )
         assert done.returncode == 0, done.stderr
         outputs.append(done.stdout)
