@@ -124,20 +124,29 @@ def test_fields_cut_as_split(monkeypatch: pytest.MonkeyPatch, sliced: int) -> No
         assert fields.cut(k, np.array([], np.int64)) == []
 
 
-@pytest.mark.parametrize("gathered", [1, 50, 1 << 20])
-def test_fields_gathered_in_blocks_as_at_once(monkeypatch: pytest.MonkeyPatch, gathered: int) -> None:
-    run = _run(3)
-    order = {q: rank(scored) for q, scored in run.items()}
-    in_order, shuffled = _text(run, order), _text(run, {q: docs[::-1] for q, docs in order.items()})
-    expected = [_line_by_line(monkeypatch, text) for text in (in_order, shuffled)]
-    monkeypatch.setattr(trec_reader, "_GATHERED", gathered)
-    for text, want in zip((in_order, shuffled), expected):
-        fields = trec_reader._fields(text, 6)
-        assert fields is not None
-        lines = [line.split() for line in text.splitlines()]
-        for k in (0, 2, 4):
-            assert fields.strings(k).tolist() == [line[k].encode() for line in lines]
-        assert parse_run(text) == want
+@pytest.mark.parametrize(
+    "text",
+    [
+        "q1 Q0 d1 1 0.5 r\nq1 Q0 d2 2 0.25 r\n",
+        "q1 Q0 msmarco_v2.1_doc_19_4624301049#19_3195777577 1 0.9734382274129786 a\nq1 Q0 d 2 0.5 bbbbbbbbbbbbbbbb",
+        "q Q0 d 1 1 r",  # every field within the widest field's width of the end
+        "q Q0 d 1 1 r\n" * 3 + "q Q0 " + "e" * 60 + " 1 1 r",  # a field wider than the rest of the text after most
+    ],
+)
+def test_fields_chars_as_split(text: str) -> None:
+    """Rows copied from a sliding window, and the rows near the end gathered byte by byte: the fields' bytes."""
+    fields = trec_reader._fields(text, 6)
+    assert fields is not None
+    lines = [line.split() for line in text.splitlines()]
+    for k in range(6):
+        assert fields.strings(k).tolist() == [line[k].encode() for line in lines]
+        for multiple in (1, 8):
+            chars = fields.chars(k, multiple)
+            assert chars.shape[1] % multiple == 0 and chars.flags.writeable
+            assert [bytes(row).rstrip(b"\0") for row in chars] == [line[k].encode() for line in lines]
+        rows = np.arange(len(lines))[::-1]
+        assert fields.strings(k).tolist()[::-1] == [bytes(r).rstrip(b"\0") for r in fields.chars(k, rows=rows)]
+        assert fields.chars(k, rows=np.array([], np.int64)).shape[0] == 0
 
 
 def _tie_broken_ascending(seed: int) -> str | None:

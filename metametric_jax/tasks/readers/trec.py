@@ -36,6 +36,7 @@ from collections.abc import Iterator
 from typing import NamedTuple
 
 import numpy as np
+from numpy.lib.stride_tricks import sliding_window_view
 
 from metametric_jax.errors import InputFormatError
 from metametric_jax.tasks.readers.text import read_text
@@ -67,7 +68,6 @@ def _lines(text: str) -> Iterator[tuple[int, list[str]]]:
 
 # ---------------------------------------------------------------------------------------------- in bulk
 _WIDEST = 64  # the longest field read in bulk (a longer one: line by line)
-_GATHERED = 1 << 20  # bytes of fields gathered at once by _Fields.chars
 _BLOCK = 1 << 19  # characters of a file read in bulk at once (whole lines): a block's arrays stay a few MB
 
 
@@ -102,18 +102,24 @@ class _Fields(NamedTuple):
     def chars(self, k: int, multiple: int = 1, rows: np.ndarray | None = None) -> np.ndarray:
         """The bytes of the ``k``-th field of every line (or of ``rows``), NUL-padded.
 
-        ``(lines, width)`` uint8, the width a multiple of ``multiple``.
+        ``(lines, width)`` uint8, the width a multiple of ``multiple``. Each row is copied whole from a sliding
+        window over the bytes (a row of ``width`` bytes from the field's start), not byte by byte through an index
+        matrix: 0.5-0.9 of the time for 44- to 11-byte fields; only a field within ``width`` bytes of the end is
+        gathered byte by byte.
         """
         start, end = (self.start[:, k], self.end[:, k]) if rows is None else (self.start[rows, k], self.end[rows, k])
         length = end - start
         width = -(-max(int(length.max()) if length.size else 1, 1) // multiple) * multiple
-        out = np.empty((start.size, width), np.uint8)
         columns = np.arange(width)
-        step = max(1, _GATHERED // width)  # rows gathered at once: the index matrix stays small
-        for lo in range(0, start.size, step):
-            block = out[lo : lo + step]
-            np.take(self.data, start[lo : lo + step, None] + columns, out=block, mode="clip")  # clip: past the end
-            block[columns >= length[lo : lo + step, None]] = 0
+        last = self.data.size - width  # the last start of a whole window
+        if last < 0:
+            out = self.data.take(start[:, None] + columns, mode="clip")
+        else:
+            out = sliding_window_view(self.data, width)[np.minimum(start, last)]
+            late = np.flatnonzero(start > last)
+            if late.size:
+                out[late] = self.data.take(start[late, None] + columns, mode="clip")  # clip: past the end
+        out *= columns < length[:, None]
         return out
 
     def cut(self, k: int, rows: np.ndarray | None = None) -> list[str]:
