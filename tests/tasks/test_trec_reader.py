@@ -26,7 +26,7 @@ def _in_order_of(text: str) -> bool:
     queries, first, query_of = np.unique(names, return_index=True, return_inverse=True)
     place = np.empty_like(first)
     place[np.argsort(first)] = np.arange(first.size)
-    scores = trec_reader._decimals(fields.chars(4))
+    scores = fields.numbers(4)
     return trec_reader._in_order(place[query_of], scores) and trec_reader._ties_descending(names, scores, fields)
 
 
@@ -235,3 +235,128 @@ def test_short_decimals_read_in_bulk_as_float_parses_them() -> None:
     fields = trec_reader._fields("".join(f"q Q0 d{i} {i} {s} r\n" for i, s in enumerate(scores)), 6)
     assert fields is not None
     assert [v.hex() for v in fields.numbers(4).tolist()] == [float(s).hex() for s in scores]
+
+
+def _columns(texts: list[str]) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """The bytes of ``texts`` joined with spaces, and each one's start and end offsets."""
+    encoded = [t.encode() for t in texts]
+    lengths = np.array([len(e) for e in encoded], np.int64)
+    start = np.concatenate(([0], np.cumsum(lengths + 1)[:-1])).astype(np.int64)
+    return np.frombuffer(b" ".join(encoded) + b"\n", np.uint8), start, start + lengths
+
+
+def _near_halfway(rng: random.Random, count: int) -> list[str]:
+    """Decimals of 17 to 19 significant digits next to the midpoint of two neighbouring doubles (double roundings)."""
+    from decimal import Decimal, localcontext
+
+    out = []
+    with localcontext() as context:
+        context.prec = 80
+        for _ in range(count):
+            x = rng.random() * 10.0 ** rng.randint(-3, 4)
+            middle = (Decimal(x) + Decimal(float(np.nextafter(x, np.inf)))) / 2
+            out += [format(middle, f".{digits}g") for digits in (17, 18, 19)]
+    return [s for s in out if "e" not in s]
+
+
+def _decimal_texts(seed: int) -> dict[str, list[str]]:
+    rng = random.Random(seed)
+    forms = ["0.5", ".5", "5.", "-0.0", "+0", "-.5", "+.25", "000123.4500", "999999999999999", "1", "-7", "12345678"]
+    forms += ["0.000000000000000000000000001", "9999999999999999999", "18446744073709551616", "4503599627370497.5"]
+    drawn = []
+    for _ in range(4000):  # 1 to 22 digits, the point anywhere or nowhere, signs
+        digits = "".join(rng.choice("0123456789") for _ in range(rng.randint(1, 22)))
+        cut = rng.randint(0, len(digits))
+        text = digits[:cut] + "." + digits[cut:] if rng.random() < 0.9 else digits
+        drawn.append(rng.choice(["", "", "-", "+"]) + text)
+    return {
+        "forms": forms,
+        "drawn": drawn,
+        "full": [t for t in (repr(rng.random() * 10.0 ** rng.randint(-3, 6)) for _ in range(4000)) if "e" not in t],
+        "few": [f"{rng.random():.{rng.randint(1, 6)}f}" for _ in range(2000)],
+        "halfway": _near_halfway(rng, 2000),
+    }
+
+
+@pytest.mark.parametrize("extended", [True, False], ids=["long double", "double only"])
+def test_decimals_parsed_in_bulk_are_float_bit_for_bit(monkeypatch: pytest.MonkeyPatch, extended: bool) -> None:
+    """Plain decimals read eight digits at a time: float()'s bits, double roundings included; the rest left out."""
+    if extended and not trec_reader._EXTENDED:
+        pytest.skip(f"this machine's long double has {np.finfo(np.longdouble).nmant} bits of fraction, not 63")
+    monkeypatch.setattr(trec_reader, "_EXTENDED", extended)
+    groups = _decimal_texts(11)
+    texts = [t for group in groups.values() for t in group]
+    data, start, end = _columns(texts)
+    values, parsed = trec_reader._decimals(data, start, end)
+    wrong = [t for t, v, p in zip(texts, values.tolist(), parsed.tolist()) if p and v.hex() != float(t).hex()]
+    assert not wrong
+    read = dict(zip(texts, parsed.tolist()))
+    short = [t for t in texts if len(t.strip("+-").replace(".", "").lstrip("0")) <= 15 and len(t.strip("+-")) <= 19]
+    assert all(read[t] for t in short)  # every decimal of 15 significant digits or fewer, 19 characters: in bulk
+    long = [t for t in groups["full"] if len(t.strip("+-").replace(".", "").lstrip("0")) >= 17]
+    assert len(long) > len(groups["full"]) // 5
+    if extended:  # full precision: in bulk where the long double has 64 bits, but for rare double roundings
+        assert sum(read[t] for t in long) >= 0.99 * len(long)
+    else:  # 17 significant digits or more: left to float()
+        assert not any(read[t] for t in texts if len(t.strip("+-").replace(".", "").lstrip("0")) >= 17)
+    fields = trec_reader._fields("".join(f"q Q0 d{i} {i} {t} r\n" for i, t in enumerate(texts)), 6)
+    assert fields is not None
+    assert [v.hex() for v in fields.numbers(4).tolist()] == [float(t).hex() for t in texts]
+
+
+def test_decimals_leave_other_forms_to_float() -> None:
+    odd = ["1e5", "inf", "nan", "1_0", ".", "-", "+", "1.2.3", "..5", "5..", "+-1", "1-", "0x10", "1.5e-3", "-.", "1,5"]
+    odd += ["0.12345678901234567890123", "12345678901234567890", "1" + "0" * 31 + "1", "1234567.1234567.1"]
+    odd += ["0.1234567.1234567", "12345678901234567890123456.5", "." + "1" * 30, "0." + "0" * 27 + "1", "1" + "0" * 24]
+    odd += ["1" + "0" * 23 + ".5", "１", "٣.٥"]
+    data, start, end = _columns(odd)
+    _, parsed = trec_reader._decimals(data, start, end)
+    assert not parsed.any()
+    for text in odd[:-2]:  # as float() takes or refuses each, whole runs in bulk or line by line
+        fields = trec_reader._fields(f"q Q0 d 1 {text} r\n", 6)
+        assert fields is not None
+        try:
+            expected = float(text)
+        except ValueError:
+            with pytest.raises(ValueError):
+                fields.numbers(4)
+        else:
+            assert fields.numbers(4)[0] == expected or (np.isnan(expected) and np.isnan(fields.numbers(4)[0]))
+
+
+@pytest.mark.parametrize(
+    ("text", "plain"),
+    [
+        ("q Q0 d 1 1 r\n\n\nq Q0 e 2 0.5 r", True),  # blank lines, no newline at the end
+        ("  q Q0 d 1 1 r \r\n\tq Q0 e 2 0.5 r\r\n", True),  # white space around, CRLF
+        ("q Q0 d\n1 1 r\n", False),  # a row over two lines
+        ("q Q0 d 1 1 r q Q0 e 2 1 r\n", False),  # two rows on one line (one line of 12 fields)
+        ("q Q0 d 1 1 r q Q0\ne 2 1 r\n", False),
+        ("q Q0 d 1\n1 r q Q0 e 2 1\nr\n", False),
+        ("#q Q0 d 1 1 r\nq Q0 e 2 1 r\n", False),  # a comment
+        ("q Q0 d 1 1 r\n  #q Q0 e 2 1 r\n", False),  # not a comment, left to line by line all the same
+    ],
+)
+def test_fields_in_bulk_only_one_row_a_line(monkeypatch: pytest.MonkeyPatch, text: str, plain: bool) -> None:
+    fields = trec_reader._fields(text, 6)
+    assert (fields is not None) == plain
+    if fields is not None:
+        lines = [line.split() for line in text.split("\n") if line.split()]
+        assert [fields.cut(k) for k in range(6)] == [[line[k] for line in lines] for k in range(6)]
+    try:
+        expected: trec_reader.Run | str = _line_by_line(monkeypatch, text)
+    except InputFormatError as err:
+        expected = str(err)
+    try:
+        got: trec_reader.Run | str = parse_run(text)
+    except InputFormatError as err:
+        got = str(err)
+    assert got == expected
+    qrels = (
+        text.replace(" Q0 ", " 0 ")
+        .replace(" r", "")
+        .replace(" 1 1", " 1")
+        .replace(" 2 0.5", " 2")
+        .replace(" 2 1", " 2")
+    )
+    assert (trec_reader._fields(qrels, 4) is not None) == plain

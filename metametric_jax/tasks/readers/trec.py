@@ -102,23 +102,13 @@ class _Fields(NamedTuple):
     def chars(self, k: int, multiple: int = 1, rows: np.ndarray | None = None) -> np.ndarray:
         """The bytes of the ``k``-th field of every line (or of ``rows``), NUL-padded.
 
-        ``(lines, width)`` uint8, the width a multiple of ``multiple``. Each row is copied whole from a sliding
-        window over the bytes (a row of ``width`` bytes from the field's start), not byte by byte through an index
-        matrix: 0.5-0.9 of the time for 44- to 11-byte fields; only a field within ``width`` bytes of the end is
-        gathered byte by byte.
+        ``(lines, width)`` uint8, the width a multiple of ``multiple`` (rows copied by :func:`_window`).
         """
         start, end = (self.start[:, k], self.end[:, k]) if rows is None else (self.start[rows, k], self.end[rows, k])
         length = end - start
         width = -(-max(int(length.max()) if length.size else 1, 1) // multiple) * multiple
         columns = np.arange(width)
-        last = self.data.size - width  # the last start of a whole window
-        if last < 0:
-            out = self.data.take(start[:, None] + columns, mode="clip")
-        else:
-            out = sliding_window_view(self.data, width)[np.minimum(start, last)]
-            late = np.flatnonzero(start > last)
-            if late.size:
-                out[late] = self.data.take(start[late, None] + columns, mode="clip")  # clip: past the end
+        out = _window(self.data, start, width)
         out *= columns < length[:, None]
         return out
 
@@ -146,17 +136,13 @@ class _Fields(NamedTuple):
     def numbers(self, k: int) -> np.ndarray:
         """``float()`` of the ``k``-th field of every line, bit for bit; ``ValueError`` where ``float()`` fails.
 
-        A field of at most :data:`_PLAIN` characters is parsed in bulk where it can be (:func:`_decimals`); a longer
-        one (a full-precision score, 16-17 digits) cannot, and goes to ``float()`` directly.
+        Plain decimals are parsed in bulk (:func:`_decimals`); any other field (an exponent, ``inf``, more digits
+        than :func:`_decimals` reads, a double rounding it cannot rule out) goes to ``float()`` itself.
         """
-        length = self.end[:, k] - self.start[:, k]
-        if not length.size or int(length.max()) <= _PLAIN:
-            return _decimals(self.chars(k))
-        values = np.empty(length.size)
-        short, long = np.flatnonzero(length <= _PLAIN), np.flatnonzero(length > _PLAIN)
-        if short.size:
-            values[short] = _decimals(self.chars(k, rows=short))
-        values[long] = list(map(float, self.cut(k, long)))
+        values, parsed = _decimals(self.data, self.start[:, k], self.end[:, k])
+        rest = np.flatnonzero(~parsed)
+        if rest.size:
+            values[rest] = list(map(float, self.cut(k, rest)))
         return values
 
     def strings(self, k: int) -> np.ndarray:
@@ -172,57 +158,128 @@ def _fields(text: str, width: int) -> _Fields | None:
     and none longer than :data:`_WIDEST` bytes. The fields are those of ``line.split()`` for each line of
     the text split at newlines; reading line by line also names the first bad line.
     """
-    if not text.isascii() or text.startswith("#"):
+    if not text.isascii():
         return None
     data = np.frombuffer(text.encode("ascii"), np.uint8)
     newlines = np.flatnonzero(data == 10)
-    after = newlines + 1
-    if (data[after[after < data.size]] == 35).any():  # a comment on a later line
-        return None
     if np.count_nonzero(data < 32) != newlines.size and ((data < 9) | ((data > 13) & (data < 28))).any():
         return None  # a control character that str.split() keeps (none when newlines are the only ones)
     space = data <= 32  # white space, as str.split() has it, once the other control characters are ruled out
-    edges = np.flatnonzero(np.diff(space, prepend=True, append=True))  # alternately a field's start and its end
-    start, end = edges[0::2].reshape(-1, 1), edges[1::2].reshape(-1, 1)
+    change = np.empty(data.size + 1, bool)  # where a field starts or ends
+    np.not_equal(space[1:], space[:-1], out=change[1:-1])
+    change[0], change[-1] = data.size and not space[0], data.size and not space[-1]
+    edges = np.flatnonzero(change)  # alternately a field's start and its end
+    start, end = edges[0::2], edges[1::2]
     if start.size % width or (start.size and int((end - start).max()) > _WIDEST):
-        return None
+        return None  # not `width` fields a line, or a field too long
     start, end = start.reshape(-1, width), end.reshape(-1, width)
+    if (data[start[:, 0]] == 35).any():
+        return None  # a line that starts with '#' (a comment; with white space before it, line by line all the same)
     first, last = np.searchsorted(newlines, start[:, 0]), np.searchsorted(newlines, start[:, -1])
     if not (first == last).all() or not (first[1:] > last[:-1]).all():  # a line's fields on it, one line a row
         return None
     return _Fields(text, data, start, end)
 
 
-_TENS = np.array([float(10**k) for k in range(16)])  # exact
-_SLICED = 13  # fields of this many characters on average (a white space after each included) or more: sliced
-_PLAIN = 17  # the longest decimal _decimals parses itself: a sign, 15 digits and a point
+def _window(data: np.ndarray, begin: np.ndarray, width: int) -> np.ndarray:
+    """``data[b : b + width]`` for each ``b`` of ``begin``, a row each (a writable copy); bytes outside ``data``: any.
 
-
-def _decimals(chars: np.ndarray) -> np.ndarray:
-    """``float()`` of each row of NUL-padded ASCII numbers, bit for bit; ``ValueError`` where ``float()`` fails.
-
-    A plain decimal (``[+-]digits[.digits]``, at most 15 digits) is its digits as an integer, exact in a double,
-    divided by a power of ten, also exact: the quotient is correctly rounded, as ``float()`` is (Clinger's fast
-    path). Any other row goes through ``float()``.
+    Each row is copied whole from a sliding window over the bytes, not byte by byte through an index matrix (0.5-0.9
+    of the time for 44- to 11-byte rows); only a row that starts before the bytes or runs past their end is gathered
+    byte by byte.
     """
-    body, digit = _unsigned(chars)
-    dot = body == 46
-    dots = np.count_nonzero(dot, axis=1)
-    digits = np.count_nonzero(digit, axis=1)
-    plain = (digit | dot | (body == 0)).all(axis=1) & (dots <= 1) & (digits >= 1) & (digits <= 15)
-    values = np.empty(chars.shape[0])
-    rows = np.flatnonzero(plain)
-    if rows.size:
-        if rows.size < plain.size:
-            body, digit, dot, dots, digits = body[rows], digit[rows], dot[rows], dots[rows], digits[rows]
-        # digits after the point: all of them but those before it (the point's column, less a cleared sign's)
-        after = np.where(dots > 0, digits - (dot.argmax(axis=1) - (body[:, 0] == 0)), 0)
-        quotient = _digits(body, digit).astype(np.float64) / _TENS[np.minimum(after, 15)]
-        values[rows] = np.where(chars[rows, 0] == 45, -quotient, quotient)
-    rest = np.flatnonzero(~plain)
-    if rest.size:  # longer numbers (full-precision scores), exponents, ...: float() itself
-        values[rest] = list(map(float, chars[rest].view(f"S{chars.shape[1]}").reshape(-1).tolist()))
-    return values
+    last = data.size - width  # the last start of a whole window
+    if last < 0:
+        return data.take(begin[:, None] + np.arange(width), mode="clip")
+    windows = sliding_window_view(data, width)
+    if not begin.size or (int(begin.min()) >= 0 and int(begin.max()) <= last):
+        return windows[begin]
+    out = windows[np.clip(begin, 0, last)]
+    outside = np.flatnonzero((begin < 0) | (begin > last))
+    out[outside] = data.take(begin[outside, None] + np.arange(width), mode="clip")
+    return out
+
+
+_SLICED = 13  # fields of this many characters on average (a white space after each included) or more: sliced
+_U = np.uint64
+_EXTENDED = np.finfo(np.longdouble).nmant >= 63  # an 80-bit (x87) or 128-bit long double: 64 bits of significand
+_TEN = np.array([10**k for k in range(23)], np.float64)  # exact
+_TEN_LONG = np.array([10**k for k in range(28)], np.longdouble)  # exact: 5**27 < 2**64
+_TEN_INT = np.array([10**k for k in range(20)], np.uint64)
+_ZEROS = np.array([int.from_bytes(b"0" * k + bytes(8 - k), "little") for k in range(9)], np.uint64)  # k '0's first
+_KEPT = np.array([int.from_bytes(bytes(k) + b"\xff" * (8 - k), "little") for k in range(9)], np.uint64)  # all but k
+_ONES, _TOPS, _POINTS = _U(0x0101010101010101), _U(0x8080808080808080), _U(0x2E2E2E2E2E2E2E2E)
+_NIBBLES, _SIXES, _THREES = _U(0xF0F0F0F0F0F0F0F0), _U(0x0606060606060606), _U(0x3030303030303030)
+
+
+def _decimals(data: np.ndarray, start: np.ndarray, end: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """``float()`` of the plain decimals ``data[start:end]``, bit for bit, and which fields were plain decimals.
+
+    A plain decimal is ``[+-]digits[.digits]``, 32 bytes at most, its digits (leading zeros included) making an
+    integer below 10**19 and at most 27 after the point. Each field is read right-aligned in 8-byte words (the bytes
+    before it read as ``'0'``, its point found and read as ``'0'``), each word's 8 digits at once (SWAR: three
+    multiplications), and its digits ``n`` and count ``f`` after the point give ``n / 10**f``:
+
+    * ``n < 2**53`` and ``f <= 22``: both exact doubles, so their quotient is correctly rounded, as ``float()``'s
+      result is (Clinger's fast path);
+    * otherwise, where the long double has 64 bits of significand (x86's 80-bit format, or binary128): ``n`` and
+      ``10**f`` are exact in it and their quotient is correctly rounded to 64 bits; rounding that to a double gives
+      ``float()``'s result unless it lies exactly halfway between two doubles (a double rounding), which is checked
+      and left to ``float()``. Elsewhere such fields are left to ``float()``.
+
+    Returns:
+        ``(values, parsed)``: the values (garbage where not parsed) and a boolean mask of the fields parsed.
+    """
+    n = start.size
+    lead = data[start]
+    negative = lead == 45
+    first = start + (negative | (lead == 43))  # the first digit or point
+    length = end - first
+    words = max(1, -(-int(length.max(initial=0)) // 8))
+    if words > 4:
+        return np.zeros(n), np.zeros(n, bool)
+    grid = _window(data, end - 8 * words, 8 * words).view("<u8")  # the field right-aligned, its last word last
+    before = np.clip(8 * words - length, 0, 8 * words)  # bytes before the field, read as '0'
+    parsed = np.ones(n, bool)
+    points = np.zeros(n, np.int64)
+    after = np.zeros(n, np.int64)  # digits after the point
+    number = np.zeros(n, np.uint64)  # the digits (the point read as '0')
+    for j in range(words):
+        skip = np.clip(before - 8 * j, 0, 8)
+        word = (grid[:, j] & _KEPT[skip]) | _ZEROS[skip]
+        marked = word ^ _POINTS  # a point's byte: zero
+        point = (marked - _ONES) & ~marked & _TOPS  # the top bit of each zero byte (exact for the first one)
+        point &= ~point + _U(1)  # the first point's alone
+        word ^= (point >> _U(7)) * _U(0x1E)  # '.' read as '0'
+        found = point != 0
+        place = (np.frexp(point.astype(np.float64))[1] - 8) // 8  # its byte in the word, first byte 0
+        after = np.where(found, 8 * (words - 1 - j) + 7 - place, after)
+        points += found
+        parsed &= ((word & _NIBBLES) == _THREES) & (((word + _SIXES) & _NIBBLES) == _THREES)  # all digits
+        x = word - _THREES  # eight digits at once, the first byte the most significant
+        x = (x * _U(10) + (x >> _U(8))) & _U(0x00FF00FF00FF00FF)
+        x = (x * _U(100) + (x >> _U(16))) & _U(0x0000FFFF0000FFFF)
+        x = (x * _U(10000) + (x >> _U(32))) & _U(0xFFFFFFFF)
+        if j < words - 3:  # more than 19 digits
+            parsed &= x == 0
+        elif j == words - 3:
+            parsed &= x < 1000
+            number = x
+        else:
+            number = number * _U(100000000) + x
+    parsed &= (points <= 1) & (length > points) & (after <= 27)
+    fraction = number % _TEN_INT[np.minimum(after, 19)]
+    number = np.where(points > 0, (number - fraction) // _U(10) + fraction, number)  # the point's '0' taken out
+    value = number.astype(np.float64) / _TEN[np.minimum(after, 22)]
+    wide = np.flatnonzero((number >= _U(1 << 53)) | (after > 22))
+    if wide.size and _EXTENDED:
+        exact = number[wide].astype(np.longdouble) / _TEN_LONG[np.minimum(after[wide], 27)]
+        significand = np.ldexp(np.frexp(exact)[0], 64).astype(np.uint64)
+        parsed[wide] &= (significand & _U(0x7FF)) != _U(0x400)  # not halfway between two doubles
+        value[wide] = exact.astype(np.float64)
+    elif wide.size:
+        parsed[wide] = False
+    return np.where(negative, -value, value), parsed
 
 
 def _integers(chars: np.ndarray) -> np.ndarray | None:
