@@ -202,7 +202,7 @@ def _window(data: np.ndarray, begin: np.ndarray, width: int) -> np.ndarray:
 
 _SLICED = 13  # fields of this many characters on average (a white space after each included) or more: sliced
 _U = np.uint64
-_EXTENDED = np.finfo(np.longdouble).nmant >= 63  # an 80-bit (x87) or 128-bit long double: 64 bits of significand
+_EXTENDED = np.finfo(np.longdouble).nmant in (63, 112)  # x87's 80-bit or IEEE's 128-bit long double (not double-double)
 _TEN = np.array([10**k for k in range(23)], np.float64)  # exact
 _TEN_LONG = np.array([10**k for k in range(28)], np.longdouble)  # exact: 5**27 < 2**64
 _TEN_INT = np.array([10**k for k in range(20)], np.uint64)
@@ -222,10 +222,11 @@ def _decimals(data: np.ndarray, start: np.ndarray, end: np.ndarray) -> tuple[np.
 
     * ``n < 2**53`` and ``f <= 22``: both exact doubles, so their quotient is correctly rounded, as ``float()``'s
       result is (Clinger's fast path);
-    * otherwise, where the long double has 64 bits of significand (x86's 80-bit format, or binary128): ``n`` and
-      ``10**f`` are exact in it and their quotient is correctly rounded to 64 bits; rounding that to a double gives
-      ``float()``'s result unless it lies exactly halfway between two doubles (a double rounding), which is checked
-      and left to ``float()``. Elsewhere such fields are left to ``float()``.
+    * otherwise, where the long double is x87's 80-bit format or IEEE's binary128 (64 or 113 bits of significand,
+      correctly rounded arithmetic): ``n`` and ``10**f`` are exact in it and their quotient is correctly rounded;
+      rounding that to a double gives ``float()``'s result unless it lies exactly halfway between two doubles (a
+      double rounding): a quotient whose 11 bits after a double's 53 read ``10000000000`` is left to ``float()``.
+      Elsewhere (a long double that is a double, or IBM's double-double) such fields are left to ``float()``.
 
     Returns:
         ``(values, parsed)``: the values (garbage where not parsed) and a boolean mask of the fields parsed.
