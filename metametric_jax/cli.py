@@ -43,13 +43,11 @@ from __future__ import annotations
 import argparse
 import contextlib
 import functools
-import json
 import os
 import sys
 from collections.abc import Callable, Collection, Iterator, Mapping, Sequence
 from typing import Any, NoReturn
 
-from metametric_jax import cli_analysis as analysis_cli
 from metametric_jax import cli_resampling as resampling_cli
 from metametric_jax.commands import LARGE_INPUT, Command, registry, task_names
 from metametric_jax.commands._blas import one_blas_thread
@@ -211,6 +209,8 @@ def _add_compare(subcommands: Any, commands: dict[str, Command], output: Any, on
 
 
 def _add_analyze(subcommands: Any, commands: dict[str, Command], only: tuple[str, str] | None) -> None:
+    from metametric_jax import cli_analysis as analysis_cli
+
     hooked = {name: c for name, c in commands.items() if c.analyze is not None}
     if hooked:
         analyze = subcommands.add_parser(
@@ -289,6 +289,8 @@ def _decode_problem(paths: Sequence[str]) -> str:
 
 
 def _print_json(tree: Any) -> None:
+    import json  # here: a table needs none of it
+
     from metametric_jax.intervals import strict
 
     print(json.dumps(strict(tree), indent=2, allow_nan=False))
@@ -393,6 +395,8 @@ def _compare(command: Command, args: argparse.Namespace, sub: argparse.ArgumentP
 
 
 def _analyze(command: Command, args: argparse.Namespace, sub: argparse.ArgumentParser) -> int:
+    from metametric_jax import cli_analysis as analysis_cli
+
     if command.resolve is not None:
         command.resolve(args, sub)
     systems = list(args.system)
@@ -503,7 +507,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     try:
         argv = list(sys.argv[1:] if argv is None else argv)
         only = selected(argv, task_names())
-        commands = registry(None if only is None else only[1])
+        commands = registry(None if only is None else only[1], analyses=only is None or only[0] == "analyze")
         parser = build_parser(commands, only)
         args = parser.parse_args(argv)
         if args.command is None:

@@ -33,6 +33,8 @@ def ranked_list(x: Any, what: str = "ranking") -> list[Any]:
     ...
     TypeError: ranking: expected an ordered sequence of items, best first (a list or tuple); found a set, ...
     """
+    if type(x) is list or type(x) is tuple:  # what most callers give: no ABC to ask
+        return list(x)
     if isinstance(x, _UNORDERED):
         kind = "a set" if isinstance(x, Set) else f"a {type(x).__name__}"
         raise TypeError(

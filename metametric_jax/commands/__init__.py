@@ -222,10 +222,12 @@ def task_names() -> list[str]:
     return [name for name in _modules() if not name.endswith("_analysis")]
 
 
-def registry(only: str | None = None) -> dict[str, Command]:
+def registry(only: str | None = None, analyses: bool = True) -> dict[str, Command]:
     """Every command of this package, by name, in alphabetical order of module, with its :class:`Analyze` hook.
 
     ``only``: that task's command alone (its module and its ``_analysis`` module are the only ones imported).
+    ``analyses``: False to leave the ``_analysis`` modules unimported and the commands without their hooks (what
+    ``score`` and ``compare`` need: the analysis machinery is a millisecond of a short run's start-up).
 
     Raises:
         ValueError: a module defines a command named otherwise (a task's command lives in the module of its name,
@@ -234,7 +236,8 @@ def registry(only: str | None = None) -> dict[str, Command]:
     out: dict[str, Command] = {}
     hooks: list[Analyze] = []
     names = _modules()
-    for name in names if only is None else [n for n in (only, f"{only}_analysis") if n in names]:
+    wanted = names if only is None else [n for n in (only, f"{only}_analysis") if n in names]
+    for name in wanted if analyses else [n for n in wanted if not n.endswith("_analysis")]:
         module = importlib.import_module(f"{__name__}.{name}")
         command = getattr(module, "COMMAND", None)
         if isinstance(command, Command):
