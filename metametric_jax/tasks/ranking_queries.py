@@ -213,14 +213,12 @@ def query_rows(figures: Mapping[str, np.ndarray]) -> np.ndarray:
     columns = [np.asarray(f, np.float64) for f in figures.values()]
     if not n:
         return np.zeros((0, 2 * len(columns) + 1))
+    table = np.stack(columns, axis=1)
+    running = np.cumsum(table, axis=0)[-1].tolist()  # query by query, as trec_eval adds them (in order)
     corrections = np.zeros((n, len(columns)))
-    for k, column in enumerate(columns):
-        values = column.tolist()
-        running = 0.0
-        for x in values:  # query by query, as trec_eval adds them
-            running += x
-        corrections[0, k] = running - math.fsum(values) if math.isfinite(running) else 0.0
-    return np.concatenate([np.stack(columns, axis=1), corrections, np.ones((n, 1))], axis=1)
+    for k, column in enumerate(table.T):
+        corrections[0, k] = running[k] - math.fsum(column.tolist()) if math.isfinite(running[k]) else 0.0
+    return np.concatenate([table, corrections, np.ones((n, 1))], axis=1)
 
 
 def readout(totals: Any, keys: Sequence[str], counts: bool = False) -> dict[str, Any]:

@@ -173,6 +173,23 @@ def test_query_rows_layout() -> None:
     assert math.isnan(readout(exact_totals(nan), ["Rndcg"])["Rndcg"]) and nan[0, 1] == 0.0
 
 
+def test_query_rows_hold_trec_eval_s_running_sum() -> None:
+    """The correction column: the sum trec_eval makes query by query, in order (not pairwise, not exact), less fsum."""
+    rng = random.Random(4)
+    figures = {f"m{k}": np.array([rng.random() * 10.0 ** rng.randint(-8, 2) for _ in range(301)]) for k in range(20)}
+    rows = query_rows(figures)
+    in_order = []
+    for column in figures.values():
+        running = 0.0
+        for x in column.tolist():
+            running += x
+        in_order.append(running)
+    assert rows[0, 20:40].tolist() == [r - math.fsum(c.tolist()) for r, c in zip(in_order, figures.values())]
+    assert sum(r != float(np.sum(c)) for r, c in zip(in_order, figures.values())) >= 3  # pairwise sums differ here
+    totals = exact_totals(rows)
+    assert (totals[:20] + totals[20:40]).tolist() == in_order  # the two columns sum to trec_eval's total exactly
+
+
 def test_compare_needs_the_same_queries(tmp_path: Path, capsys) -> None:
     runs, judgements = random_queries(3)
     qrels, a = write_files(tmp_path, runs, judgements, "a")
