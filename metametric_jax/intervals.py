@@ -192,10 +192,14 @@ def exact_totals(rows: Any) -> np.ndarray:
         raise ValueError(f"rows must have shape (n, D); found {arr.shape}.")
     if not arr.shape[0]:
         return np.zeros(arr.shape[1])
-    integral = np.all(arr == np.round(arr)) and np.abs(arr).sum() < 2**52
-    if integral:  # exact in float64 whatever the order
-        return arr.sum(axis=0)
-    return np.array([math.fsum(col.tolist()) for col in arr.T])  # a column of Python floats: fsum reads it quicker
+    # exact in float64 whatever the order: a column of integers summing below 2**52, or of one value at most
+    exact = ((arr == np.round(arr)).all(axis=0) & (np.abs(arr).sum(axis=0) < 2**52)) | (
+        np.count_nonzero(arr, axis=0) < 2
+    )
+    totals = arr.sum(axis=0)
+    for k in np.flatnonzero(~exact).tolist():
+        totals[k] = math.fsum(arr[:, k].tolist())  # a column of Python floats: fsum reads it quicker
+    return totals
 
 
 class WeightedSums:

@@ -52,6 +52,21 @@ def test_exact_totals_do_not_depend_on_order(values, rnd) -> None:
     assert list(intervals.exact_totals(rows)) == [math.fsum(c) for c in rows.T]
 
 
+@settings(max_examples=30, deadline=None)
+@given(st.lists(st.floats(-1e6, 1e6, allow_nan=False), min_size=1, max_size=40), st.integers(0, 39), st.randoms())
+def test_exact_totals_of_columns_of_every_kind_are_fsum(values, at, rnd) -> None:
+    """Integer columns and columns of one value summed as they are, the others with fsum: fsum's bits for each."""
+    n = len(values)
+    one = np.zeros(n)
+    one[at % n] = values[0]
+    big = np.full(n, 2.0**51 + 1)  # integers whose sum passes 2**52: not summed as they are
+    rows = np.stack([np.array(values), np.round(np.array(values)), one, big, np.zeros(n), big + 0.5], axis=1)
+    order = list(range(n))
+    rnd.shuffle(order)
+    assert list(intervals.exact_totals(rows)) == [math.fsum(c) for c in rows.T]
+    assert np.array_equal(intervals.exact_totals(rows), intervals.exact_totals(rows[order]))
+
+
 def test_bootstrap_equals_a_direct_numpy_computation() -> None:
     samples, seed, level = 300, 4, 0.9
     got = intervals.bootstrap(f1, ROWS, samples=samples, seed=seed, level=level)
