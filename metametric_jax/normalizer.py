@@ -39,6 +39,8 @@ from typing import Any
 
 import numpy as np
 
+from metametric_jax._ratios import f_measure
+
 __all__ = [
     "Normalizer",
     "parse_normalizer",
@@ -420,15 +422,3 @@ def prf(matched: float, predicted: float, reference: float) -> dict[str, float]:
         "recall": m / g if g else 0.0,
         "f1": 2.0 * m / (t + g) if t + g else 0.0,
     }
-
-
-def f_measure(precision: float, recall: float) -> float:
-    """The harmonic mean :math:`2PR / (P + R)` of two ratios, 0.0 when both are 0.
-
-    This is how scorer.pl, EVALB and rouge-score compute F1 from their precision and recall.
-
-    >>> f_measure(0.5, 1.0)
-    0.6666666666666666
-    """
-    p, r = float(precision), float(recall)
-    return 2.0 * p * r / (p + r) if p + r else 0.0

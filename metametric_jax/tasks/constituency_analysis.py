@@ -36,9 +36,9 @@ from typing import TYPE_CHECKING, Any, NamedTuple
 
 import numpy as np
 
+from metametric_jax._ratios import f_measure
 from metametric_jax.analysis_report import letters
 from metametric_jax.errors import InputFormatError
-from metametric_jax.normalizer import f_measure
 from metametric_jax.tasks import buckets as kit
 from metametric_jax.tasks import constituency
 from metametric_jax.tasks.constituency_counts import Brackets, EvalbParams, SentenceCounts

@@ -13,7 +13,7 @@ from typing import Any
 
 import numpy as np
 
-from metametric_jax.normalizer import f_measure
+from metametric_jax._ratios import f_measure
 from metametric_jax.tasks.constituency_counts import COLLINS, EvalbParams, SentenceCounts
 
 __all__ = ["ROW_FIELDS", "sentence_rows", "readout", "summarize"]

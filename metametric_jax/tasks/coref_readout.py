@@ -12,8 +12,8 @@ from typing import Any
 
 import numpy as np
 
+from metametric_jax._ratios import f_measure
 from metametric_jax.intervals import exact_totals
-from metametric_jax.normalizer import f_measure
 
 __all__ = ["METRICS", "COUNT_NAMES", "Counts", "figures", "count_rows", "unpack_totals", "sum_counts", "readout"]
 

@@ -20,7 +20,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from metametric_jax.normalizer import f_measure
+from metametric_jax._ratios import f_measure
 
 __all__ = ["SCHEMES", "CATEGORIES", "scheme_counts"]
 

@@ -58,10 +58,10 @@ from typing import Any
 
 import numpy as np
 
+from metametric_jax._ratios import f_measure
 from metametric_jax.inputs import check_lengths
 from metametric_jax.intervals import exact_totals
 from metametric_jax.lcs import bit_masks, lcs_length, lcs_positions
-from metametric_jax.normalizer import f_measure
 from metametric_jax.report import Report
 from metametric_jax.tasks.readers.summaries import read_pairs, read_texts
 from metametric_jax.tasks.stem import porter_stem
