@@ -77,10 +77,27 @@ def check_utf8(data: bytes, path: str | os.PathLike[str]) -> None:
     Raises:
         InputFormatError: on a byte that is not UTF-8 (naming ``path``, its line and the byte).
     """
+    if data.isascii():
+        return
+    import numpy as np  # here: the text readers of the CLI's start import none of it
+
+    # The runs of non-ASCII bytes, each followed by a newline, decoded at once: valid UTF-8 exactly when the whole is
+    # (an ASCII byte is a character of its own, never part of another), and a few kilobytes rather than the whole
+    # text decoded to a string of 2-4 bytes a character (1.6 MB of trees with 2,000 accented letters: 1.0 -> 0.6 ms).
+    raw = np.frombuffer(data, np.uint8)
+    high = np.flatnonzero(raw >= 128)
+    apart = np.diff(high) > 1
+    runs = np.full(high.size + int(apart.sum()) + 1, 10, np.uint8)
+    place = np.arange(high.size)
+    place[1:] += np.cumsum(apart)
+    runs[place] = raw[high]
     try:
-        data.decode("utf-8")
-    except UnicodeDecodeError as err:
-        raise _not_utf8(data, err, os.fspath(path)) from None
+        runs.tobytes().decode("utf-8")
+    except UnicodeDecodeError:
+        try:
+            data.decode("utf-8")  # the first bad byte, for the message
+        except UnicodeDecodeError as err:
+            raise _not_utf8(data, err, os.fspath(path)) from None
 
 
 def split_lines(text: str) -> list[str]:

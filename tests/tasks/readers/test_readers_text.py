@@ -124,3 +124,32 @@ def test_constituency_parameter_file_on_the_command_line(capsys, tmp_path: Path)
     code, _, err = run(capsys, "score", "constituency", "--gold", gold, "--pred", pred, "--params", prm.as_posix())
     assert code == 1
     assert err.strip().splitlines() == [f"metametric-jax: error: {_message(prm, 2)}"]
+
+
+def test_utf8_checked_from_the_runs_of_non_ascii_bytes_as_decoding_the_whole(tmp_path: Path) -> None:
+    """check_utf8 decodes only the runs of non-ASCII bytes: it accepts and refuses what bytes.decode does."""
+    import random
+
+    from metametric_jax.tasks.readers.text import check_utf8
+
+    rng = random.Random(3)
+    pieces = [b"A", b"\n", b" ", b"\xc3", b"\xa9", b"\xe2\x82\xac", b"\xe2\x82", b"\xf0\x9f\x98\x80", b"\xed\xa0\x80"]
+    pieces += [b"\xff", b"\xc0\xaf", b"\xf4\x90\x80\x80", b"\x80", b"\xef\xbb\xbf", b"\xf0\x9f"]
+    refused = 0
+    for _ in range(5000):
+        data = b"".join(rng.choice(pieces) for _ in range(rng.randint(0, 10)))
+        try:
+            data.decode("utf-8")
+        except UnicodeDecodeError as err:
+            refused += 1
+            with pytest.raises(InputFormatError) as got:
+                check_utf8(data, "f.txt")
+            line, byte = data.count(b"\n", 0, err.start) + 1, data[err.start]
+            assert str(got.value).startswith(f"f.txt:{line}: expected UTF-8 text; found the byte 0x{byte:02x}")
+        else:
+            check_utf8(data, "f.txt")
+    assert 1000 < refused < 4500
+    path = tmp_path / "t.mrg"
+    path.write_bytes("(S (NP café) (VP naïve))\n".encode() * 1000 + b"(S (X \xe9t\xe9))\n")
+    with pytest.raises(InputFormatError, match=r"t\.mrg:1001: expected UTF-8 text; found the byte 0xe9"):
+        read_utf8(path)
