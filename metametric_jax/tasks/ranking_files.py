@@ -18,8 +18,17 @@ import numpy as np
 
 from metametric_jax.inputs import check_lengths
 from metametric_jax.intervals import exact_totals
-from metametric_jax.tasks.ranking_queries import evaluate_queries, hidden, measure_kind, query_rows, readout, with_map
-from metametric_jax.tasks.trec_measures import parse_measures
+from metametric_jax.tasks.ranking_queries import (
+    check_options,
+    evaluate_queries,
+    hidden,
+    measure_kind,
+    query_rows,
+    readout,
+    with_map,
+)
+from metametric_jax.tasks.trec_batch import batch_values
+from metametric_jax.tasks.trec_measures import parse_measures, plan_keys
 
 if TYPE_CHECKING:
     from metametric_jax.report import Report
@@ -83,6 +92,11 @@ def _score(
     figures = evaluate_queries(
         preds, refs, plan, level=level, max_retrieved=max_retrieved, progress=progress, jobs=jobs
     )
+    return _scored(figures, ids, left)
+
+
+def _scored(figures: dict[str, np.ndarray], ids: list[Any], left: dict[str, list[Any]]) -> _Scored:
+    """The run's figures from each query's (:func:`evaluate_queries`'s), read out as every path reads them."""
     rows = query_rows(figures)
     keys = tuple(figures)
     scores = readout(exact_totals(rows), keys, counts=True)  # each sum rounded once, in any order
@@ -185,7 +199,21 @@ def _score_files(
     jobs: int = 1,
 ) -> tuple[_Scored, list[str]]:
     from metametric_jax.tasks.readers.trec import read_qrels, read_run
+    from metametric_jax.tasks.readers.trec_coded import coded_files
 
+    if jobs == 1:  # plain files: coded straight from their bytes, no Python string per document
+        check_options(level, max_retrieved)
+        coded = coded_files(predictions, references, complete=complete, max_retrieved=max_retrieved)
+        if coded is not None:
+            plan = with_map(parse_measures(measures))
+            if progress is not None:
+                progress(0, len(coded.ids))
+            table = batch_values(coded.codes, coded.empty, coded.judged, plan, level)
+            if progress is not None:
+                progress(len(coded.ids), len(coded.ids))
+            figures = {k: table[:, j] for j, k in enumerate(plan_keys(plan))}
+            left = {"unjudged": coded.unjudged, "unranked": coded.unranked}
+            return _checked(_scored(figures, coded.ids, left), predictions, references, complete, level)
     qrels = read_qrels(references)
     run = read_run(predictions)
     return _score_read(
@@ -206,11 +234,22 @@ def _score_read(
     jobs: int = 1,
 ) -> tuple[_Scored, list[str]]:
     """:func:`_score_files` of a run and qrels already read (``predictions`` and ``references`` name their files)."""
-    from metametric_jax.errors import InputFormatError
-
     order = sorted(qrels, key=lambda q: q.encode("utf-8"))  # trec_eval's order of queries (strcmp)
     qrels = {q: qrels[q] for q in order}
     got = _score(rankings, qrels, measures, level, complete, max_retrieved, progress, jobs)
+    return _checked(got, predictions, references, complete, level)
+
+
+def _checked(
+    got: _Scored,
+    predictions: str | os.PathLike[str],
+    references: str | os.PathLike[str],
+    complete: bool,
+    level: int,
+) -> tuple[_Scored, list[str]]:
+    """``got`` and its warnings (queries left out, NaN figures); an error where no query was evaluated."""
+    from metametric_jax.errors import InputFormatError
+
     if not got.ids:
         raise InputFormatError(str(predictions), None, f"no query of the run has judgements in {references}")
     warnings = []
