@@ -100,12 +100,6 @@ def _read(text: str, width: int) -> tuple[list[np.ndarray], list[np.ndarray], li
     return names, ids, values, ties
 
 
-def _twice(ids: np.ndarray, query: np.ndarray) -> bool:
-    """Whether two lines of one query have ids of one hash (the same id, or a collision: either way, not coded)."""
-    keys = np.sort(_hash(ids, query))
-    return bool((keys[1:] == keys[:-1]).any())
-
-
 def coded_files(
     predictions: str | os.PathLike[str],
     references: str | os.PathLike[str],
@@ -142,9 +136,7 @@ def coded_files(
     else:
         words = r_ids.view(">u8")
         order = np.lexsort((*[~words[:, j] for j in range(words.shape[1] - 1, -1, -1)], -score, query))
-    if _twice(r_ids, query):
-        return None
-    # the qrels' queries in trec_eval's order (by their bytes: np.unique's), each line's judgement
+    # the qrels' queries in trec_eval's order (by their bytes: np.unique's); a document judged twice: not coded
     q_queries, _, q_of = trec._unique(np.concatenate(qrels[0]) if qrels[0] else np.zeros(0, "S1"))
     q_keys = _hash(q_ids, q_of)
     by_key = np.argsort(q_keys)
@@ -156,15 +148,23 @@ def coded_files(
     if q_queries.size:
         at = np.minimum(np.searchsorted(q_queries, run_queries), q_queries.size - 1)
         judged_query = np.where(q_queries[at] == run_queries, at, -1)
+    # the run's lines hashed with their query's number among the qrels' (an unjudged query: one past them), sorted:
+    # a document ranked twice for one query is not coded; the judged lines found in one pass over both sorted keys
+    salt = np.where(judged_query >= 0, judged_query, q_queries.size + np.arange(in_file.size))
+    r_keys = _hash(r_ids, salt[query])
+    r_order = np.argsort(r_keys)
+    r_sorted = r_keys[r_order]
+    if (r_sorted[1:] == r_sorted[:-1]).any():
+        return None
     line_query = judged_query[query]
     code = np.full(score.size, -1, np.int64)
     if sorted_keys.size and score.size:
-        keys = _hash(r_ids, np.maximum(line_query, 0))
-        found = np.minimum(np.searchsorted(sorted_keys, keys), sorted_keys.size - 1)
-        line = by_key[found]
-        same = (sorted_keys[found] == keys) & (line_query >= 0) & (q_of[line] == line_query)
-        same &= (q_ids[line] == r_ids).all(axis=1)
-        code[same] = np.where(grade[line[same]] >= 0, grade[line[same]], -2)
+        found = np.minimum(np.searchsorted(sorted_keys, r_sorted), sorted_keys.size - 1)
+        hit = np.flatnonzero(sorted_keys[found] == r_sorted)
+        line, row = by_key[found[hit]], r_order[hit]
+        same = (q_of[line] == line_query[row]) & (q_ids[line] == r_ids[row]).all(axis=1)  # byte for byte
+        line, row = line[same], row[same]
+        code[row] = np.where(grade[line] >= 0, grade[line], -2)
     # each query evaluated: its lines in trec_eval's order, cut at max_retrieved
     ends = np.cumsum(np.bincount(query, minlength=in_file.size))
     starts = ends - np.bincount(query, minlength=in_file.size)
