@@ -199,26 +199,44 @@ def _score_files(
     jobs: int = 1,
 ) -> tuple[_Scored, list[str]]:
     from metametric_jax.tasks.readers.trec import read_qrels, read_run
-    from metametric_jax.tasks.readers.trec_coded import coded_files
 
     if jobs == 1:  # plain files: coded straight from their bytes, no Python string per document
-        check_options(level, max_retrieved)
-        coded = coded_files(predictions, references, complete=complete, max_retrieved=max_retrieved)
-        if coded is not None:
-            plan = with_map(parse_measures(measures))
-            if progress is not None:
-                progress(0, len(coded.ids))
-            table = batch_values(coded.codes, coded.empty, coded.judged, plan, level)
-            if progress is not None:
-                progress(len(coded.ids), len(coded.ids))
-            figures = {k: table[:, j] for j, k in enumerate(plan_keys(plan))}
-            left = {"unjudged": coded.unjudged, "unranked": coded.unranked}
-            return _checked(_scored(figures, coded.ids, left), predictions, references, complete, level)
+        done = _score_coded(predictions, references, measures, level, complete, max_retrieved, progress)
+        if done is not None:
+            return done[0], done[1]
     qrels = read_qrels(references)
     run = read_run(predictions)
     return _score_read(
         run.rankings, qrels, predictions, references, measures, level, complete, max_retrieved, progress, jobs
     )
+
+
+def _score_coded(
+    predictions: str | os.PathLike[str],
+    references: str | os.PathLike[str],
+    measures: Sequence[str] | str | None,
+    level: int,
+    complete: bool,
+    max_retrieved: int | None,
+    progress: Callable[[int, int], None] | None,
+) -> tuple[_Scored, list[str], str] | None:
+    """:func:`_score_files` of plain files coded from their bytes, with the run's id; ``None``: read them whole."""
+    from metametric_jax.tasks.readers.trec_coded import coded_files
+
+    check_options(level, max_retrieved)
+    coded = coded_files(predictions, references, complete=complete, max_retrieved=max_retrieved)
+    if coded is None:
+        return None
+    plan = with_map(parse_measures(measures))
+    if progress is not None:
+        progress(0, len(coded.ids))
+    table = batch_values(coded.codes, coded.empty, coded.judged, plan, level)
+    if progress is not None:
+        progress(len(coded.ids), len(coded.ids))
+    figures = {k: table[:, j] for j, k in enumerate(plan_keys(plan))}
+    left = {"unjudged": coded.unjudged, "unranked": coded.unranked}
+    got, warnings = _checked(_scored(figures, coded.ids, left), predictions, references, complete, level)
+    return got, warnings, coded.run_id
 
 
 def _score_read(

@@ -217,7 +217,7 @@ def printout(
         InputFormatError: a malformed file, or no query of the run has judgements.
         ValueError: unknown measures or bad options.
     """
-    from metametric_jax.tasks.ranking_files import _score_read
+    from metametric_jax.tasks.ranking_files import _score_coded, _score_read
     from metametric_jax.tasks.ranking_queries import measure_kind
     from metametric_jax.tasks.readers.trec import read_qrels, read_run
     from metametric_jax.tasks.trec_measures import parse_measures, plan_keys
@@ -229,11 +229,18 @@ def printout(
             "which this package gives as 0"
         )
     keys = plan_keys(parse_measures(asked.measures))
-    qrels = read_qrels(references)
-    run = read_run(predictions)
-    got, warnings = _score_read(
-        run.rankings, qrels, predictions, references, asked.measures, level, complete, max_retrieved, progress, jobs
-    )
+    coded = None  # plain files coded from their bytes, unless -q's relstring needs the documents' names
+    if jobs == 1 and (asked.relstring is None or not per_query):
+        coded = _score_coded(predictions, references, asked.measures, level, complete, max_retrieved, progress)
+    if coded is not None:
+        got, warnings, run_id = coded
+    else:
+        qrels = read_qrels(references)
+        run = read_run(predictions)
+        got, warnings = _score_read(
+            run.rankings, qrels, predictions, references, asked.measures, level, complete, max_retrieved, progress, jobs
+        )
+        run_id = run.run_id
     kinds = {key: measure_kind(key) for key in keys}
     lines: list[str] = []
     if per_query:
@@ -251,6 +258,6 @@ def printout(
                 else:
                     lines.append(trec_line(key, qid, item[key], kinds[key]))
     if asked.runid:
-        lines.append(f"{'runid':<{WIDTH}}\tall\t{run.run_id}\n")
+        lines.append(f"{'runid':<{WIDTH}}\tall\t{run_id}\n")
     lines.extend(trec_line(key, "all", got.scores[key], kinds[key]) for key in keys)
     return "".join(lines), warnings

@@ -140,3 +140,27 @@ def test_files_read_in_blocks_score_as_the_dictionaries(monkeypatch: pytest.Monk
         assert coded_files(run, qrels) is not None
         coded_figures, dictionaries = _both(monkeypatch, run, qrels)
         assert coded_figures == dictionaries
+
+
+@pytest.mark.parametrize("per_query", [False, True], ids=["run", "-q"])
+def test_trec_printout_from_coded_files_as_from_the_dictionaries(monkeypatch, tmp_path: Path, per_query) -> None:
+    """``--format trec`` (its runid line included) codes plain files too, but for -q's relstring (documents' names)."""
+    from metametric_jax.tasks.trec_format import printout
+
+    run, qrels = _files(tmp_path, 4, shuffle=True)
+    real = trec_coded.coded_files
+    calls: list[int] = []
+
+    def counted(*args: object, **kwargs: object) -> object:
+        calls.append(1)
+        return real(*args, **kwargs)  # type: ignore[arg-type]
+
+    options = {"predictions": run, "references": qrels, "per_query": per_query, "complete": True}
+    for measures in (["all_trec", "runid"], ["official"], ["P.5", "relstring.10", "runid"]):
+        calls.clear()
+        monkeypatch.setattr(trec_coded, "coded_files", counted)
+        coded = printout(measures=measures, **options)  # type: ignore[arg-type]
+        assert bool(calls) == (not per_query or measures == ["official"])  # all_trec holds relstring
+        monkeypatch.setattr(trec_coded, "coded_files", lambda *args, **kwargs: None)
+        assert coded == printout(measures=measures, **options)  # type: ignore[arg-type]
+        assert any(line.split() == ["runid", "all", "run4"] for line in coded[0].splitlines())  # official holds it

@@ -35,6 +35,7 @@ class Coded(NamedTuple):
         judged: each one's non-negative grades.
         unjudged: the run's queries without judgements, in the run's order.
         unranked: the judged queries absent from the run, in trec_eval's order.
+        run_id: the run's last line's ``run_id`` field (trec_eval's ``runid``), ``""`` for an empty run.
     """
 
     ids: list[str]
@@ -43,6 +44,7 @@ class Coded(NamedTuple):
     judged: list[np.ndarray]
     unjudged: list[str]
     unranked: list[str]
+    run_id: str
 
 
 class _Side(NamedTuple):
@@ -67,12 +69,13 @@ def _widen(blocks: list[np.ndarray], width: int) -> np.ndarray:
     return np.concatenate([np.pad(b, ((0, 0), (0, width - b.shape[1]))) for b in blocks])
 
 
-def _read(text: str, width: int) -> tuple[list[np.ndarray], list[np.ndarray], list[np.ndarray], bool] | None:
-    """Each block's query names, document ids and values (scores or grades), and whether the run's ties descend."""
+def _read(text: str, width: int) -> tuple[list[np.ndarray], list[np.ndarray], list[np.ndarray], bool, str] | None:
+    """Each block's query names, ids and values (scores or grades); whether ties descend; the last line's run id."""
     names: list[np.ndarray] = []
     ids: list[np.ndarray] = []
     values: list[np.ndarray] = []
     ties = True
+    last = ""
     for block in trec._blocks(text):
         fields = trec._fields(block, width)
         if fields is None:
@@ -94,10 +97,12 @@ def _read(text: str, width: int) -> tuple[list[np.ndarray], list[np.ndarray], li
             if ties and names and named[0] == names[-1][-1] and value[0] == values[-1][-1]:
                 ties = bytes(ids[-1][-1]).rstrip(b"\0") > bytes(chars[0]).rstrip(b"\0")  # a tie across two blocks
             ties = ties and trec._ties_descending(named, value, fields)
+            end = fields.start.shape[0] - 1
+            last = bytes(fields.data[fields.start[end, 5] : fields.end[end, 5]]).decode("ascii")
         names.append(named)
         ids.append(chars)
         values.append(value)
-    return names, ids, values, ties
+    return names, ids, values, ties, last
 
 
 def coded_files(
@@ -197,4 +202,5 @@ def coded_files(
         judged=judged,
         unjudged=[run_names[i] for i in np.flatnonzero(judged_query < 0).tolist()],
         unranked=[names[e] for e in np.flatnonzero(ranked_as < 0).tolist()],
+        run_id=run[4],
     )
