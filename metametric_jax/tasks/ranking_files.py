@@ -142,7 +142,7 @@ def score_files(
     """
     from metametric_jax.report import Report
 
-    got, warnings = _score_files(predictions, references, measures, level, complete, max_retrieved, progress, jobs)
+    got, warnings, _ = _score_files(predictions, references, measures, level, complete, max_retrieved, progress, jobs)
     return Report(got.scores, got.items if items else [], warnings)
 
 
@@ -184,7 +184,7 @@ def file_rows(
     :func:`score_files`'s figures. What ``metametric-jax score ranking --bootstrap`` and ``compare ranking``
     resample (a query is the unit).
     """
-    got, warnings = _score_files(predictions, references, measures, level, complete, max_retrieved, progress, jobs)
+    got, warnings, _ = _score_files(predictions, references, measures, level, complete, max_retrieved, progress, jobs)
     return QueryRows(got.rows, got.keys, list(got.ids), tuple(warnings))
 
 
@@ -197,36 +197,24 @@ def _score_files(
     max_retrieved: int | None,
     progress: Callable[[int, int], None] | None,
     jobs: int = 1,
-) -> tuple[_Scored, list[str]]:
+) -> tuple[_Scored, list[str], str]:
+    """The files' figures, their warnings and the run's id (trec_eval's ``runid``).
+
+    Plain files (``jobs=1``) are coded straight from their bytes, without a Python string per document
+    (:mod:`metametric_jax.tasks.readers.trec_coded`); any others are read as dictionaries. The figures are the same.
+    """
     from metametric_jax.tasks.readers.trec import read_qrels, read_run
-
-    if jobs == 1:  # plain files: coded straight from their bytes, no Python string per document
-        done = _score_coded(predictions, references, measures, level, complete, max_retrieved, progress)
-        if done is not None:
-            return done[0], done[1]
-    qrels = read_qrels(references)
-    run = read_run(predictions)
-    return _score_read(
-        run.rankings, qrels, predictions, references, measures, level, complete, max_retrieved, progress, jobs
-    )
-
-
-def _score_coded(
-    predictions: str | os.PathLike[str],
-    references: str | os.PathLike[str],
-    measures: Sequence[str] | str | None,
-    level: int,
-    complete: bool,
-    max_retrieved: int | None,
-    progress: Callable[[int, int], None] | None,
-) -> tuple[_Scored, list[str], str] | None:
-    """:func:`_score_files` of plain files coded from their bytes, with the run's id; ``None``: read them whole."""
     from metametric_jax.tasks.readers.trec_coded import coded_files
 
     check_options(level, max_retrieved)
-    coded = coded_files(predictions, references, complete=complete, max_retrieved=max_retrieved)
+    coded = coded_files(predictions, references, complete=complete, max_retrieved=max_retrieved) if jobs == 1 else None
     if coded is None:
-        return None
+        qrels = read_qrels(references)
+        run = read_run(predictions)
+        got, warnings = _score_read(
+            run.rankings, qrels, predictions, references, measures, level, complete, max_retrieved, progress, jobs
+        )
+        return got, warnings, run.run_id
     plan = with_map(parse_measures(measures))
     if progress is not None:
         progress(0, len(coded.ids))

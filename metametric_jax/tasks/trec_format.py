@@ -217,7 +217,7 @@ def printout(
         InputFormatError: a malformed file, or no query of the run has judgements.
         ValueError: unknown measures or bad options.
     """
-    from metametric_jax.tasks.ranking_files import _score_coded, _score_read
+    from metametric_jax.tasks.ranking_files import _score_files, _score_read
     from metametric_jax.tasks.ranking_queries import measure_kind
     from metametric_jax.tasks.readers.trec import read_qrels, read_run
     from metametric_jax.tasks.trec_measures import parse_measures, plan_keys
@@ -229,18 +229,17 @@ def printout(
             "which this package gives as 0"
         )
     keys = plan_keys(parse_measures(asked.measures))
-    coded = None  # plain files coded from their bytes, unless -q's relstring needs the documents' names
-    if jobs == 1 and (asked.relstring is None or not per_query):
-        coded = _score_coded(predictions, references, asked.measures, level, complete, max_retrieved, progress)
-    if coded is not None:
-        got, warnings, run_id = coded
-    else:
+    if per_query and asked.relstring is not None:  # -q's relstring names documents: the run read as dictionaries
         qrels = read_qrels(references)
         run = read_run(predictions)
         got, warnings = _score_read(
             run.rankings, qrels, predictions, references, asked.measures, level, complete, max_retrieved, progress, jobs
         )
         run_id = run.run_id
+    else:
+        got, warnings, run_id = _score_files(
+            predictions, references, asked.measures, level, complete, max_retrieved, progress, jobs
+        )
     kinds = {key: measure_kind(key) for key in keys}
     lines: list[str] = []
     if per_query:
