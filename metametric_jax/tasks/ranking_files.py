@@ -2,9 +2,11 @@
 
 :func:`score_files` scores the two files, :func:`file_rows` gives one additive row per query (what ``--bootstrap``
 and ``compare`` resample), :func:`read_examples` the queries evaluated and :func:`_score_read` the figures and
-warnings of a run and qrels already read (the printout of :mod:`~metametric_jax.tasks.trec_format`). The conventions
-are those of :mod:`metametric_jax.tasks.ranking`, which re-exports all of them (this module leaves out the
-accumulators, so scoring files imports neither the similarities nor the machinery of portable metric classes).
+warnings of a run and qrels already read (the printout of :mod:`~metametric_jax.tasks.trec_format`). Plain files are
+coded straight from their bytes (:mod:`~metametric_jax.tasks.readers.trec_coded`: no Python string per document),
+others read as dictionaries; the figures are the same. The conventions are those of
+:mod:`metametric_jax.tasks.ranking`, which re-exports all of them (this module leaves out the accumulators, so scoring
+files imports neither the similarities nor the machinery of portable metric classes).
 """
 
 from __future__ import annotations
