@@ -84,16 +84,21 @@ def test_what_the_coded_path_leaves_to_the_dictionaries(monkeypatch: pytest.Monk
         "grade 1_0": (None, "\n".join([*judged[:-1], judged[-1].rsplit(" ", 1)[0] + " 1_0"]) + "\n"),
         "score inf": ("\n".join([lines[0].replace(lines[0].split()[4], "inf"), *lines[1:]]) + "\n", None),
         "no common query": ("zz Q0 d1 1 1.0 r\n", None),
+        "empty run": ("", None),
+        "empty qrels": (None, ""),
     }
     for name, (run_text, qrels_text) in cases.items():
         r, q = tmp_path / f"{name}.run", tmp_path / f"{name}.qrels"
         r.write_text(run_text if run_text is not None else run.read_text())
         q.write_text(qrels_text if qrels_text is not None else qrels.read_text())
-        if name != "no common query":
+        if not name.startswith(("no common", "empty")):
             assert coded_files(r, q) is None, name
         coded, dictionaries = _both(monkeypatch, r, q)
         assert coded == dictionaries, name
-    assert "no query of the run has judgements" in str(coded)
+        if name.startswith("empty"):  # coded, and as empty with -c: every judged query an empty ranking
+            assert coded_files(r, q) is not None
+            assert _both(monkeypatch, r, q, complete=True)[0] == _both(monkeypatch, r, q, complete=True)[1]
+    assert "no query of the run has judgements" in str(_both(monkeypatch, tmp_path / "no common query.run", qrels)[0])
 
 
 def test_ids_of_one_hash_are_left_to_the_dictionaries(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
