@@ -386,24 +386,32 @@ def _ties_descending(names: np.ndarray, scores: np.ndarray, fields: _Fields) -> 
     return bool((differ.any(axis=1) & (upper[rows, first] > lower[rows, first])).all())
 
 
-def _sorted(docs: list[str], scores: np.ndarray, query: np.ndarray) -> list[str]:
-    """The documents ordered by query (codes in file order), score descending, then document id descending."""
-    length = np.fromiter(map(len, docs), np.int64, len(docs))
-    end = np.cumsum(length)
-    text = "".join(docs)
-    joined = np.frombuffer(text.encode("ascii"), np.uint8)
-    words = _Fields(text, joined, (end - length)[:, None], end[:, None]).chars(0, 8).view(">u8")  # ids' order
-    keys = [~words[:, j] for j in range(words.shape[1] - 1, -1, -1)]  # ~: descending
-    order = np.lexsort((*keys, -scores, query))
-    return [docs[i] for i in order.tolist()]
+def _widened(blocks: list[np.ndarray], width: int) -> np.ndarray:
+    """The rows of ``blocks`` (uint8, each as wide as its longest id) in one array ``width`` bytes wide, NUL-padded."""
+    if not blocks:
+        return np.zeros((0, width), np.uint8)
+    return np.concatenate([np.pad(b, ((0, 0), (0, width - b.shape[1]))) for b in blocks])
 
 
-def _bulk_run(text: str) -> Run | None:
+class _Lines(NamedTuple):
+    """A run's lines read in bulk (:func:`_run_lines`)."""
+
+    queries: np.ndarray  # the queries' names (byte strings), in file order
+    query: np.ndarray  # each line's query: its number in file order
+    ids: np.ndarray  # (lines, width) uint8: each line's document id, NUL-padded to a multiple of 8 bytes
+    docs: list[str]  # each line's document id as a string, when asked for
+    order: np.ndarray | None  # the lines in trec_eval's order (query, score descending, id descending); None: as read
+    run_id: str  # the last line's run_id field, "" for an empty run
+
+
+def _run_lines(text: str, strings: bool) -> _Lines | None:
+    """The lines of a plain run (``None`` otherwise: read it line by line), their document ids as strings if asked."""
     names: list[np.ndarray] = []
     scores: list[np.ndarray] = []
+    ids: list[np.ndarray] = []
     docs: list[str] = []  # in file order
     ties = True  # whether the lines of each query and score so far have their ids descending
-    last = None
+    run_id = ""
     for block in _blocks(text):
         fields = _fields(block, 6)
         if fields is None:
@@ -414,35 +422,45 @@ def _bulk_run(text: str) -> Run | None:
             scored = fields.numbers(4)
         except ValueError:
             return None
-        named, block_docs = fields.strings(0), fields.cut(2)
-        if ties and docs and named[0] == names[-1][-1] and scored[0] == scores[-1][-1]:
-            ties = docs[-1] > block_docs[0]  # a tie across the edge of two blocks (ASCII: str order is byte order)
+        named, chars = fields.strings(0), fields.chars(2, 8)
+        if ties and names and named[0] == names[-1][-1] and scored[0] == scores[-1][-1]:
+            ties = bytes(ids[-1][-1]).rstrip(b"\0") > bytes(chars[0]).rstrip(b"\0")  # a tie across two blocks
         ties = ties and _ties_descending(named, scored, fields)
         names.append(named)
         scores.append(scored)
-        docs.extend(block_docs)
-        last = fields
-    if last is None:
-        return Run({}, "")
-    score = np.concatenate(scores)
-    del scores
+        ids.append(chars)
+        if strings:
+            docs.extend(fields.cut(2))
+        end = fields.start.shape[0] - 1
+        run_id = bytes(fields.data[fields.start[end, 5] : fields.end[end, 5]]).decode("ascii")
+    score = np.concatenate(scores) if scores else np.zeros(0)
     if not np.isfinite(score).all():
         return None
-    queries, first, query_of = _unique(np.concatenate(names))
-    del names
+    chars = _widened(ids, max((c.shape[1] for c in ids), default=8))
+    queries, first, query_of = _unique(np.concatenate(names) if names else np.zeros(0, "S1"))
     in_file = np.argsort(first)  # the queries in file order
     place = np.empty_like(in_file)
     place[in_file] = np.arange(in_file.size)
     query = place[query_of]
-    ranked = docs if ties and _in_order(query, score) else _sorted(docs, score, query)  # in order: what systems write
-    bounds = np.cumsum(np.bincount(query, minlength=in_file.size)).tolist()
-    ids = queries[in_file].astype("U").tolist()
+    order = None  # in order already: what systems write
+    if not (ties and _in_order(query, score)):
+        words = chars.view(">u8")  # the ids' order: big-endian words, NUL padding first as a prefix sorts first
+        order = np.lexsort((*[~words[:, j] for j in range(words.shape[1] - 1, -1, -1)], -score, query))
+    return _Lines(queries[in_file], query, chars, docs, order, run_id)
+
+
+def _bulk_run(text: str) -> Run | None:
+    lines = _run_lines(text, strings=True)
+    if lines is None:
+        return None
+    docs = lines.docs
+    ranked = docs if lines.order is None else [docs[i] for i in lines.order.tolist()]
+    bounds = np.cumsum(np.bincount(lines.query, minlength=lines.queries.size)).tolist()
+    ids = lines.queries.astype("U").tolist()
     rankings = {q: ranked[a:b] for q, a, b in zip(ids, [0, *bounds[:-1]], bounds)}
     if any(len(set(listed)) != len(listed) for listed in rankings.values()):
         return None  # a document ranked twice for one query
-    end = last.start.shape[0] - 1
-    run_id = bytes(last.data[last.start[end, 5] : last.end[end, 5]]).decode("ascii")
-    return Run(rankings, run_id)
+    return Run(rankings, lines.run_id)
 
 
 # ---------------------------------------------------------------------------------------------- line by line

@@ -47,12 +47,6 @@ class Coded(NamedTuple):
     run_id: str
 
 
-class _Side(NamedTuple):
-    names: np.ndarray  # each line's query (byte strings)
-    ids: np.ndarray  # (lines, width) uint8: each line's document id, NUL-padded to a multiple of 8 bytes
-    values: np.ndarray  # each line's score (a run) or grade (qrels)
-
-
 def _hash(ids: np.ndarray, salt: np.ndarray) -> np.ndarray:
     """A 64-bit hash of each row of ``ids`` (NUL-padded bytes) and its ``salt`` (the query's number)."""
     words = ids.view("<u8")
@@ -63,46 +57,26 @@ def _hash(ids: np.ndarray, salt: np.ndarray) -> np.ndarray:
     return (h * _MIX[2]) ^ (h >> np.uint64(29))
 
 
-def _widen(blocks: list[np.ndarray], width: int) -> np.ndarray:
-    if not blocks:
-        return np.zeros((0, width), np.uint8)
-    return np.concatenate([np.pad(b, ((0, 0), (0, width - b.shape[1]))) for b in blocks])
-
-
-def _read(text: str, width: int) -> tuple[list[np.ndarray], list[np.ndarray], list[np.ndarray], bool, str] | None:
-    """Each block's query names, ids and values (scores or grades); whether ties descend; the last line's run id."""
+def _qrels(text: str) -> tuple[np.ndarray, list[np.ndarray], np.ndarray] | None:
+    """A plain qrels file's lines: their queries' names, their document ids (each block's) and grades; else ``None``."""
     names: list[np.ndarray] = []
     ids: list[np.ndarray] = []
-    values: list[np.ndarray] = []
-    ties = True
-    last = ""
+    grades: list[np.ndarray] = []
     for block in trec._blocks(text):
-        fields = trec._fields(block, width)
+        fields = trec._fields(block, 4)
         if fields is None:
             return None
         if not fields.start.shape[0]:
             continue
-        if width == 6:
-            try:
-                value = fields.numbers(4)
-            except ValueError:
-                return None
-        else:
-            grades = trec._integers(fields.chars(3))
-            if grades is None:
-                return None
-            value = grades
-        named, chars = fields.strings(0), fields.chars(2, 8)
-        if width == 6:
-            if ties and names and named[0] == names[-1][-1] and value[0] == values[-1][-1]:
-                ties = bytes(ids[-1][-1]).rstrip(b"\0") > bytes(chars[0]).rstrip(b"\0")  # a tie across two blocks
-            ties = ties and trec._ties_descending(named, value, fields)
-            end = fields.start.shape[0] - 1
-            last = bytes(fields.data[fields.start[end, 5] : fields.end[end, 5]]).decode("ascii")
-        names.append(named)
-        ids.append(chars)
-        values.append(value)
-    return names, ids, values, ties, last
+        grade = trec._integers(fields.chars(3))
+        if grade is None:  # a grade int() reads otherwise (1_0, 19 digits): the dictionaries' reading
+            return None
+        names.append(fields.strings(0))
+        ids.append(fields.chars(2, 8))
+        grades.append(grade)
+    if not names:
+        return np.zeros(0, "S1"), [], np.zeros(0, np.int64)
+    return np.concatenate(names), ids, np.concatenate(grades)
 
 
 def coded_files(
@@ -120,50 +94,39 @@ def coded_files(
         complete: evaluate the judged queries absent from the run too, as empty rankings (trec_eval ``-c``).
         max_retrieved: each ranking cut to its first ``max_retrieved`` documents (trec_eval ``-M``).
     """
-    run = _read(read_text(predictions), 6)
-    qrels = _read(read_text(references), 4) if run is not None else None
+    run = trec._run_lines(read_text(predictions), strings=False)
+    qrels = _qrels(read_text(references)) if run is not None else None
     if run is None or qrels is None:
         return None
-    width = max((b.shape[1] for b in (*run[1], *qrels[1])), default=8)
-    r_ids, q_ids = _widen(run[1], width), _widen(qrels[1], width)
-    score = np.concatenate(run[2]) if run[2] else np.zeros(0)
-    grade = np.concatenate(qrels[2]) if qrels[2] else np.zeros(0, np.int64)
-    if not np.isfinite(score).all():
-        return None
-    # the run's queries in file order, its lines in trec_eval's order
-    r_queries, r_first, r_of = trec._unique(np.concatenate(run[0]) if run[0] else np.zeros(0, "S1"))
-    in_file = np.argsort(r_first)
-    place = np.empty_like(in_file)
-    place[in_file] = np.arange(in_file.size)
-    query = place[r_of]
-    if run[3] and trec._in_order(query, score):
-        order = np.arange(score.size)
-    else:
-        words = r_ids.view(">u8")
-        order = np.lexsort((*[~words[:, j] for j in range(words.shape[1] - 1, -1, -1)], -score, query))
+    q_names, q_blocks, grade = qrels
+    width = max([run.ids.shape[1], *(b.shape[1] for b in q_blocks)])  # one width for both: ids compared as rows
+    r_ids = run.ids if width == run.ids.shape[1] else trec._widened([run.ids], width)
+    q_ids = trec._widened(q_blocks, width)
+    query, in_file_size = run.query, run.queries.size
+    order = np.arange(query.size) if run.order is None else run.order
     # the qrels' queries in trec_eval's order (by their bytes: np.unique's); a document judged twice: not coded
-    q_queries, _, q_of = trec._unique(np.concatenate(qrels[0]) if qrels[0] else np.zeros(0, "S1"))
+    q_queries, _, q_of = trec._unique(q_names)
     q_keys = _hash(q_ids, q_of)
     by_key = np.argsort(q_keys)
     sorted_keys = q_keys[by_key]
     if (sorted_keys[1:] == sorted_keys[:-1]).any():
         return None
-    run_queries = r_queries[in_file]
-    judged_query = np.full(in_file.size, -1, np.int64)  # each run query's number among the qrels' queries, or -1
+    run_queries = run.queries
+    judged_query = np.full(in_file_size, -1, np.int64)  # each run query's number among the qrels' queries, or -1
     if q_queries.size:
         at = np.minimum(np.searchsorted(q_queries, run_queries), q_queries.size - 1)
         judged_query = np.where(q_queries[at] == run_queries, at, -1)
     # the run's lines hashed with their query's number among the qrels' (an unjudged query: one past them), sorted:
     # a document ranked twice for one query is not coded; the judged lines found in one pass over both sorted keys
-    salt = np.where(judged_query >= 0, judged_query, q_queries.size + np.arange(in_file.size))
+    salt = np.where(judged_query >= 0, judged_query, q_queries.size + np.arange(in_file_size))
     r_keys = _hash(r_ids, salt[query])
     r_order = np.argsort(r_keys)
     r_sorted = r_keys[r_order]
     if (r_sorted[1:] == r_sorted[:-1]).any():
         return None
     line_query = judged_query[query]
-    code = np.full(score.size, -1, np.int64)
-    if sorted_keys.size and score.size:
+    code = np.full(query.size, -1, np.int64)
+    if sorted_keys.size and query.size:
         found = np.minimum(np.searchsorted(sorted_keys, r_sorted), sorted_keys.size - 1)
         hit = np.flatnonzero(sorted_keys[found] == r_sorted)
         line, row = by_key[found[hit]], r_order[hit]
@@ -171,8 +134,8 @@ def coded_files(
         line, row = line[same], row[same]
         code[row] = np.where(grade[line] >= 0, grade[line], -2)
     # each query evaluated: its lines in trec_eval's order, cut at max_retrieved
-    ends = np.cumsum(np.bincount(query, minlength=in_file.size))
-    starts = ends - np.bincount(query, minlength=in_file.size)
+    ends = np.cumsum(np.bincount(query, minlength=in_file_size))
+    starts = ends - np.bincount(query, minlength=in_file_size)
     ranked_as = np.full(q_queries.size, -1, np.int64)  # each qrels query's number among the run's, -1 for none
     ranked_as[judged_query[judged_query >= 0]] = np.flatnonzero(judged_query >= 0)
     evaluated = np.arange(q_queries.size) if complete else np.flatnonzero(ranked_as >= 0)
@@ -202,5 +165,5 @@ def coded_files(
         judged=judged,
         unjudged=[run_names[i] for i in np.flatnonzero(judged_query < 0).tolist()],
         unranked=[names[e] for e in np.flatnonzero(ranked_as < 0).tolist()],
-        run_id=run[4],
+        run_id=run.run_id,
     )
