@@ -22,6 +22,7 @@ from metametric_jax.inputs import check_lengths
 from metametric_jax.intervals import exact_totals
 from metametric_jax.tasks.ranking_queries import (
     check_options,
+    coded_figures,
     evaluate_queries,
     hidden,
     measure_kind,
@@ -29,8 +30,7 @@ from metametric_jax.tasks.ranking_queries import (
     readout,
     with_map,
 )
-from metametric_jax.tasks.trec_batch import batch_values
-from metametric_jax.tasks.trec_measures import parse_measures, plan_keys
+from metametric_jax.tasks.trec_measures import parse_measures
 
 if TYPE_CHECKING:
     from metametric_jax.report import Report
@@ -220,10 +220,9 @@ def _score_files(
     plan = with_map(parse_measures(measures))
     if progress is not None:
         progress(0, len(coded.ids))
-    table = batch_values(coded.codes, coded.empty, coded.judged, plan, level)
+    figures = coded_figures(coded.codes, coded.empty, coded.judged, plan, level)
     if progress is not None:
         progress(len(coded.ids), len(coded.ids))
-    figures = {k: table[:, j] for j, k in enumerate(plan_keys(plan))}
     left = {"unjudged": coded.unjudged, "unranked": coded.unranked}
     got, warnings = _checked(_scored(figures, coded.ids, left), predictions, references, complete, level)
     return got, warnings, coded.run_id

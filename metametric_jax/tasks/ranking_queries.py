@@ -26,6 +26,7 @@ _ABSENT = -(1 << 62)
 __all__ = [
     "query_figures",
     "evaluate",
+    "coded_figures",
     "evaluate_queries",
     "query_rows",
     "readout",
@@ -95,9 +96,20 @@ def evaluate(
         )
         if progress is not None and (q + 1) % 100 == 0:
             progress(q + 1, total)
-    table = batch_values(_codes(rankings, grade_maps), [not r for r in rankings], _judged(grade_maps), plan, level)
+    figures = coded_figures(_codes(rankings, grade_maps), [not r for r in rankings], _judged(grade_maps), plan, level)
     if progress is not None:
         progress(total, total)
+    return figures
+
+
+def coded_figures(
+    codes: Sequence[np.ndarray], empty: Sequence[bool], judged: Sequence[np.ndarray], plan: Plan, level: int
+) -> dict[str, np.ndarray]:
+    """:func:`evaluate`'s figures of queries already coded, as :func:`~metametric_jax.tasks.trec_batch.batch_values`.
+
+    What coded files (:mod:`~metametric_jax.tasks.readers.trec_coded`) are scored with, and :func:`evaluate` too.
+    """
+    table = batch_values(codes, empty, judged, plan, level)
     return {k: table[:, j] for j, k in enumerate(plan_keys(plan))}
 
 

@@ -134,20 +134,20 @@ def coded_files(
         line, row = line[same], row[same]
         code[row] = np.where(grade[line] >= 0, grade[line], -2)
     # each query evaluated: its lines in trec_eval's order, cut at max_retrieved
-    ends = np.cumsum(np.bincount(query, minlength=in_file_size))
-    starts = ends - np.bincount(query, minlength=in_file_size)
+    lines = np.bincount(query, minlength=in_file_size)  # each run query's lines
+    ends = np.cumsum(lines)
+    starts = ends - lines
     ranked_as = np.full(q_queries.size, -1, np.int64)  # each qrels query's number among the run's, -1 for none
     ranked_as[judged_query[judged_query >= 0]] = np.flatnonzero(judged_query >= 0)
     evaluated = np.arange(q_queries.size) if complete else np.flatnonzero(ranked_as >= 0)
     coded = code[order]
     by_query = np.argsort(q_of, kind="stable")
-    grade_ends = np.cumsum(np.bincount(q_of, minlength=q_queries.size))
+    grades_of = np.bincount(q_of, minlength=q_queries.size)  # each qrels query's lines
+    grade_ends = np.cumsum(grades_of)
     sorted_grades = grade[by_query]
     codes, empty, judged = [], [], []
     for r, g_end, g_size in zip(
-        ranked_as[evaluated].tolist(),
-        grade_ends[evaluated].tolist(),
-        np.bincount(q_of, minlength=q_queries.size)[evaluated].tolist(),
+        ranked_as[evaluated].tolist(), grade_ends[evaluated].tolist(), grades_of[evaluated].tolist()
     ):
         items = coded[starts[r] : ends[r]] if r >= 0 else coded[:0]
         if max_retrieved is not None:
