@@ -12,11 +12,16 @@ from metametric_jax.tasks.constituency_counts import _intern
 from metametric_jax.tasks.readers.ptb import scan_trees
 
 # short and long strings (up to 15 bytes take the hashed path, longer ones the dictionary), some differing only in
-# their last byte or in their length, some not ASCII
+# their last byte, their length or their trailing zero bytes, some not ASCII, some with white space or parentheses
+# (no token has them, but the interning holds for any bytes)
 strings = st.lists(
     st.one_of(
         st.sampled_from(["NP", "NN", "NNS", "NP-SBJ", "ABCDEFGH", "ABCDEFGI", "ABCDEFG", "", "é", "ABCDEFGHIJKLMNOP"]),
+        st.sampled_from(
+            ["ABCDEFG\t", "ABCDEFG ", "ABCDEFG(", "ABCDEFG)", "ABCDEF", "ABCDEF\t", "\x00", "\x00\x00", "ABCDEFGHIJ\t"]
+        ),
         st.text(alphabet="abcAB-=é0", max_size=24),
+        st.text(alphabet="a\t\n ()\x00", max_size=10),
     ),
     min_size=0,
     max_size=40,
@@ -37,6 +42,18 @@ def test_intern_gives_each_distinct_string_one_code(items: list[str]) -> None:
     codes, vocab = _intern(buffer, start, end)
     assert len(vocab) == len(set(vocab)) == len(set(encoded))
     assert [vocab[c] for c in codes.tolist()] == encoded
+
+
+def test_intern_tells_apart_strings_alike_in_their_first_eight_bytes_zero_padded() -> None:
+    # strings whose first eight bytes, zero-padded, are alike: their lengths and later bytes tell them apart
+    encoded = [b"ABCDEFGH"[:n] for n in range(8)]
+    encoded += [b"ABCDEFGH"[:7] + bytes([last]) for last in (9, 10, 11, 12, 13, 32, 40, 41, 72)]
+    encoded += [b"ABCDEFGH"[:n] + b"\x00" * (7 - n) + bytes([last]) for n in range(8) for last in (9, 32, 41)]
+    encoded += [b"ABCDEFGHIJ"[:n] + b"\x00" * k for n in (8, 9, 10) for k in range(7)]  # lengths 8 to 16
+    buffer = np.frombuffer(b"".join(encoded), dtype=np.uint8)
+    end = np.cumsum([len(e) for e in encoded])
+    codes, vocab = _intern(buffer, end - [len(e) for e in encoded], end)
+    assert len(vocab) == len(set(encoded)) and [vocab[c] for c in codes.tolist()] == encoded
 
 
 def test_reader_checks_utf8_only_where_a_byte_is_not_ascii() -> None:
