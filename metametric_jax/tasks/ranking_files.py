@@ -144,7 +144,9 @@ def score_files(
     """
     from metametric_jax.report import Report
 
-    got, warnings, _ = _score_files(predictions, references, measures, level, complete, max_retrieved, progress, jobs)
+    got, warnings, _, _ = _score_files(
+        predictions, references, measures, level, complete, max_retrieved, progress, jobs
+    )
     return Report(got.scores, got.items if items else [], warnings)
 
 
@@ -186,7 +188,9 @@ def file_rows(
     :func:`score_files`'s figures. What ``metametric-jax score ranking --bootstrap`` and ``compare ranking``
     resample (a query is the unit).
     """
-    got, warnings, _ = _score_files(predictions, references, measures, level, complete, max_retrieved, progress, jobs)
+    got, warnings, _, _ = _score_files(
+        predictions, references, measures, level, complete, max_retrieved, progress, jobs
+    )
     return QueryRows(got.rows, got.keys, list(got.ids), tuple(warnings))
 
 
@@ -199,24 +203,38 @@ def _score_files(
     max_retrieved: int | None,
     progress: Callable[[int, int], None] | None,
     jobs: int = 1,
-) -> tuple[_Scored, list[str], str]:
-    """The files' figures, their warnings and the run's id (trec_eval's ``runid``).
+    first: int = 0,
+) -> tuple[_Scored, list[str], str, dict[str, list[int]]]:
+    """The files' figures, their warnings, the run's id (trec_eval's ``runid``) and the first grades of each query.
 
     Plain files (``jobs=1``) are coded straight from their bytes, without a Python string per document
     (:mod:`metametric_jax.tasks.readers.trec_coded`); any others are read as dictionaries. The figures are the same.
+
+    ``first``: the number of documents of each query ranked (after ``max_retrieved``) whose grades are given, coded
+    as :func:`~metametric_jax.tasks.trec_batch.batch_values` codes them (the grade, -2 for a negative grade, -1 for
+    no judgement), by query id, for the queries of the run that have judgements; default none (an empty dictionary).
     """
     from metametric_jax.tasks.readers.trec import read_qrels, read_run
     from metametric_jax.tasks.readers.trec_coded import coded_files
 
     check_options(level, max_retrieved)
     coded = coded_files(predictions, references, complete=complete, max_retrieved=max_retrieved) if jobs == 1 else None
+    ranked: dict[str, list[int]] = {}
     if coded is None:
         qrels = read_qrels(references)
         run = read_run(predictions)
         got, warnings = _score_read(
             run.rankings, qrels, predictions, references, measures, level, complete, max_retrieved, progress, jobs
         )
-        return got, warnings, run.run_id
+        if first:
+            end = first if max_retrieved is None else min(first, max_retrieved)
+            for qid, ranking in run.rankings.items():
+                if qid in qrels and ranking and end:
+                    grades = [qrels[qid].get(doc) for doc in ranking[:end]]
+                    ranked[qid] = [-1 if g is None else -2 if g < 0 else g for g in grades]
+        return got, warnings, run.run_id, ranked
+    if first:
+        ranked = {q: c[:first].tolist() for q, c, e in zip(coded.ids, coded.codes, coded.empty) if not e}
     plan = with_map(parse_measures(measures))
     if progress is not None:
         progress(0, len(coded.ids))
@@ -225,7 +243,7 @@ def _score_files(
         progress(len(coded.ids), len(coded.ids))
     left = {"unjudged": coded.unjudged, "unranked": coded.unranked}
     got, warnings = _checked(_scored(figures, coded.ids, left), predictions, references, complete, level)
-    return got, warnings, coded.run_id
+    return got, warnings, coded.run_id, ranked
 
 
 def _score_read(

@@ -32,7 +32,6 @@ Example:
 
 from __future__ import annotations
 
-import math
 import os
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any, NamedTuple
@@ -132,9 +131,7 @@ def _value(value: Any, kind: str) -> str:
     if kind == "sum":
         return str(int(value))
     value = float(value)
-    if math.isnan(value):
-        return "  -nan"
-    return f"{value:6.4f}"
+    return "  -nan" if value != value else f"{value:6.4f}"  # NaN: the one value unequal to itself
 
 
 def trec_line(name: str, qid: str, value: Any, kind: str) -> str:
@@ -156,29 +153,25 @@ def relstring(ranking: Sequence[str], judgements: Mapping[str, int], length: int
     A judged grade 0-9 is printed as its digit, a grade above 9 as ``>``, a negative grade (in the pool, unjudged)
     as ``.``, a document with no judgement as ``-``.
     """
-    chars = []
-    for doc in ranking[:length]:
-        grade = judgements.get(doc)
-        chars.append("-" if grade is None else "." if grade < 0 else ">" if grade > 9 else str(grade))
-    return "'" + "".join(chars) + "'"
+    grades = (judgements.get(doc) for doc in ranking[:length])
+    return _quoted([-1 if g is None else -2 if g < 0 else g for g in grades])
 
 
-def _relstring(
-    rankings: Mapping[str, Sequence[str]],
-    qrels: Mapping[str, Mapping[str, int]],
-    qid: str,
-    asked: TrecMeasures,
-    max_retrieved: int | None,
-) -> str:
+def _quoted(codes: Sequence[int]) -> str:
+    """The ``relstring`` of grades coded as :func:`~metametric_jax.tasks.trec_batch.batch_values` codes them."""
+    return "'" + "".join("-" if c == -1 else "." if c < 0 else ">" if c > 9 else str(c) for c in codes) + "'"
+
+
+def _relstring(ranked: Mapping[str, Sequence[int]], qid: str, asked: TrecMeasures) -> str:
     """A query's ``relstring`` as trec_eval prints it, a judged query absent from the run (``-c``) included.
 
+    ``ranked``: the coded grades of the first documents of each query of the run (``_score_files``' ``first``).
     trec_eval scores an absent query as a ranking of one document outside the pool, then blanks the line named
     ``relstring`` (by that exact name: ``relstring_10`` of ``-m relstring.10`` keeps the ``-`` of that document).
     """
-    if qid not in rankings:
+    if qid not in ranked:
         return "''" if asked.relstring == "relstring" else "'" + "-" * min(asked.length, 1) + "'"
-    ranked = rankings[qid] if max_retrieved is None else rankings[qid][:max_retrieved]
-    return relstring(ranked, qrels[qid], asked.length)
+    return _quoted(ranked[qid])
 
 
 def _order(key: str) -> int:
@@ -217,9 +210,8 @@ def printout(
         InputFormatError: a malformed file, or no query of the run has judgements.
         ValueError: unknown measures or bad options.
     """
-    from metametric_jax.tasks.ranking_files import _score_files, _score_read
+    from metametric_jax.tasks.ranking_files import _score_files
     from metametric_jax.tasks.ranking_queries import measure_kind
-    from metametric_jax.tasks.readers.trec import read_qrels, read_run
     from metametric_jax.tasks.trec_measures import parse_measures, plan_keys
 
     asked = trec_measures(measures)
@@ -229,17 +221,10 @@ def printout(
             "which this package gives as 0"
         )
     keys = plan_keys(parse_measures(asked.measures))
-    if per_query and asked.relstring is not None:  # -q's relstring names documents: the run read as dictionaries
-        qrels = read_qrels(references)
-        run = read_run(predictions)
-        got, warnings = _score_read(
-            run.rankings, qrels, predictions, references, asked.measures, level, complete, max_retrieved, progress, jobs
-        )
-        run_id = run.run_id
-    else:
-        got, warnings, run_id = _score_files(
-            predictions, references, asked.measures, level, complete, max_retrieved, progress, jobs
-        )
+    first = asked.length if per_query and asked.relstring is not None else 0
+    got, warnings, run_id, ranked = _score_files(
+        predictions, references, asked.measures, level, complete, max_retrieved, progress, jobs, first
+    )
     kinds = {key: measure_kind(key) for key in keys}
     lines: list[str] = []
     if per_query:
@@ -247,15 +232,12 @@ def printout(
         shown = [k for k in keys if k in items[0]]
         if asked.relstring is not None:
             shown = sorted([*shown, asked.relstring], key=_order)  # stable: each family's cut-offs keep their order
+        heads = [(key, f"{key:<{WIDTH}}\t", kinds.get(key, "")) for key in shown]  # trec_line's, once per measure
         for item in items:
             qid = str(item["id"])
-            for key in shown:
-                if key == asked.relstring:
-                    lines.append(
-                        f"{key:<{WIDTH}}\t{qid}\t{_relstring(run.rankings, qrels, qid, asked, max_retrieved)}\n"
-                    )
-                else:
-                    lines.append(trec_line(key, qid, item[key], kinds[key]))
+            for key, head, kind in heads:
+                text = _relstring(ranked, qid, asked) if key == asked.relstring else _value(item[key], kind)
+                lines.append(f"{head}{qid}\t{text}\n")
     if asked.runid:
         lines.append(f"{'runid':<{WIDTH}}\tall\t{run_id}\n")
     lines.extend(trec_line(key, "all", got.scores[key], kinds[key]) for key in keys)

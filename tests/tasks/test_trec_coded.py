@@ -20,7 +20,7 @@ from metametric_jax.tasks.readers.trec_coded import coded_files
 
 
 def _files(tmp_path: Path, seed: int, shuffle: bool = False) -> tuple[Path, Path]:
-    """A generated run and qrels: ties, long and short ids, unjudged and unranked queries, negative grades."""
+    """A generated run and qrels: ties, long and short ids, unjudged and unranked queries, negative grades, 12."""
     rng = random.Random(seed)
     names = [f"d{n}" for n in range(60)] + ["msmarco_v2.1_doc_19_4624301049#19_31957775" + str(n) for n in range(20)]
     names += ["a" * 8, "a" * 9, "a" * 16, "a" * 17, "D7", "d7x", "z" * 40]
@@ -36,7 +36,7 @@ def _files(tmp_path: Path, seed: int, shuffle: bool = False) -> tuple[Path, Path
     qrels = []
     for q in queries[2:]:  # the first two queries: ranked, not judged
         for d in rng.sample(names, rng.randint(1, 30)):
-            qrels.append(f"{q} 0 {d} {rng.choice([-1, 0, 0, 1, 1, 2, 3])}")
+            qrels.append(f"{q} 0 {d} {rng.choice([-1, 0, 0, 1, 1, 2, 3, 12])}")
     if shuffle:
         rng.shuffle(qrels)
     run_path, qrels_path = tmp_path / f"run{seed}", tmp_path / f"qrels{seed}"
@@ -148,8 +148,11 @@ def test_files_read_in_blocks_score_as_the_dictionaries(monkeypatch: pytest.Monk
 
 
 @pytest.mark.parametrize("per_query", [False, True], ids=["run", "-q"])
-def test_trec_printout_from_coded_files_as_from_the_dictionaries(monkeypatch, tmp_path: Path, per_query) -> None:
-    """``--format trec`` (its runid line included) codes plain files too, but for -q's relstring (documents' names)."""
+@pytest.mark.parametrize("options", [{"complete": True}, {"max_retrieved": 3}, {}], ids=["-c", "-M3", "plain"])
+def test_trec_printout_from_coded_files_as_from_the_dictionaries(
+    monkeypatch, tmp_path: Path, per_query, options
+) -> None:
+    """``--format trec`` (its runid line and -q's relstring lines included) codes plain files too."""
     from metametric_jax.tasks.trec_format import printout
 
     run, qrels = _files(tmp_path, 4, shuffle=True)
@@ -160,12 +163,18 @@ def test_trec_printout_from_coded_files_as_from_the_dictionaries(monkeypatch, tm
         calls.append(1)
         return real(*args, **kwargs)  # type: ignore[arg-type]
 
-    options = {"predictions": run, "references": qrels, "per_query": per_query, "complete": True}
-    for measures in (["all_trec", "runid"], ["official"], ["P.5", "relstring.10", "runid"]):
+    options = {"predictions": run, "references": qrels, "per_query": per_query, **options}
+    for measures in (["all_trec", "runid"], ["official"], ["P.5", "relstring.10", "runid"], ["relstring.2"]):
         calls.clear()
         monkeypatch.setattr(trec_coded, "coded_files", counted)
         coded = printout(measures=measures, **options)  # type: ignore[arg-type]
-        assert bool(calls) == (not per_query or measures == ["official"])  # all_trec holds relstring
+        assert calls
         monkeypatch.setattr(trec_coded, "coded_files", lambda *args, **kwargs: None)
         assert coded == printout(measures=measures, **options)  # type: ignore[arg-type]
-        assert any(line.split() == ["runid", "all", "run4"] for line in coded[0].splitlines())  # official holds it
+        if "runid" in measures or "official" in measures:
+            assert any(line.split() == ["runid", "all", "run4"] for line in coded[0].splitlines())
+        shown = [line.split("\t")[2] for line in coded[0].splitlines() if line.startswith("relstring")]
+        queries = 14 if options.get("complete") else 12
+        assert len(shown) == (queries if per_query and measures != ["official"] else 0)
+        if per_query and "all_trec" in measures and "max_retrieved" not in options:  # every kind of character, blanks
+            assert {".", ">", "-", "0"} <= set("".join(shown)) and ("''" in shown) == bool(options.get("complete"))
