@@ -77,11 +77,24 @@ def interleaved(commands: Mapping[str, Sequence[str]], repeat: int) -> dict[str,
     return best
 
 
+#: Runs the command given after it with its output discarded, and prints the command's peak resident memory (kB).
+#: A child's peak starts at the size of the process it is forked from (Linux counts the pages it inherits, or those
+#: of the parent it shares them with until it executes), so the command is started by this small process rather
+#: than by the bench, which may hold hundreds of megabytes of generated files.
+LAUNCHER = (
+    "import os, sys\n"
+    "null = os.open(os.devnull, os.O_RDWR)\n"
+    "actions = [(os.POSIX_SPAWN_DUP2, null, 1), (os.POSIX_SPAWN_DUP2, null, 2)]\n"
+    "pid = os.posix_spawnp(sys.argv[1], sys.argv[1:], os.environ, file_actions=actions)\n"
+    "_, status, usage = os.wait4(pid, 0)\n"
+    "print(usage.ru_maxrss)\n"
+    "sys.exit(os.waitstatus_to_exitcode(status))\n"
+)
+
+
 def peak_memory(argv: Sequence[str]) -> float:
-    """The peak resident memory of one run of a command, in MB (its own process, reaped with ``wait4``; Linux)."""
-    child = subprocess.Popen(list(argv), stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, env=ENV)
-    _, status, usage = os.wait4(child.pid, 0)
-    child.returncode = os.waitstatus_to_exitcode(status)
-    if child.returncode:
-        raise SystemExit(f"{' '.join(argv)} failed with status {child.returncode}")
-    return usage.ru_maxrss / 1024  # kilobytes on Linux
+    """The peak resident memory of one run of a command, in MB (reaped with ``wait4`` by :data:`LAUNCHER`; Linux)."""
+    done = subprocess.run([sys.executable, "-S", "-c", LAUNCHER, *argv], capture_output=True, text=True, env=ENV)
+    if done.returncode:
+        raise SystemExit(f"{' '.join(argv)} failed with status {done.returncode}")
+    return int(done.stdout) / 1024  # kilobytes on Linux
