@@ -123,7 +123,10 @@ def test_trec_line_and_relstring() -> None:
     assert trec_line(long, "all", -1.0, "mean") == f"{long}\tall\t-1.0000\n"
     judged = {"a": 0, "b": 3, "c": -1, "d": 10, "e": 9}
     assert relstring(["a", "b", "c", "d", "e", "x"], judged) == "'03.>9-'"
-    assert relstring(list("abcdeabcde") + ["x"], judged) == "'03.>903.>9'"  # the first 10
+    more = {**judged, **{f"f{i}": i for i in range(6)}}
+    assert relstring(list("abcde") + [f"f{i}" for i in range(6)], more) == "'03.>901234'"  # the first 10
+    # a document ranked again is outside the pool there, as the figures count it (trec_eval refuses such a run)
+    assert relstring(["b", "a", "b", "c", "b"], judged) == "'30-.-'"
     assert relstring(["a", "b"], judged, length=1) == "'0'"
     assert relstring([], judged) == "''"
 

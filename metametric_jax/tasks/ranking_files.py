@@ -21,6 +21,7 @@ import numpy as np
 from metametric_jax.inputs import check_lengths
 from metametric_jax.intervals import exact_totals
 from metametric_jax.tasks.ranking_queries import (
+    _codes,
     check_options,
     coded_figures,
     evaluate_queries,
@@ -226,12 +227,11 @@ def _score_files(
         got, warnings = _score_read(
             run.rankings, qrels, predictions, references, measures, level, complete, max_retrieved, progress, jobs
         )
-        if first:
-            end = first if max_retrieved is None else min(first, max_retrieved)
-            for qid, ranking in run.rankings.items():
-                if qid in qrels and ranking and end:
-                    grades = [qrels[qid].get(doc) for doc in ranking[:end]]
-                    ranked[qid] = [-1 if g is None else -2 if g < 0 else g for g in grades]
+        end = first if max_retrieved is None else min(first, max_retrieved)
+        if end:  # batch_values' codes of the first documents (a repeat outside the pool, as the figures count it)
+            queries = [q for q, ranking in run.rankings.items() if q in qrels and ranking]
+            codes = _codes([run.rankings[q][:end] for q in queries], [qrels[q] for q in queries])
+            ranked = {q: c.tolist() for q, c in zip(queries, codes)}
         return got, warnings, run.run_id, ranked
     if first:
         ranked = {q: c[:first].tolist() for q, c, e in zip(coded.ids, coded.codes, coded.empty) if not e}

@@ -151,10 +151,13 @@ def relstring(ranking: Sequence[str], judgements: Mapping[str, int], length: int
     """trec_eval's ``relstring`` of a query, quoted: one character per document of the first ``length`` ranked.
 
     A judged grade 0-9 is printed as its digit, a grade above 9 as ``>``, a negative grade (in the pool, unjudged)
-    as ``.``, a document with no judgement as ``-``.
+    as ``.``, a document with no judgement (or ranked a second time: outside the pool, as the figures count it) as
+    ``-``.
     """
-    grades = (judgements.get(doc) for doc in ranking[:length])
-    return _quoted([-1 if g is None else -2 if g < 0 else g for g in grades])
+    from metametric_jax.tasks.ranking_queries import _codes
+
+    first = list(ranking[:length])
+    return _quoted(_codes([first], [judgements])[0].tolist() if first else [])
 
 
 def _quoted(codes: Sequence[int]) -> str:
