@@ -105,11 +105,24 @@ def _report(counts: SentenceCounts, params: EvalbParams, pred_path: str) -> Repo
 
 
 def file_warnings(counts: SentenceCounts, params: EvalbParams, pred_path: str) -> list[str]:
-    """What :func:`score_files` warns about: each error or skipped sentence, and more errors than ``MAX_ERROR``."""
+    """What :func:`score_files` warns about: error sentences, skipped ones, more errors than ``MAX_ERROR``.
+
+    Each error sentence has a line of its own, with its reason (as evalb reports them, on its standard error); the
+    skipped sentences (empty parses) share one line that lists them all, with their reference lines where they are
+    not the sentences' numbers (trees over several lines): a parser's hundreds of failed parses make one line.
+    """
+    skipped = [s for s in sorted(counts.messages) if counts.status[s] == 2]
     out = [
         f"{pred_path}: sentence {s + 1} (reference line {int(counts.line[s])}): {msg}; left out, as evalb does"
         for s, msg in sorted(counts.messages.items())
+        if counts.status[s] != 2 or len(skipped) == 1
     ]
+    if len(skipped) > 1:
+        lines = [int(counts.line[s]) for s in skipped]
+        same = all(line == s + 1 for s, line in zip(skipped, lines))
+        listed = ", ".join(str(s + 1) if same else f"{s + 1} (line {line})" for s, line in zip(skipped, lines))
+        message = counts.messages[skipped[0]]
+        out.append(f"{pred_path}: {len(skipped)} sentences: {message}; left out, as evalb does: sentences {listed}")
     errors = int((counts.status == 1).sum())
     if errors > params.max_errors:
         out.append(

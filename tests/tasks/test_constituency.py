@@ -122,7 +122,8 @@ def test_error_sentences_are_those_evalb_reports(name, gold, pred, prm, out) -> 
     assert [item["id"] for item in report.items if item["status"] == "error"] == expected
     warned = [int(m.group(1)) for w in report.warnings if (m := re.search(r"sentence (\d+) ", w))]
     skipped = [item["id"] for item in report.items if item["status"] == "skipped"]
-    assert warned == sorted(expected + skipped)
+    assert warned == (expected if len(skipped) > 1 else sorted(expected + skipped))  # errors: a line each
+    assert _skipped_warned(report.warnings) == (skipped if len(skipped) > 1 else [])  # skipped: one line
     for line in errors:  # EVALB's reason, in our words
         number, reason = line.split(" : ")
         ours = next(w for w in report.warnings if f"sentence {number} " in w)
@@ -392,6 +393,46 @@ def _no_line(item: dict) -> dict:
     return {k: v for k, v in item.items() if k != "line"}
 
 
+def _skipped_warned(warnings: list[str]) -> list[int]:
+    """The sentences of the one warning line that lists the skipped sentences (empty parses), if there is one."""
+    grouped = [w for w in warnings if re.search(r": \d+ sentences: the prediction has no words", w)]
+    assert len(grouped) <= 1
+    return [int(n) for n in re.findall(r"(?:^|, )(\d+)", grouped[0].split("sentences ")[-1])] if grouped else []
+
+
+def test_skipped_sentences_share_one_warning_line_and_errors_have_one_each(tmp_path: Path) -> None:
+    trees = ["(S (NP (DT a) (NN b)) (VP (VBZ c)))", "(S (NP (NNP d)) (VP (VBD e)))", "(S (NN f) (NN g))"] * 3
+    gold, pred = list(trees), list(trees)
+    pred[1] = pred[4] = pred[7] = ""  # empty parses: skipped
+    pred[2] = pred[2].replace("(NN f)", "(NN x)")  # a word differs: an error
+    g, p = tmp_path / "gold.mrg", tmp_path / "pred.mrg"
+    g.write_text("\n".join(gold) + "\n")
+    p.write_text("\n".join(pred) + "\n")
+    report = cst.score_files(predictions=p, references=g)
+    assert [i["id"] for i in report.items if i["status"] == "skipped"] == [2, 5, 8]
+    assert report.warnings == [
+        f"{p}: sentence 3 (reference line 3): words differ: 'f' in the reference, 'x' in the prediction; left out, "
+        "as evalb does",
+        f"{p}: 3 sentences: the prediction has no words (an empty parse): skipped; left out, as evalb does: "
+        "sentences 2, 5, 8",
+    ]
+    assert _skipped_warned(report.warnings) == [2, 5, 8]
+    # trees over several lines: each skipped sentence with its reference line; a single one keeps a line of its own
+    g.write_text("\n\n".join(t.replace(" (VP", "\n  (VP") for t in gold) + "\n")
+    p.write_text("\n\n".join(t.replace(" (VP", "\n  (VP").replace("(NN f) (NN g)", "(-NONE- *)") for t in trees) + "\n")
+    report = cst.score_files(predictions=p, references=g)
+    assert report.warnings == [
+        f"{p}: 3 sentences: the prediction has no words (an empty parse): skipped; left out, as evalb does: "
+        "sentences 3 (line 7), 6 (line 15), 9 (line 23)"
+    ]
+    p.write_text("\n".join(trees[:2] + [""] + trees[3:]) + "\n")
+    g.write_text("\n".join(gold) + "\n")
+    assert cst.score_files(predictions=p, references=g).warnings == [
+        f"{p}: sentence 3 (reference line 3): the prediction has no words (an empty parse): skipped; left out, as "
+        "evalb does"
+    ]
+
+
 def test_fuzz_multiline_file_drops_and_duplicates_lines(tmp_path: Path) -> None:
     text = "\n\n".join(re.sub(r" \(([^ ()]+) \(", r"\n  (\1 (", line) for line in GOLD.read_text().splitlines())
     lines = (text + "\n").split("\n")
@@ -431,9 +472,10 @@ def test_cli_json_equals_score_files(capsys) -> None:
     assert str(got["all"]["valid_sentences"]) == summary["all"]["valid_sentences"] == "204"
     errors = (DATA / "evalb_collins.stderr").read_text().splitlines()
     skipped = [row[0] for row in rows if row[2] == "2"]
-    assert err.count("warning:") == len(errors) + len(skipped) + 1 == 22
+    assert err.count("warning:") == len(errors) + 1 + 1 == 17  # the skipped sentences: one line
     assert "15 error sentences: evalb stops after MAX_ERROR = 10" in err  # EVALB without -e would have stopped
     assert all(f"sentence {line.split(' : ')[0]} " in err for line in errors)
+    assert _skipped_warned(err.splitlines()) == [int(s) for s in skipped]
 
 
 def test_cli_params_and_table(capsys) -> None:
