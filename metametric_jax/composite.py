@@ -13,6 +13,7 @@ import inspect
 import operator
 import types
 import typing
+import weakref
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
@@ -89,8 +90,15 @@ class Product(Similarity):
         return spec is not None and spec == self.leaf_types
 
     def unchecked(self, values: Sequence[Any]) -> bool:
-        """Whether some of ``values`` (instances of exactly ``cls``) still need :meth:`check_fields`."""
-        return not self.checked_when_built or any(map(_WRONG_GETTER, values))
+        """Whether some of ``values`` (instances of exactly ``cls``) still need :meth:`check_fields`.
+
+        Where no instance that failed the check when built is alive (:data:`_ALIVE`), none of ``values`` is marked:
+        no mark is read.
+        """
+        if not self.checked_when_built:
+            return True
+        alive = self.cls.__dict__.get(_ALIVE)
+        return (alive is None or bool(alive)) and any(map(_WRONG_GETTER, values))
 
     @functools.cached_property
     def never_empty(self) -> bool:  # type: ignore[override]
@@ -353,6 +361,9 @@ class UnionSim(Similarity):
 _BUILT_CHECK = "_metametric_built_check"  # class attribute: the leaf types its constructor checks
 _WRONG = "_metametric_wrong_leaf"  # True on an instance whose fields failed the check when it was built
 _WRONG_GETTER = operator.attrgetter(_WRONG)
+# class attribute: the marked instances still alive, by id (weak references: an instance leaves when it is collected),
+# or None for a class whose instances take no weak reference (then every mark is read)
+_ALIVE = "_metametric_wrong_alive"
 
 
 def check_when_built(product: Product) -> bool:
@@ -364,9 +375,11 @@ def check_when_built(product: Product) -> bool:
     ``__setstate__`` (copies, unpickling): after the original runs, the fields are checked by the rule of
     :meth:`Product.check_fields`, and an instance that fails it is marked. Nothing is raised when an instance is
     built (tracers and placeholders still construct); a marked instance raises the usual ``TypeError`` when it is
-    scored. The vectorized fast path of collections then reads one mark per instance of exactly this class instead
-    of every field's type, which keeps the check to a few percent of a streamed span F1; building an instance costs
-    about 0.1 µs more. Bypassing the constructor (``object.__setattr__`` on a frozen instance) is not covered.
+    scored. A marked instance is also held, by a weak reference, in the class's registry (:data:`_ALIVE`) until it
+    is collected. The vectorized fast path of collections then reads no mark while that registry is empty, and one
+    mark per instance of exactly this class otherwise, instead of every field's type: about 1% of a streamed span F1;
+    building an instance costs about 0.1 µs more. Bypassing the constructor (``object.__setattr__`` on a frozen
+    instance) is not covered.
     """
     cls = product.cls
     params = getattr(cls, "__dataclass_params__", None)
@@ -379,13 +392,21 @@ def check_when_built(product: Product) -> bool:
     ):
         return False
 
+    alive: weakref.WeakValueDictionary[int, Any] | None = (
+        weakref.WeakValueDictionary() if getattr(cls, "__weakrefoffset__", 0) else None
+    )
+
     def recheck(self: Any) -> None:
         try:
             product.check_fields([self])
         except Exception:  # noqa: BLE001  # any failure: scoring runs the full check and raises its error
             self.__dict__[_WRONG] = True
+            if alive is not None:
+                alive[id(self)] = self
         else:
             self.__dict__.pop(_WRONG, None)
+            if alive is not None:
+                alive.pop(id(self), None)
 
     init = _wrapped_init(cls.__init__, product.leaf_types, recheck)  # type: ignore[misc]
     if init is None:
@@ -406,6 +427,7 @@ def check_when_built(product: Product) -> bool:
     cls.__init__ = init  # type: ignore[misc]
     cls.__setstate__ = functools.wraps(own_setstate)(setstate) if own_setstate else setstate  # type: ignore
     setattr(cls, _WRONG, False)
+    setattr(cls, _ALIVE, alive)
     setattr(cls, _BUILT_CHECK, product.leaf_types)
     return True
 

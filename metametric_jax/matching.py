@@ -162,7 +162,7 @@ class SetMatching(Similarity):
             if cls is not None:
                 if not set(map(type, items)) <= {cls}:
                     return None  # subclass instances (or wrong types): the general path compares or refuses them
-                if self.inner.unchecked(items):  # type: ignore[attr-defined]  # checked when built: one mark each
+                if self.inner.unchecked(items):  # type: ignore[attr-defined]  # checked when built: marks, if any
                     self.inner.check_fields(items)  # type: ignore[attr-defined]  # leaf types, as every path checks
             else:
                 self.inner.check(items)

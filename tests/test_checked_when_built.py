@@ -254,3 +254,55 @@ def test_the_callback_path_reads_the_same_marks() -> None:
     bad = np.array([[[0, 2], [-1, 0]], [[1, 1], [-1, 0]]])
     with pytest.raises(TypeError, match=r"Span\.label"):
         M.from_model_output(bad, other, decode=decode)
+
+
+def test_marks_are_read_only_while_an_instance_that_failed_the_check_is_alive(monkeypatch) -> None:
+    import gc
+
+    from metametric_jax import composite
+
+    product = _inner(Doc)
+    reads: list[object] = []
+    real = composite._WRONG_GETTER
+
+    def counted(value: object) -> object:
+        reads.append(value)
+        return real(value)
+
+    monkeypatch.setattr(composite, "_WRONG_GETTER", counted)
+    valid = [Span(1, 2, "PER"), Span(3, 4, "LOC")]
+    M = metric_of(Doc)
+    gc.collect()
+    assert not product.unchecked(valid) and reads == []  # no marked instance alive: no mark read
+    wrong = Span("1", 2, "PER")  # type: ignore[arg-type]
+    assert not product.unchecked(valid) and len(reads) == 2  # one alive: every mark read
+    assert product.unchecked([*valid, wrong])
+    with pytest.raises(TypeError, match="start"):
+        M.batch_stats([Doc(frozenset([wrong]))], [Doc(frozenset(valid))])
+    assert M.batch_stats([Doc(frozenset(valid))], [Doc(frozenset(valid[:1]))]).tolist() == [[1.0, 2.0, 1.0]]
+    copied = pickle.loads(pickle.dumps(wrong))  # unpickled: checked and registered again
+    del wrong
+    gc.collect()
+    assert product.unchecked([copied])
+    del copied
+    gc.collect()
+    reads.clear()
+    assert not product.unchecked(valid) and reads == []  # collected: the marks are not read again
+
+
+def test_a_class_without_weak_references_reads_every_mark(monkeypatch) -> None:
+    from metametric_jax import composite
+
+    @metametric
+    @dataclass(frozen=True)
+    class NoWeak:
+        __slots__ = ("__dict__",)  # a __dict__ (fields checked when built) but no weak references
+        a: int
+
+    product = _rich_product(NoWeak)
+    assert product.checked_when_built and NoWeak.__weakrefoffset__ == 0
+    reads: list[object] = []
+    real = composite._WRONG_GETTER
+    monkeypatch.setattr(composite, "_WRONG_GETTER", lambda v: reads.append(v) or real(v))
+    assert not product.unchecked([NoWeak(1)]) and len(reads) == 1
+    assert product.unchecked([NoWeak("1")])  # type: ignore[arg-type]
