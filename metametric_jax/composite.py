@@ -361,9 +361,20 @@ class UnionSim(Similarity):
 _BUILT_CHECK = "_metametric_built_check"  # class attribute: the leaf types its constructor checks
 _WRONG = "_metametric_wrong_leaf"  # True on an instance whose fields failed the check when it was built
 _WRONG_GETTER = operator.attrgetter(_WRONG)
-# class attribute: the marked instances still alive, by id (weak references: an instance leaves when it is collected),
-# or None for a class whose instances take no weak reference (then every mark is read)
+# class attribute: the marked instances still alive (:class:`_Alive`), or None for a class whose instances take no
+# weak reference (then every mark is read)
 _ALIVE = "_metametric_wrong_alive"
+
+
+class _Alive(weakref.WeakValueDictionary):  # type: ignore[type-arg]
+    """A class's marked instances still alive, by id (weak references: an instance leaves when it is collected).
+
+    Pickled as a new empty registry: a class pickled by value (cloudpickle, for a class defined in ``__main__`` or in
+    a function) carries its registry, and weak references cannot be pickled; the copy's own marked instances fill it.
+    """
+
+    def __reduce__(self) -> tuple[type, tuple[()]]:
+        return (_Alive, ())
 
 
 def check_when_built(product: Product) -> bool:
@@ -375,7 +386,7 @@ def check_when_built(product: Product) -> bool:
     ``__setstate__`` (copies, unpickling): after the original runs, the fields are checked by the rule of
     :meth:`Product.check_fields`, and an instance that fails it is marked. Nothing is raised when an instance is
     built (tracers and placeholders still construct); a marked instance raises the usual ``TypeError`` when it is
-    scored. A marked instance is also held, by a weak reference, in the class's registry (:data:`_ALIVE`) until it
+    scored. A marked instance is also held, by a weak reference, in its class's registry (:class:`_Alive`) until it
     is collected. The vectorized fast path of collections then reads no mark while that registry is empty, and one
     mark per instance of exactly this class otherwise, instead of every field's type: about 1% of a streamed span F1;
     building an instance costs about 0.1 µs more. Bypassing the constructor (``object.__setattr__`` on a frozen
@@ -392,9 +403,7 @@ def check_when_built(product: Product) -> bool:
     ):
         return False
 
-    alive: weakref.WeakValueDictionary[int, Any] | None = (
-        weakref.WeakValueDictionary() if getattr(cls, "__weakrefoffset__", 0) else None
-    )
+    alive = _Alive() if getattr(cls, "__weakrefoffset__", 0) else None
 
     def recheck(self: Any) -> None:
         try:

@@ -306,3 +306,40 @@ def test_a_class_without_weak_references_reads_every_mark(monkeypatch) -> None:
     monkeypatch.setattr(composite, "_WRONG_GETTER", lambda v: reads.append(v) or real(v))
     assert not product.unchecked([NoWeak(1)]) and len(reads) == 1
     assert product.unchecked([NoWeak("1")])  # type: ignore[arg-type]
+
+
+def test_a_class_pickled_by_value_carries_no_registry(tmp_path) -> None:
+    import subprocess
+    import sys
+
+    import cloudpickle
+
+    @metametric(normalizer="f1")
+    @dataclass(frozen=True)
+    class Local:  # defined in a function: cloudpickle copies the class and its constructor by value
+        a: int
+        b: str
+
+    @metametric(normalizer="f1")
+    @dataclass(frozen=True)
+    class Bag:
+        items: frozenset[Local]
+
+    wrong = Local("1", "x")  # type: ignore[arg-type]  # a marked instance alive while the class is pickled
+    good = [Local(1, "x"), Local(2, "y")]
+    path = tmp_path / "classes.pkl"
+    path.write_bytes(cloudpickle.dumps((Bag, Local, good, wrong)))
+    script = f"""
+import pickle
+from metametric_jax import metric_of
+Bag, Local, good, wrong = pickle.loads(open({str(path)!r}, "rb").read())
+m = metric_of(Bag)
+print(m.batch_stats([Bag(frozenset(good))], [Bag(frozenset(good[:1]))]).tolist())
+for bad in (wrong, Local("2", "x")):  # marked in the pickle; built in the copy
+    try:
+        m.batch_stats([Bag(frozenset([bad]))], [Bag(frozenset())])
+    except TypeError as err:
+        print("TypeError", str(err).split(":")[0])
+"""
+    done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, check=True)
+    assert done.stdout.splitlines() == ["[[1.0, 2.0, 1.0]]", "TypeError Local.a", "TypeError Local.a"]
