@@ -314,17 +314,10 @@ def test_a_class_pickled_by_value_carries_no_registry(tmp_path) -> None:
 
     import cloudpickle
 
-    @metametric(normalizer="f1")
-    @dataclass(frozen=True)
-    class Local:  # defined in a function: cloudpickle copies the class and its constructor by value
-        a: int
-        b: str
-
-    @metametric(normalizer="f1")
-    @dataclass(frozen=True)
-    class Bag:
-        items: frozenset[Local]
-
+    # classes made in a function: cloudpickle copies them and their constructors by value
+    Local = metametric(dataclasses.make_dataclass("Local", [("a", int), ("b", str)], frozen=True))
+    Bag = metametric(normalizer="f1")(dataclasses.make_dataclass("Bag", [("items", frozenset[Local])], frozen=True))
+    assert _rich_product(Local).checked_when_built
     wrong = Local("1", "x")  # type: ignore[arg-type]  # a marked instance alive while the class is pickled
     good = [Local(1, "x"), Local(2, "y")]
     path = tmp_path / "classes.pkl"
