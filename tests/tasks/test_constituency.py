@@ -286,6 +286,21 @@ def test_bracket_reader() -> None:
     assert [str(t) for t in read_trees(GOLD)] == GOLD.read_text().splitlines()
 
 
+@pytest.mark.parametrize("depth", [3, 125, 126, 127, 300, 32001, 70000])
+def test_deep_trees_match_each_bracket(depth: int) -> None:
+    # (X (T w0) (X (T w1) ... (X (T wk)) ...)): the node opened k-th covers the words k to the last; the brackets
+    # are paired by their level, sorted in a narrower integer type where the tree is shallow enough (levels that
+    # wrapped around in too narrow a type would pair brackets of different levels)
+    text = "".join(f"(X (T w{k}) " for k in range(depth - 1)) + f"(X (T w{depth - 1}))" + ")" * (depth - 1)
+    bank = scan_trees(text.encode())
+    assert bank.sentences == 1 and bank.leaf_offsets.tolist() == [0, depth]
+    assert bank.first.tolist() == list(range(depth)) and bank.last.tolist() == [depth] * depth
+    side = f"(S (X (T a) (T b)) {text})"
+    twin = f"(S (X (T a) (T b)) {text.replace('(X', '(Y', 1)})"
+    scores = cst.score([twin], [side])
+    assert scores["all"]["gold_brackets"] == depth + 2 and scores["all"]["matched_brackets"] == depth + 1
+
+
 @pytest.mark.parametrize(
     ("text", "line", "needle"),
     [

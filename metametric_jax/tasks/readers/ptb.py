@@ -247,7 +247,9 @@ def scan_trees(
     del first_token, pos
     both = np.flatnonzero(phrase | (close & np.append(True, close[:-1])))
     level = depth[both] + close[both]
-    order = both[np.argsort(level.astype(np.int16) if depth.max(initial=0) < 32000 else level, kind="stable")]
+    deepest = int(depth.max(initial=0))  # the levels in the narrowest type: a stable sort of small ints is a radix sort
+    narrow = level.astype(np.int8 if deepest < 126 else np.int16) if deepest < 32000 else level
+    order = both[np.argsort(narrow, kind="stable")]
     del both, level, depth
     match = np.empty(n_paren, dtype=np.int64)
     match[order[0::2]] = order[1::2]
