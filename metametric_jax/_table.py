@@ -13,16 +13,50 @@ hands the same table to rich. The tests compare both drawings on generated table
 from __future__ import annotations
 
 import builtins
+import math
 import os
 import re
 import sys
-from typing import IO, Any
+from collections.abc import Mapping
+from typing import IO, Any, NamedTuple
 
-__all__ = ["Table", "plain", "print_table"]
+__all__ = ["Scale", "Table", "plain", "print_table"]
 
 # one cell wide each, nothing rich reads as markup ("["): printable ASCII, Latin-1 letters and signs, a few others
 _SAFE = re.compile("[ -Z\\\\\\]^_`a-z{|}~\u00a1-\u00ff\u2013\u2014\u2026\u2264\u2265]*")
 _EMOJI = re.compile(r":\S+:")  # what might be an emoji code such as :smile:
+
+
+class Scale(NamedTuple):
+    """How a task's tables print its figures, alike in each (``score``, its intervals, ``compare``, ``analyze``).
+
+    Attributes:
+        factor: ``100``: percentages with two decimals; ``1``: fractions with four (as trec_eval prints them).
+        truncated: the digits cut, not rounded (as the CoNLL-2012 scorer prints its percentages).
+    """
+
+    factor: float = 100.0
+    truncated: bool = False
+
+    @classmethod
+    def of(cls, report: Mapping[str, Any]) -> Scale:
+        """The scale an ``analyze`` report names (``scale`` and ``truncated``)."""
+        return cls(float(report.get("scale", 100)), bool(report.get("truncated", False)))
+
+    @property
+    def percent(self) -> bool:
+        """Whether figures print as percentages."""
+        return self.factor == 100
+
+    def cell(self, value: Any, signed: bool = False, missing: str = "-") -> str:
+        """A figure (a fraction) as printed; ``missing`` for None and non-finite values."""
+        if value is None or not math.isfinite(value):
+            return missing
+        digits = 2 if self.percent else 4
+        if self.truncated:  # toward zero at the last digit: int(x * 10000) / 100 for percentages
+            value = math.trunc(value * (self.factor * 10**digits)) / 10**digits
+            return f"{value:{'+' if signed else ''}.{digits}f}"
+        return f"{self.factor * value:{'+' if signed else ''}.{digits}f}"
 
 
 class Table:

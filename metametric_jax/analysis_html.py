@@ -16,6 +16,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
 from metametric_jax import analysis_report as common
+from metametric_jax._table import Scale
 
 __all__ = ["CSP", "html", "charts"]
 
@@ -35,7 +36,7 @@ def charts(report: Mapping[str, Any]) -> list[tuple[str, str]] | None:
         from matplotlib.figure import Figure
     except ImportError:
         return None
-    scale = report.get("scale", 100)
+    scale = Scale.of(report)
     names = common.system_names(report)
     out = []
     colors = ["#4c72b0", "#dd8452", "#55a868", "#c44e52", "#8172b3", "#937860", "#da8bc3", "#8c8c8c"]
@@ -50,7 +51,7 @@ def charts(report: Mapping[str, Any]) -> list[tuple[str, str]] | None:
         width = 0.8 / len(names)
         for s, sname in enumerate(names):
             values = [common._flat(table[b]["figures"][s]).get(tested) for b in buckets]
-            heights = [scale * v if v is not None else 0.0 for v in values]
+            heights = [scale.factor * v if v is not None else 0.0 for v in values]
             xs = [i + (s - (len(names) - 1) / 2) * width for i in range(len(buckets))]
             ax.bar(xs, heights, width=width, label=sname, color=colors[s % len(colors)])
         labels = []
@@ -64,7 +65,7 @@ def charts(report: Mapping[str, Any]) -> list[tuple[str, str]] | None:
             fig.set_size_inches(fig.get_size_inches()[0], 2.8 + 0.06 * max(len(x) for x in labels))
         else:
             ax.set_xticks(range(len(buckets)), labels)
-        ax.set_ylabel(f"{common._label(tested)}{' (%)' if scale == 100 else ''}")
+        ax.set_ylabel(f"{common._label(tested)}{' (%)' if scale.percent else ''}")
         title = report.get("titles", {}).get(name, name)
         ax.set_title(f"{title}: {common._label(tested)} per bucket (* adjusted p < {common.ALPHA})", fontsize=9)
         ax.legend(fontsize=8, frameon=False, loc="upper left", bbox_to_anchor=(1.0, 1.0), title="system")
@@ -80,11 +81,11 @@ def charts(report: Mapping[str, Any]) -> list[tuple[str, str]] | None:
         height = 0.8 / len(names)
         for s, (sname, per) in enumerate(zip(names, errors)):
             ys = [i + (s - (len(names) - 1) / 2) * height for i in range(len(categories))]
-            gained = [float(scale * (per[c]["gain"].get("conll") or 0.0)) for c in categories]
+            gained = [float(scale.factor * (per[c]["gain"].get("conll") or 0.0)) for c in categories]
             ax.barh(ys, gained, height=height, label=sname, color=colors[s % len(colors)])
         ax.set_yticks(range(len(categories)), [common._category(c) for c in categories])
         ax.invert_yaxis()
-        ax.set_xlabel(f"CoNLL F1 gained{' (points)' if scale == 100 else ''}")
+        ax.set_xlabel(f"CoNLL F1 gained{' (points)' if scale.percent else ''}")
         ax.set_title("CoNLL F1 gained by fixing each error category, in order", fontsize=9)
         ax.legend(fontsize=8, frameon=False, loc="upper left", bbox_to_anchor=(1.0, 1.0), title="system")
         ax.spines[["top", "right"]].set_visible(False)
@@ -198,7 +199,7 @@ def _cell(shown: str, key: str | None = None, value: Any = None, css: str = "") 
 
 def html(report: Mapping[str, Any], *, title: str | None = None) -> str:
     """The report as one self-contained HTML page (tables, SVG charts, a sorting script; no external resource)."""
-    scale = report.get("scale", 100)
+    scale = Scale.of(report)
     names = common.system_names(report)
     against = f" against {report['references']}" if report.get("references") else ""
     count = len(report["systems"])
@@ -250,7 +251,7 @@ def html(report: Mapping[str, Any], *, title: str | None = None) -> str:
 
 
 def _html_analysis(
-    report: Mapping[str, Any], name: str, names: Sequence[str], scale: float, svg: str | None
+    report: Mapping[str, Any], name: str, names: Sequence[str], scale: Scale, svg: str | None
 ) -> list[str]:
     table = report["analyses"][name]
     paths, tested = common._columns(report, name)
@@ -288,7 +289,7 @@ def _html_analysis(
     return out
 
 
-def _html_errors(errors: Mapping[str, Any], names: Sequence[str], scale: float, svg: str | None) -> list[str]:
+def _html_errors(errors: Mapping[str, Any], names: Sequence[str], scale: Scale, svg: str | None) -> list[str]:
     out = ['<section id="analysis-errors">', "<h2>Error categories <small>(nervaluate's schemes)</small></h2>"]
     if svg:
         out.append(f"<figure>{svg}</figure>")
@@ -311,7 +312,7 @@ def _html_errors(errors: Mapping[str, Any], names: Sequence[str], scale: float, 
     return out
 
 
-def _html_gains(errors: Sequence[Mapping[str, Any]], names: Sequence[str], scale: float, svg: str | None) -> list[str]:
+def _html_gains(errors: Sequence[Mapping[str, Any]], names: Sequence[str], scale: Scale, svg: str | None) -> list[str]:
     categories, figures = common._gains(errors)
     out = [
         '<section id="analysis-errors">',
@@ -354,7 +355,7 @@ def _html_confusion(conf: Mapping[str, Any], names: Sequence[str]) -> list[str]:
     return out
 
 
-def _html_table(name: str, section: Mapping[str, Any], scale: float) -> list[str]:
+def _html_table(name: str, section: Mapping[str, Any], scale: Scale) -> list[str]:
     out = [
         f'<section id="analysis-{_e(name)}">',
         f"<h2>{_e(section.get('title', name))} <small>({_e(name)})</small></h2>",

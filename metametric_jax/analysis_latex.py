@@ -11,6 +11,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
 from metametric_jax import analysis_report as common
+from metametric_jax._table import Scale
 
 __all__ = ["LATEX_ROWS", "latex"]
 
@@ -45,7 +46,7 @@ def _float(
 
 def latex(report: Mapping[str, Any]) -> str:
     """booktabs tables: the tested figure per bucket and system with the tests, the error categories, confusions."""  # noqa: D403
-    scale = report.get("scale", 100)
+    scale = Scale.of(report)
     names = common.system_names(report)
     lines = [
         f"% metametric-jax analyze {report['task']}: "
@@ -71,7 +72,7 @@ def latex(report: Mapping[str, Any]) -> str:
         caption = (
             "Coreference error categories (Kummerfeld and Klein 2013): number of errors, and F1 gained when the "
             "category's errors are fixed after those of the categories above it"
-            + (r" (points)." if scale == 100 else ".")
+            + (r" (points)." if scale.percent else ".")
         )
         lines += _float(report, "errors", f"ll r {'r' * len(figures)}", head, rows, caption)
     elif errors:
@@ -106,7 +107,7 @@ def latex(report: Mapping[str, Any]) -> str:
     return "\n".join(lines)
 
 
-def _latex_analysis(report: Mapping[str, Any], name: str, names: Sequence[str], scale: float) -> list[str]:
+def _latex_analysis(report: Mapping[str, Any], name: str, names: Sequence[str], scale: Scale) -> list[str]:
     """The tested figure of an analysis per bucket and system, with the tests."""
     c = report["correction"]
     _, tested = common._columns(report, name)
@@ -124,7 +125,7 @@ def _latex_analysis(report: Mapping[str, Any], name: str, names: Sequence[str], 
             else:
                 row += [rf"\textbf{{{delta}}}" if common._significant(t) else delta, common._p(t["p_adjusted"])]
         rows.append(row)
-    percent = r" (\%)" if scale == 100 else ""
+    percent = r" (\%)" if scale.percent else ""
     counted = report.get("counted", {}).get(name, "reference items")
     caption = (
         f"{report.get('titles', {}).get(name, name)}: {common._label(tested)} per bucket{percent}; "
@@ -141,7 +142,7 @@ def _latex_analysis(report: Mapping[str, Any], name: str, names: Sequence[str], 
 LATEX_ROWS = 60
 
 
-def _latex_table(report: Mapping[str, Any], name: str, scale: float) -> list[str]:
+def _latex_table(report: Mapping[str, Any], name: str, scale: Scale) -> list[str]:
     section = report["analyses"][name]
     rows = section["rows"]
     title = section.get("title", name)

@@ -13,26 +13,28 @@ are the JSON's (rounded for display; the HTML keeps each number's full value in 
   bucket, the error categories and the confusion matrices (:mod:`metametric_jax.analysis_latex`).
 
 The JSON (``"version": 1``): ``{"version", "task", "systems", "baseline", "references", "unit", "n", "samples",
-"seed", "scale", "correction": {"method", "description", "statistic", "family", "tests", "floor", "min_units",
-"figures"}, "titles", "analyses": {ANALYSIS: {BUCKET: {"count", "units", "figures": [one {figure: value} per
-system], "test" | "tests"}}, "errors"?, "confusion"?, TABLE...}, "notes", "warnings"}``; see
+"seed", "scale", "truncated", "correction": {"method", "description", "statistic", "family", "tests", "floor",
+"min_units", "figures"}, "titles", "analyses": {ANALYSIS: {BUCKET: {"count", "units", "figures": [one {figure: value}
+per system], "test" | "tests"}}, "errors"?, "confusion"?, TABLE...}, "notes", "warnings"}``; see
 :mod:`metametric_jax.analysis`. ``errors`` is NER's ``{SCHEME: [one {"correct", ...} per system]}`` or
 coreference's ``[one {CATEGORY: {"count", "gain": {FIGURE: F1 gained}}} per system]`` (Kummerfeld and Klein's
 categories). ``counted``, optional, says what each analysis's ``count`` counts (``reference items`` otherwise).
 ``confusion`` may name its ``title`` and ``description`` (NER's type confusion otherwise). A *table* section
 (``{"title", "description"?, "columns": [...], "rows": [[...], ...]}``: EVALB's per-sentence table, per-query wins
 and losses) is shown as it is, its numbers as the bucket tables show theirs (integers as they are, fractions at the
-report's scale).
+report's scale). ``scale`` is 100 (percentages, two decimals) or 1 (fractions, four); ``truncated`` says the
+last digit is cut rather than rounded (coreference, as scorer.pl prints its percentages), in every table of the report
+as in ``score``'s (:class:`metametric_jax._table.Scale`).
 """
 
 from __future__ import annotations
 
 import io
 import json
-import math
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+from metametric_jax._table import Scale
 from metametric_jax.intervals import strict
 
 __all__ = [
@@ -113,7 +115,7 @@ def _significant(test: Mapping[str, Any]) -> bool:
     return test.get("p_adjusted") is not None and test["p_adjusted"] < ALPHA
 
 
-def _shown(value: Any, scale: float) -> str:
+def _shown(value: Any, scale: Scale) -> str:
     """A table section's cell as shown: integers as they are, fractions at the report's scale, text as it is."""
     if value is None or isinstance(value, bool):
         return "–" if value is None else str(value)
@@ -139,11 +141,8 @@ def _tests(entry: Mapping[str, Any]) -> list[dict[str, Any]]:
     return [entry["test"]] if entry.get("test") is not None else []
 
 
-def _fmt(value: Any, scale: float, signed: bool = False) -> str:
-    if value is None or (isinstance(value, float) and not math.isfinite(value)):
-        return "–"
-    digits = 2 if scale == 100 else 4
-    return f"{scale * value:{'+' if signed else ''}.{digits}f}"
+def _fmt(value: Any, scale: Scale, signed: bool = False) -> str:
+    return scale.cell(value, signed, missing="–")
 
 
 def _p(value: Any) -> str:
@@ -156,7 +155,8 @@ def _statement(report: Mapping[str, Any]) -> str:
     c = report["correction"]
     names = system_names(report)
     systems = ", ".join(f"{n} = {s}" for n, s in zip(names, report["systems"]))
-    scale = "in %" if report.get("scale", 100) == 100 else "as fractions"
+    shown = Scale.of(report)
+    scale = "as fractions" if not shown.percent else "in %, truncated to two decimals" if shown.truncated else "in %"
     text = (
         f"{systems}; {report['n']} {report['unit']}. Figures {scale}. "
         f"Paired bootstrap, {report['samples']} replicates over the {report['unit']} (seed {report['seed']}); "
@@ -224,7 +224,7 @@ def tables(report: Mapping[str, Any]) -> list[Any]:
     """Rich tables of the report: one per analysis, the error categories and the confusion matrices."""
     from rich.table import Table
 
-    scale = report.get("scale", 100)
+    scale = Scale.of(report)
     names = system_names(report)
     out = []
     for name in bucketed(report):

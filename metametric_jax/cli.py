@@ -49,6 +49,7 @@ from collections.abc import Callable, Collection, Iterator, Mapping, Sequence
 from typing import Any, NoReturn
 
 from metametric_jax import cli_resampling as resampling_cli
+from metametric_jax._table import Scale
 from metametric_jax.commands import LARGE_INPUT, Command, registry, task_names
 from metametric_jax.commands._blas import one_blas_thread
 from metametric_jax.commands._exit import finish, silence
@@ -296,7 +297,7 @@ def _print_json(tree: Any) -> None:
     print(json.dumps(strict(tree), indent=2, allow_nan=False))
 
 
-def _render(command: Command, scores: dict[str, Any], args: argparse.Namespace, title: str, scale: float) -> None:
+def _render(command: Command, scores: dict[str, Any], args: argparse.Namespace, title: str, scale: Scale) -> None:
     if getattr(args, "format", "table") == "json":
         _print_json(scores)
         return
@@ -473,12 +474,12 @@ def _run(command: Command, args: argparse.Namespace, sub: argparse.ArgumentParse
             title = f"{command.name}: {' vs '.join(reversed(paths))}"
         files = [p for d in command.inputs for p in _files(getattr(args, d))]
 
-        def score() -> tuple[Any, list[str], float]:
+        def score() -> tuple[Any, list[str], Scale]:
             if own is not None:
                 text, notes = own.run(args)
-                return text, list(notes), 1.0
+                return text, list(notes), Scale()
             scores, warnings = command.run(args)
-            scale = 100.0
+            scale = Scale()
             if getattr(args, "bootstrap", None):
                 boot, more, scale = resampling_cli.bootstrap_intervals(command, args)
                 scores = {**scores, **boot}

@@ -14,9 +14,9 @@ Warnings (JSON ``"warnings"``; standard error): fewer than :data:`FEW_UNITS` uni
 from __future__ import annotations
 
 import argparse
-import math
 from typing import Any
 
+from metametric_jax._table import Scale
 from metametric_jax.commands import Command, Progress, Resampling
 
 __all__ = [
@@ -130,11 +130,12 @@ def _few(n: int, unit: str, method: str) -> list[str]:
     return [f"only {n} {unit}: with fewer than {FEW_UNITS} bootstrap intervals are too narrow; read them with care"]
 
 
-def bootstrap_intervals(command: Command, args: argparse.Namespace) -> tuple[dict[str, Any], list[str], float]:
+def bootstrap_intervals(command: Command, args: argparse.Namespace) -> tuple[dict[str, Any], list[str], Scale]:
     """The bootstrap intervals of the task's figures on the input files of ``args``.
 
     Returns:
-        ``({"intervals": figures as [low, high], "stderr", "level", "replicates", "seed", "test"}, warnings, scale)``.
+        ``({"intervals": figures as [low, high], "stderr", "level", "replicates", "seed", "test"}, warnings, scale)``,
+        ``scale`` how the task's tables print its figures.
     """
     from metametric_jax import intervals
 
@@ -156,10 +157,10 @@ def bootstrap_intervals(command: Command, args: argparse.Namespace) -> tuple[dic
         "test": _statement("bootstrap", res, n, args, args.bootstrap),
     }
     warnings = list(_few(n, res.unit, "bootstrap")) if n else [f"no {res.unit}: no interval can be computed"]
-    return result, warnings, res.scale
+    return result, warnings, Scale(res.scale, res.truncated)
 
 
-def compare(command: Command, args: argparse.Namespace, systems: list[str]) -> tuple[dict[str, Any], list[str], float]:
+def compare(command: Command, args: argparse.Namespace, systems: list[str]) -> tuple[dict[str, Any], list[str], Scale]:
     """Paired test of two systems' files against one reference file (see :func:`add_compare_options`).
 
     Returns:
@@ -211,7 +212,7 @@ def compare(command: Command, args: argparse.Namespace, systems: list[str]) -> t
     warnings.extend(_disagreements(out, args.samples, 1.0 - args.confidence, method))
     out["test"] = _statement(method, a, n, args, args.samples)
     out["warnings"] = warnings
-    return out, warnings, a.scale
+    return out, warnings, Scale(a.scale, a.truncated)
 
 
 def _disagreements(out: dict[str, Any], samples: int, alpha: float, method: str) -> list[str]:
@@ -246,21 +247,25 @@ def _disagreements(out: dict[str, Any], samples: int, alpha: float, method: str)
     return messages
 
 
-def _fmt(value: float | None, scale: float, signed: bool = False) -> str:
-    if value is None or not math.isfinite(value):
-        return "-"
-    digits = 2 if scale == 100 else 4
-    return f"{scale * value:{'+' if signed else ''}.{digits}f}"
+def _fmt(value: float | None, scale: Scale, signed: bool = False) -> str:
+    return scale.cell(value, signed)
 
 
-def interval_table(estimates: dict[str, Any], result: dict[str, Any], scale: float) -> Any:
+def _unit(scale: Scale) -> str:
+    """The tables' note of how their figures print."""
+    if not scale.percent:
+        return "as fractions"
+    return "in %, truncated to two decimals as scorer.pl prints them" if scale.truncated else "in %"
+
+
+def interval_table(estimates: dict[str, Any], result: dict[str, Any], scale: Scale) -> Any:
     """A table of the bootstrap intervals, on the task table's scale."""
     from metametric_jax._table import Table
     from metametric_jax.intervals import flatten
 
     test = result["test"]
     level = f"{100 * result['level']:g}%"
-    unit = "in %" if scale == 100 else "as fractions"
+    unit = _unit(scale)
     table = Table(
         title=f"{level} bootstrap intervals ({result['replicates']} replicates over {test['n']} {test['unit']}, "
         f"seed {result['seed']}; {unit})"
@@ -283,7 +288,7 @@ def _first(tree: Any, i: int) -> Any:
     return tree[i]
 
 
-def compare_table(result: dict[str, Any], systems: list[str], scale: float) -> Any:
+def compare_table(result: dict[str, Any], systems: list[str], scale: Scale) -> Any:
     """A table of a comparison, on the task table's scale, with the test stated in its caption."""
     from metametric_jax._table import Table
     from metametric_jax.intervals import flatten
@@ -292,7 +297,7 @@ def compare_table(result: dict[str, Any], systems: list[str], scale: float) -> A
     caption = (
         f"A = {systems[0]}, B = {systems[1]}; {test['description']}, {test['samples']} samples over {test['n']} "
         f"{test['unit']}, seed {test['seed']}; two-sided p-values ± their Monte Carlo error "
-        f"(floor 1/(N+1) = {1 / (test['samples'] + 1):.2g}); figures {'in %' if scale == 100 else 'as fractions'}"
+        f"(floor 1/(N+1) = {1 / (test['samples'] + 1):.2g}); figures {_unit(scale)}"
     )
     table = Table(caption=caption)
     columns = ["Figure", "A", "B", "Delta"]

@@ -19,6 +19,7 @@ A probe page that logs an error and loads an image shows that both detectors see
 from __future__ import annotations
 
 import json
+import math
 import subprocess
 from pathlib import Path
 from typing import Any
@@ -104,7 +105,10 @@ def shown_as(report: dict[str, Any], key: str, expected: Any) -> str | None:
     if key.endswith(("/p_value", "/p_adjusted", "/p_error")):
         return None
     signed = "+" if key.endswith("/delta") or "/gain/" in key else ""
-    return f"{scale * expected:{signed}.{2 if scale == 100 else 4}f}"
+    digits = 2 if scale == 100 else 4
+    if report["truncated"]:  # coreference: scorer.pl's int(x * 10000) / 100, the last digit cut
+        return f"{math.trunc(expected * (scale * 10**digits)) / 10**digits:{signed}.{digits}f}"
+    return f"{scale * expected:{signed}.{digits}f}"
 
 
 def check_dom(report: dict[str, Any], dom: str) -> int:

@@ -172,6 +172,36 @@ def test_ranking_interval_table_is_on_the_score_table_scale(capsys) -> None:
     assert f"{value:.4f}" in out and f"{100 * value:.2f}" not in out
 
 
+def test_coref_tables_print_every_figure_as_score_does(capsys, tmp_path: Path) -> None:
+    # scorer.pl cuts its percentages (int(x * 10000) / 100): score's table does, and so do the estimates beside the
+    # intervals, compare's columns and analyze's tables (a rounded copy would print 56.00 for score's 55.99)
+    score = run_json(capsys, "score", "coref", *sample_args("coref"), "--format", "json")
+    cut = {k: f"{math.trunc(v * 10000) / 100:.2f}" for k, v in numbers(score).items() if k.endswith("/f1")}
+    assert any(f"{100 * float(numbers(score)[k]):.2f}" != v for k, v in cut.items())  # rounding would differ here
+    code, table, err = run(capsys, "score", "coref", *sample_args("coref"))
+    assert code == 0, err
+    assert all(v in table for v in cut.values())
+    code, out, err = run(capsys, "score", "coref", *sample_args("coref"), "--bootstrap", "20")
+    assert code == 0, err
+    estimates = {line.split("│")[1].strip(): line.split("│")[2].strip() for line in out.splitlines() if "/f1 " in line}
+    assert estimates and all(estimates[k] == cut[k] for k in estimates), (estimates, cut)
+    assert "truncated" in out
+    reference, system = split_sample("coref")
+    code, out, err = run(
+        capsys, "compare", "coref", *reference, "--system", system, "--system", system, "--samples", "20"
+    )
+    assert code == 0, err
+    columns = {line.split("│")[1].strip(): line.split("│")[2:4] for line in out.splitlines() if "/f1 " in line}
+    assert columns and all([c.strip() for c in columns[k]] == [cut[k]] * 2 for k in columns), (columns, cut)
+    report = run_json(capsys, "analyze", "coref", *reference, "--system", system, "--samples", "20", "--format", "json")
+    assert report["truncated"] is True and report["scale"] == 100
+    code, out, err = run(capsys, "analyze", "coref", *reference, "--system", system, "--samples", "20")
+    assert code == 0, err
+    overall = next(line for line in out.splitlines() if line.startswith("│ all"))
+    shown = {"muc/f1": "muc", "bcub/f1": "bcub", "ceafe/f1": "ceafe", "lea/f1": "lea"}
+    assert all(cut[k] in overall for k in shown if k in cut), (overall, cut)
+
+
 @pytest.mark.parametrize("name", sorted(COMMANDS))
 def test_compare_on_an_empty_reference_is_one_line(capsys, tmp_path: Path, name: str) -> None:
     reference, system = split_sample(name)

@@ -112,6 +112,8 @@ class Resampling(NamedTuple):
         warnings: what the task's ``score`` warns about the same input (reading, alignment), repeated by ``compare``.
         scale: how the task's table prints figures: ``100`` (percentages, 2 decimals) or ``1`` (fractions, 4
             decimals, as trec_eval prints them).
+        truncated: whether the task's table cuts the last digit rather than rounding it (coreference, as scorer.pl);
+            the intervals, ``compare`` and ``analyze`` print its figures alike (:class:`metametric_jax._table.Scale`).
     """
 
     rows: Any
@@ -121,6 +123,7 @@ class Resampling(NamedTuple):
     groups: Any = None
     warnings: tuple[str, ...] = ()
     scale: float = 100.0
+    truncated: bool = False
 
 
 class Analyze(NamedTuple):

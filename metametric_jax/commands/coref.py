@@ -8,9 +8,9 @@ from __future__ import annotations
 
 import argparse
 import functools
-import math
 from typing import Any
 
+from metametric_jax._table import Scale
 from metametric_jax.commands import Command, Progress, Resampling
 
 _METRICS = ("muc", "bcub", "ceafm", "ceafe", "blanc", "lea")
@@ -111,12 +111,17 @@ def _resample(args: argparse.Namespace) -> Resampling:
         unit="documents",
         ids=ids,
         warnings=tuple(warnings),
+        truncated=True,
     )
+
+
+#: scorer.pl's percentages: truncated, not rounded, to two decimals (every coreference table prints them so)
+SCALE = Scale(100, truncated=True)
 
 
 def _truncated(value: float) -> str:
     """A fraction as scorer.pl prints a percentage: truncated, not rounded, to two decimals."""
-    return f"{math.trunc(value * 10000) / 100:.2f}"
+    return SCALE.cell(value)
 
 
 def _count(value: float) -> str:

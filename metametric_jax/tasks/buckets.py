@@ -287,6 +287,7 @@ class Analyses:
         references: str | None,
         unit: str,
         scale: float = 100,
+        truncated: bool = False,
         extra: Mapping[str, Any] | None = None,
         warnings: Sequence[str] = (),
         titles: Mapping[str, str] | None = None,
@@ -302,6 +303,7 @@ class Analyses:
             unit=unit,
             n=self.units.size,
             scale=scale,
+            truncated=truncated,
             extra=extra,
             warnings=warnings,
             titles=titles,
@@ -369,6 +371,7 @@ def report(
     unit: str,
     n: int,
     scale: float = 100,
+    truncated: bool = False,
     extra: Mapping[str, Any] | None = None,
     warnings: Sequence[str] = (),
     titles: Mapping[str, str] | None = None,
@@ -385,6 +388,7 @@ def report(
         unit: what a unit is, plural.
         n: the number of units.
         scale: how figures print: ``100`` (percentages) or ``1`` (fractions, as trec_eval).
+        truncated: whether figures print with their last digit cut, not rounded (coreference, as scorer.pl).
         extra: sections after the bucketed analyses (a confusion matrix, a table), each shown as it is.
         warnings: what the task's ``score`` warns about the same input.
         titles: the titles of sections of ``extra`` (the analyses' own come from their specs).
@@ -409,6 +413,7 @@ def report(
         "samples": settings.samples,
         "seed": settings.seed,
         "scale": scale,
+        "truncated": truncated,
         "correction": core["correction"],
         "titles": {**{a.name: a.title or a.name for a, _ in pairs}, **(titles or {})},
     }

@@ -371,6 +371,7 @@ def _report(
         systems=systems,
         references=references,
         unit="documents",
+        truncated=True,
         extra={"errors": [error_analysis(r, keys, jobs=jobs) for r in responses]},
         warnings=warnings,
         titles={"errors": "Error categories"},
