@@ -8,6 +8,9 @@ command's time), and returns ``None`` wherever its drawing might differ from ric
 text that rich would read as markup or emoji codes, or characters other than printable ASCII, Latin-1 and a few
 signs (``±``, dashes, ``≤``), all one cell wide. Then :meth:`Table.to_rich`
 hands the same table to rich. The tests compare both drawings on generated tables and on every task's table.
+
+No cell is cut short: into a file or a pipe a table is drawn whole, as wide as it is, whatever the console's width
+(``COLUMNS``); on a terminal narrower than the table, a cell folds onto more lines.
 """
 
 from __future__ import annotations
@@ -84,13 +87,24 @@ class Table:
         if self.rows:
             self.sections.add(len(self.rows) - 1)
 
+    def width(self) -> int:
+        """The width of the table drawn whole: each column as wide as its widest line, one space each side, rules.
+
+        A line that is not ASCII counts two cells a character (a wide character's), never too few.
+        """
+        columns = [
+            max(len(line) * (1 if line.isascii() else 2) for text in column for line in text.split("\n"))
+            for column in zip(self.headers, *self.rows)
+        ]
+        return sum(columns) + 3 * len(columns) + 1
+
     def to_rich(self) -> Any:
-        """The same table as a ``rich.table.Table``."""
+        """The same table as a ``rich.table.Table`` (a cell too wide for the console folds; none is cut short)."""
         from rich.table import Table as RichTable
 
         table = RichTable(title=self.title, caption=self.caption)
         for header, justify in zip(self.headers, self.justify):
-            table.add_column(header, justify=justify)  # type: ignore[arg-type]
+            table.add_column(header, justify=justify, overflow="fold")  # type: ignore[arg-type]
         for i, row in enumerate(self.rows):
             table.add_row(*row, end_section=i in self.sections)
         return table
@@ -217,8 +231,11 @@ def _console_width(file: IO[str]) -> int | None:
 def print_table(table: Any, file: IO[str] | None = None) -> None:
     """Print a :class:`Table` (plain text where rich would print the same) or any rich renderable on ``file``."""
     file = sys.stdout if file is None else file
+    width = None
     if isinstance(table, Table):
         width = _console_width(file)
+        if width is not None and table.headers:  # into a file or a pipe: the whole table, however wide
+            width = max(width, table.width())
         text = None if width is None else plain(table, width)
         if text is not None:
             file.write(text)
@@ -226,4 +243,4 @@ def print_table(table: Any, file: IO[str] | None = None) -> None:
         table = table.to_rich()
     from rich.console import Console
 
-    Console(file=file).print(table)
+    Console(file=file, width=width, markup=False, emoji=False).print(table)  # text as it is: "[/x]", ":bug:"

@@ -307,12 +307,21 @@ def tables(report: Mapping[str, Any]) -> list[Any]:
 
 
 def text(report: Mapping[str, Any], width: int = 160) -> str:
-    """The tables as plain text (what ``--format table --out FILE`` writes)."""
+    """The tables as plain text (what ``--format table --out FILE`` writes), each whole, however wide (no cell cut).
+
+    The statement above them is wrapped at ``width``. Text prints as it is (a label ``[/x]`` or ``:bug:`` is no
+    markup or emoji code).
+    """
     from rich.console import Console
+    from rich.measure import Measurement
 
     buffer = io.StringIO()
-    console = Console(file=buffer, width=width, color_system=None)
-    console.print(_statement(report))
+
+    def console(columns: int) -> Console:
+        return Console(file=buffer, width=columns, color_system=None, markup=False, emoji=False)
+
+    console(width).print(_statement(report))
+    wide = console(1 << 16)  # to measure a table drawn without limit
     for t in tables(report):
-        console.print(t)
+        console(max(width, Measurement.get(wide, wide.options, t).maximum)).print(t)
     return buffer.getvalue()

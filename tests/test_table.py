@@ -9,6 +9,7 @@ from importlib import resources
 
 import pytest
 from helpers import run
+from rich.cells import cell_len
 from rich.console import Console
 
 from metametric_jax import _table
@@ -127,3 +128,45 @@ def test_every_task_s_table_is_rich_s(capsys, monkeypatch, argv: list[str], colu
     assert ours == theirs
     if argv[1] != "coref" and argv[0] == "score":  # coreference's tables are rich's own (a minimal box, its title)
         assert drawn and all(text is not None for text in drawn[:1]), argv
+
+
+@pytest.mark.parametrize(
+    "cell",
+    [
+        "per_type/" + "VERY_LONG_ENTITY_TYPE_NAME_" * 6 + "/f1",
+        "ÿ" + "é" * 150 + "ÿ",
+        "類型" * 40,
+        "[bold]x[/bold]" * 20,
+        "[/x] :bug: " * 12,
+    ],
+)
+@pytest.mark.parametrize("columns", ["40", "80", "1000"])
+def test_no_cell_is_cut_short_into_a_file(tmp_path, monkeypatch, cell: str, columns: str) -> None:
+    # into a file or a pipe the table is drawn whole, however narrow COLUMNS says the console is (plain text for
+    # ASCII, rich for other characters and for what rich would read as markup, printed as it is): each cell on one
+    # line, nothing cut to an ellipsis
+    monkeypatch.setenv("COLUMNS", columns)
+    for var in ("FORCE_COLOR", "TTY_COMPATIBLE", "TTY_INTERACTIVE"):
+        monkeypatch.delenv(var, raising=False)
+    table = Table(title="figures", caption="a caption")
+    table.add_column("Figure")
+    table.add_column("Value", justify="right")
+    table.add_row(cell, "12.34")
+    table.add_row("short", "5.00")
+    path = tmp_path / "out.txt"
+    with path.open("w", encoding="utf-8") as file:
+        _table.print_table(table, file)
+    text = path.read_text(encoding="utf-8")
+    assert "…" not in text and any(cell in line and "12.34" in line for line in text.splitlines()), text
+    assert len({cell_len(line) for line in text.splitlines() if line.startswith(("┏", "│", "└"))}) == 1
+
+
+def test_analyze_tables_cut_no_cell(capsys, monkeypatch) -> None:
+    monkeypatch.setenv("COLUMNS", "60")
+    data = resources.files("metametric_jax") / "data" / "ie"
+    gold, pred = str(data / "gold.jsonl"), str(data / "pred.jsonl")
+    code, out, err = run(
+        capsys, "analyze", "ie", "--references", gold, "--system", pred, "--system", gold, "--samples", "20"
+    )
+    assert code == 0, err
+    assert "…" not in out and "Start-Position" in out and "+100.00" in out

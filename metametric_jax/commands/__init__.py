@@ -59,11 +59,11 @@ class Progress:
             from rich.progress import Progress as RichProgress
 
             self._bar = RichProgress(
-                TextColumn("{task.description}"),
+                TextColumn("{task.description}", markup=False),
                 BarColumn(),
                 MofNCompleteColumn(),
                 TimeElapsedColumn(),
-                console=Console(file=sys.stderr),
+                console=Console(file=sys.stderr, markup=False, emoji=False),
             )
             self._bar.__enter__()
             self._task = self._bar.add_task(self.description, total=self.total)
