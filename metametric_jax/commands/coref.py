@@ -38,7 +38,7 @@ def _add_arguments(parser: argparse.ArgumentParser) -> None:
     )
     parser.add_argument(
         "--max-repeated-mentions",
-        type=int,
+        type=repeat_limit,
         default=10,
         metavar="N",
         help="refuse a response that gives key mentions again more than N times (scorer v8.01: 10; -1: no limit)",
@@ -48,6 +48,17 @@ def _add_arguments(parser: argparse.ArgumentParser) -> None:
         action="store_true",
         help="refuse documents whose words differ from the key's (default: a warning; token counts always checked)",
     )
+
+
+def repeat_limit(text: str) -> int | None:
+    """``--max-repeated-mentions``: a count of 0 or more, or -1 for no limit (None)."""
+    try:
+        value = int(text)
+    except ValueError:
+        value = -2
+    if value < -1:
+        raise argparse.ArgumentTypeError(f"expected a count of 0 or more, or -1 for no limit; found {text!r}")
+    return None if value == -1 else value
 
 
 def _resolve(args: argparse.Namespace, parser: argparse.ArgumentParser) -> None:
@@ -72,13 +83,12 @@ def _run(args: argparse.Namespace) -> tuple[dict[str, Any], list[str]]:
     from metametric_jax.tasks.readers.conll2012 import count_documents
 
     units = count_documents(args.key)
-    limit = None if args.max_repeated_mentions < 0 else args.max_repeated_mentions
     with Progress("coref: scoring documents", units, Progress.wanted(args.progress, units)) as bar:
         report = coref_files.score_files(
             predictions=args.response,
             references=args.key,
             repeated_mentions=args.repeated_mentions,
-            max_repeated_mentions=limit,
+            max_repeated_mentions=args.max_repeated_mentions,
             check_words=args.check_words,
             progress=bar.update if bar.enabled else None,
             jobs=getattr(args, "jobs", 1),
@@ -100,7 +110,7 @@ def _resample(args: argparse.Namespace) -> Resampling:
         predictions=args.response,
         references=args.key,
         repeated_mentions=args.repeated_mentions,
-        max_repeated_mentions=None if args.max_repeated_mentions < 0 else args.max_repeated_mentions,
+        max_repeated_mentions=args.max_repeated_mentions,
         check_words=args.check_words,
         jobs=getattr(args, "jobs", 1),
     )

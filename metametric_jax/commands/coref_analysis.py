@@ -16,9 +16,8 @@ _FILES = "analyze coref reads --references (the key) and --system files; KEY RES
 
 
 def _derived(args: argparse.Namespace) -> dict[str, Any]:
-    limit = args.max_repeated_mentions
     return {
-        "max_repeated_mentions": None if limit < 0 else limit,
+        "max_repeated_mentions": args.max_repeated_mentions,  # None for -1 (no limit), as the option reads it
         "metric": "conll" if args.metric == "all" else args.metric,
     }
 

@@ -155,8 +155,8 @@ def _check_repeats(given_again: int, limit: int | None, resp_path: str) -> None:
             resp_path,
             None,
             f"found too many repeated mentions ({given_again} > {limit}) in the response, so refusing to score, as "
-            "the reference scorer does; expected each key mention once per document (please fix the output, or pass "
-            "max_repeated_mentions=None)",
+            "the reference scorer does; expected each key mention once per document (fix the output, or lift the "
+            "limit: --max-repeated-mentions -1 on the command line, max_repeated_mentions=None in Python)",
         )
 
 

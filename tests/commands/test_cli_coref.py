@@ -107,8 +107,17 @@ def test_repeated_mention_options(capsys):
     key, response = FIXTURES / "repeats.key", FIXTURES / "too_many_repeats.response"
     code, out, err = run(capsys, "score", "coref", str(key), str(response))
     assert code == 1 and out == "" and "too many repeated mentions (12 > 10)" in err and "Traceback" not in err
+    assert "--max-repeated-mentions -1" in err and err.count("\n") == 1  # the way out, as the command line spells it
     code, _, err = run(capsys, "score", "coref", "--max-repeated-mentions", "-1", str(key), str(response))
     assert code == 0 and "x12" in err
+    code, _, err = run(capsys, "score", "coref", "--max-repeated-mentions", "12", str(key), str(response))
+    assert code == 0 and "x12" in err
+    for bad in ("-2", "-100", "ten"):  # only -1 means no limit
+        code, out, err = run(capsys, "score", "coref", "--max-repeated-mentions", bad, str(key), str(response))
+        assert code == 2 and out == "" and "expected a count of 0 or more, or -1 for no limit" in err, bad
+        code, out, err = run(capsys, "analyze", "coref", "--references", str(key), "--system", str(response),
+                             "--max-repeated-mentions", bad)  # fmt: skip
+        assert code == 2 and out == "" and "expected a count of 0 or more, or -1 for no limit" in err, bad
     first, _ = run_json(
         capsys, "score", "coref", "--repeated-mentions", "first", str(key), str(FIXTURES / "repeats.response")
     )
