@@ -49,6 +49,7 @@ from typing import Any
 import numpy as np
 
 from metametric_jax import intervals
+from metametric_jax._ratios import undefined
 from metametric_jax.analysis_state import BucketedState
 from metametric_jax.corrections import CORRECTIONS, STATISTICS, correct, normalize_correction
 
@@ -183,8 +184,8 @@ class PairedTest:
         bucket: the bucket.
         system: the system's index (``>= 1``; the baseline is 0).
         delta: the tested figure of the system minus the baseline's (``None`` if either does not exist).
-        replicates: float64 ``(B,)``: the replicates' deltas (NaN where a replicate weights no unit or a figure
-            does not exist).
+        replicates: float64 ``(B,)``: the replicates' deltas (NaN where a replicate weights no unit, or a figure does
+            not exist or is a ratio with a zero denominator there).
         p_value: the two-sided p-value (``None`` if not tested).
         p_error: its Monte Carlo error.
         too_small: whether the bucket has items in fewer than ``min_units`` units (then not tested).
@@ -205,11 +206,14 @@ class PairedTest:
         return self.p_value is not None
 
 
-def _figure(tree: Any, path: str) -> float | None:
+def _figure(tree: Any, path: str, replicate: bool = False) -> float | None:
+    """The figure at ``path``; None where it does not exist, or (``replicate``) is a ratio with a zero denominator."""
     value = tree.get(path) if isinstance(tree, dict) else None
     if value is None or isinstance(value, Mapping):
         value = intervals.flatten(tree).get(path)
-    return None if value is None or not math.isfinite(value) else float(value)
+    if value is None or not math.isfinite(value) or (replicate and undefined(value)):
+        return None
+    return float(value)
 
 
 def paired_tests(state: BucketedState, analysis: Analysis, *, min_units: int = MIN_UNITS) -> list[PairedTest]:
@@ -245,7 +249,7 @@ def _series(analysis: Analysis, totals: np.ndarray, valid: np.ndarray) -> np.nda
     """The tested figure of each replicate's totals ``(B, D)`` (NaN where not valid or the figure is None)."""
     out = np.full(totals.shape[0], np.nan)
     for b in np.flatnonzero(valid):
-        value = _figure(analysis.readout(totals[b]), analysis.figure)
+        value = _figure(analysis.readout(totals[b]), analysis.figure, replicate=True)
         if value is not None:
             out[b] = value
     return out

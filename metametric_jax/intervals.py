@@ -35,6 +35,8 @@ from typing import Any
 
 import numpy as np
 
+from metametric_jax._ratios import undefined
+
 __all__ = [
     "POISSON_STREAM",
     "SWAP_STREAM",
@@ -329,7 +331,7 @@ def flatten(tree: Any, prefix: str = "") -> dict[str, float | None]:
         for k, v in tree.items():
             out.update(flatten(v, f"{prefix}{k}/"))
         return out
-    return {prefix.rstrip("/"): None if tree is None else float(tree)}
+    return {prefix.rstrip("/"): None if tree is None else tree if undefined(tree) else float(tree)}
 
 
 def unflatten(flat: Mapping[str, Any]) -> dict[str, Any]:
@@ -364,7 +366,7 @@ def _finite(x: float | None) -> float | None:
 def _replicate_figures(
     readout: Callable[[np.ndarray], Any], units: np.ndarray, ids: np.ndarray, samples: int, seed: int
 ) -> tuple[list[str], np.ndarray]:
-    """Each replicate's figures ``(samples, F)`` (NaN where a replicate weights no unit or a figure is None)."""
+    """Each replicate's figures ``(samples, F)``: NaN where none is (see :func:`_replicated`) or no unit is weighted."""
     paths = list(flatten(readout(exact_totals(units))))
     out = np.full((samples, len(paths)), np.nan)
     m = units.shape[0]
@@ -375,7 +377,7 @@ def _replicate_figures(
         for j in range(w.shape[0]):
             if mass[j] > 0:
                 fig = flatten(readout(totals[j] * (m / mass[j])))
-                out[lo + j] = [np.nan if fig.get(p) is None else fig[p] for p in paths]
+                out[lo + j] = [_replicated(fig.get(p)) for p in paths]
     return paths, out
 
 
@@ -388,8 +390,13 @@ def _blocks(ids: np.ndarray, samples: int, seed: int, stream: int) -> Iterator[t
             yield lo, swap_masks(ids, n, seed, start=lo)
 
 
+def _replicated(value: float | None) -> float:
+    """A replicate's figure: NaN (left out) where it does not exist, or is a ratio with a zero denominator."""
+    return np.nan if value is None or undefined(value) else value
+
+
 def _difference(a: float | None, b: float | None) -> float:
-    return np.nan if a is None or b is None else a - b
+    return _replicated(a) - _replicated(b)
 
 
 def _units(rows: Any) -> np.ndarray:

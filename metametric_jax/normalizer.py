@@ -39,7 +39,7 @@ from typing import Any
 
 import numpy as np
 
-from metametric_jax._ratios import f_measure
+from metametric_jax._ratios import f_measure, ratio
 
 __all__ = [
     "Normalizer",
@@ -411,14 +411,11 @@ def prf(matched: float, predicted: float, reference: float) -> dict[str, float]:
     """Precision, recall and F1 of exact totals as Python floats: the one read-out of the task reports.
 
     :math:`P = m / t`, :math:`R = m / g`, :math:`F_1 = 2m / (t + g)` (the ``f1`` normalizer), 0.0 where a denominator
-    is 0. Scorers that print F1 as the harmonic mean of their printed ratios use :func:`f_measure` instead.
+    is 0 (:data:`metametric_jax._ratios.UNDEFINED`: left out of a resampled replicate). Scorers that print F1 as the
+    harmonic mean of their printed ratios use :func:`f_measure` instead.
 
     >>> prf(2, 3, 4)
     {'precision': 0.6666666666666666, 'recall': 0.5, 'f1': 0.5714285714285714}
     """
     m, t, g = float(matched), float(predicted), float(reference)
-    return {
-        "precision": m / t if t else 0.0,
-        "recall": m / g if g else 0.0,
-        "f1": 2.0 * m / (t + g) if t + g else 0.0,
-    }
+    return {"precision": ratio(m, t), "recall": ratio(m, g), "f1": ratio(2.0 * m, t + g)}

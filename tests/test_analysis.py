@@ -137,6 +137,24 @@ def test_a_bucket_of_every_item_is_compare_s_paired_bootstrap() -> None:
     assert test.p_error == ref["p_error"]["f1"]
 
 
+def test_a_bucket_test_leaves_out_replicates_where_the_figure_is_undefined() -> None:
+    """Precision over units of which few predict anything: replicates drawing none of them have no precision (0/0);
+    the bucket's test leaves them out, as compare's paired bootstrap does."""
+    rows, unit, _, system = random_items(6, units=60)
+    rows[unit >= 6, :2] = 0  # only units 0-5 predict
+    precision = analysis.Analysis("b", f1_readout, "precision", count=lambda t: t[2])
+    state = build(rows, unit, ["all"] * len(rows), system, units=np.arange(60), samples=500, seed=9)
+    (test,) = analysis.paired_tests(state, precision)
+    ua, ub = np.zeros((60, 3)), np.zeros((60, 3))
+    np.add.at(ua, unit[system == 0], rows[system == 0])
+    np.add.at(ub, unit[system == 1], rows[system == 1])
+    ref = intervals.paired_bootstrap(f1_readout, ub, ua, samples=500, seed=9, level=0.95)
+    w = intervals.poisson_weights(np.arange(60), 500, 9)
+    drawn = ((w @ ua)[:, 1] > 0) & ((w @ ub)[:, 1] > 0)
+    assert drawn.sum() < 500 and int(np.sum(~np.isnan(test.replicates))) == int(drawn.sum())
+    assert test.delta == ref["delta"]["precision"] and test.p_value == ref["p_value"]["precision"]
+
+
 def test_p_value_by_its_definition() -> None:
     rows, unit, bucket, system = random_items(5)
     state = build(rows, unit, bucket, system, units=np.arange(80), samples=300)

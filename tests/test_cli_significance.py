@@ -202,6 +202,25 @@ def test_coref_tables_print_every_figure_as_score_does(capsys, tmp_path: Path) -
     assert all(cut[k] in overall for k in shown if k in cut), (overall, cut)
 
 
+def test_a_type_absent_from_a_replicate_is_left_out_of_its_interval(capsys, tmp_path: Path) -> None:
+    # 30 sentences, one PER found right, LOC elsewhere: a replicate without the PER sentence has no PER precision
+    # (0/0, which score prints as 0); it is left out of PER's interval, not counted as 0
+    gold, pred = [], []
+    for k in range(30):
+        tag = "B-PER" if k == 0 else "B-LOC"
+        gold.append(f"w{k} {tag}\nx O\n")
+        pred.append(f"w{k} {tag if k % 4 else 'O'}\nx O\n" if k else f"w{k} {tag}\nx O\n")
+    (tmp_path / "g.txt").write_text("\n".join(gold))
+    (tmp_path / "p.txt").write_text("\n".join(pred))
+    files = ["--gold", str(tmp_path / "g.txt"), "--pred", str(tmp_path / "p.txt")]
+    got = run_json(capsys, "score", "ner", *files, "--bootstrap", "400", "--seed", "1", "--format", "json")
+    assert got["per_type"]["PER"]["precision"] == 1.0
+    assert got["intervals"]["per_type"]["PER"]["precision"] == [1.0, 1.0]
+    assert got["intervals"]["per_type"]["PER"]["f1"] == [1.0, 1.0] and got["stderr"]["per_type"]["PER"]["f1"] == 0.0
+    low, high = got["intervals"]["per_type"]["LOC"]["recall"]
+    assert 0 < low < high < 1
+
+
 @pytest.mark.parametrize("name", sorted(COMMANDS))
 def test_compare_on_an_empty_reference_is_one_line(capsys, tmp_path: Path, name: str) -> None:
     reference, system = split_sample(name)

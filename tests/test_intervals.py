@@ -11,6 +11,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from metametric_jax import intervals
+from metametric_jax._ratios import ratio
 
 
 def f1(totals: np.ndarray) -> dict:
@@ -135,6 +136,37 @@ def test_a_figure_that_does_not_exist_is_none_not_nan() -> None:
     }
     got = intervals.bootstrap(readout, np.zeros((0, 2)), samples=20, seed=0, level=0.95)
     assert got["low"] == {"ratio": None}
+
+
+def _rare(t: np.ndarray) -> dict:
+    # a type that one unit of 40 holds: its precision is 0/0 (reported 0.0, UNDEFINED) wherever no replicate holds it
+    return {"rare": ratio(t[0], t[1]), "common": ratio(t[2], t[3])}
+
+
+RARE = np.array([[1.0, 1.0, 1.0, 2.0]] + [[0.0, 0.0, float(k % 2), 1.0] for k in range(39)])
+
+
+def test_a_replicate_without_a_ratio_s_denominator_leaves_the_figure_out() -> None:
+    samples, seed = 400, 3
+    got = intervals.bootstrap(_rare, RARE, samples=samples, seed=seed, level=0.9)
+    w = intervals.poisson_weights(np.arange(len(RARE)), samples, seed)
+    held = w[:, 0] > 0  # the replicates that draw the rare unit: its precision is 1 there, undefined elsewhere
+    assert 0 < held.sum() < samples
+    assert got["estimate"]["rare"] == 1.0 and got["low"]["rare"] == got["high"]["rare"] == 1.0
+    assert got["stderr"]["rare"] == 0.0
+    keep = w.sum(1) > 0
+    reps = (w @ RARE)[keep] * (len(RARE) / w.sum(1)[keep])[:, None]
+    common = reps[:, 2] / reps[:, 3]
+    assert got["low"]["common"] == pytest.approx(np.quantile(common, 0.05), abs=1e-12)
+    other = RARE.copy()
+    other[0, 0] = 0.0  # the other system misses the rare unit: 0 where it is drawn
+    paired = intervals.paired_bootstrap(_rare, RARE, other, samples=samples, seed=seed, level=0.9)
+    assert paired["delta"]["rare"] == 1.0 and paired["low"]["rare"] == paired["high"]["rare"] == 1.0
+    assert paired["p_value"]["rare"] == pytest.approx(1 / (held.sum() + 1))  # over the replicates that hold it
+    swapped = intervals.randomization(_rare, RARE, other, samples=samples, seed=seed)
+    assert swapped["delta"]["rare"] == 1.0 and swapped["p_value"]["rare"] == pytest.approx(1.0)
+    zero = intervals.bootstrap(_rare, RARE[1:], samples=50, seed=0, level=0.9)  # undefined everywhere
+    assert zero["estimate"]["rare"] == 0.0 and zero["low"]["rare"] is None and zero["stderr"]["rare"] is None
 
 
 def test_group_rows_sums_units_in_order_of_appearance() -> None:

@@ -13,7 +13,7 @@ from typing import Any
 
 import numpy as np
 
-from metametric_jax._ratios import f_measure
+from metametric_jax._ratios import f_measure, ratio
 from metametric_jax.tasks.constituency_counts import COLLINS, EvalbParams, SentenceCounts
 
 __all__ = ["ROW_FIELDS", "sentence_rows", "readout", "summarize"]
@@ -91,7 +91,7 @@ def readout(totals: Any) -> dict[str, dict[str, float]]:
     Returns:
         ``{"all": {...}, "len40": {...}}``, each with ``recall``, ``precision``, ``f1``, ``complete_match``,
         ``average_crossing``, ``no_crossing``, ``two_or_less_crossing``, ``tagging_accuracy``: Python floats, 0.0
-        where a denominator is 0.
+        where a denominator is 0 (:data:`~metametric_jax._ratios.UNDEFINED`).
     """
     values = np.asarray(totals, np.float64).tolist()
     out = {}
@@ -99,17 +99,16 @@ def readout(totals: Any) -> dict[str, dict[str, float]]:
         t = dict(zip(ROW_FIELDS, values[k * len(ROW_FIELDS) : (k + 1) * len(ROW_FIELDS)]))
         m, bg, bt, v = t["matched_brackets"], t["gold_brackets"], t["test_brackets"], t["valid_sentences"]
         w, tags = t["words"], t["correct_tags"]
-        r = m / bg if bg else 0.0
-        p = m / bt if bt else 0.0
+        r, p = ratio(m, bg), ratio(m, bt)
         out[part] = {
             "recall": r,
             "precision": p,
             "f1": f_measure(p, r),
-            "complete_match": t["complete_match"] / v if v else 0.0,
-            "average_crossing": t["crossing_brackets"] / v if v else 0.0,
-            "no_crossing": t["no_crossing"] / v if v else 0.0,
-            "two_or_less_crossing": t["two_or_less_crossing"] / v if v else 0.0,
-            "tagging_accuracy": tags / w if w else 0.0,
+            "complete_match": ratio(t["complete_match"], v),
+            "average_crossing": ratio(t["crossing_brackets"], v),
+            "no_crossing": ratio(t["no_crossing"], v),
+            "two_or_less_crossing": ratio(t["two_or_less_crossing"], v),
+            "tagging_accuracy": ratio(tags, w),
         }
     return out
 

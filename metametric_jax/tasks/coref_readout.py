@@ -12,7 +12,7 @@ from typing import Any
 
 import numpy as np
 
-from metametric_jax._ratios import f_measure
+from metametric_jax._ratios import f_measure, ratio
 from metametric_jax.intervals import exact_totals
 
 __all__ = ["METRICS", "COUNT_NAMES", "Counts", "figures", "count_rows", "unpack_totals", "sum_counts", "readout"]
@@ -25,16 +25,12 @@ COUNT_NAMES: tuple[str, ...] = ("muc", "bcub", "ceafm", "ceafe", "lea", "mention
 Counts = dict[str, tuple[float, float, float, float]]
 
 
-def _ratio(num: float, den: float) -> float:
-    return num / den if den else 0.0
-
-
 def _f1(r: float, p: float) -> float:
     return f_measure(p, r)
 
 
 def _prf(num_r: float, den_r: float, num_p: float, den_p: float) -> dict[str, float]:
-    r, p = _ratio(num_r, den_r), _ratio(num_p, den_p)
+    r, p = ratio(num_r, den_r), ratio(num_p, den_p)
     return {
         "recall": r,
         "precision": p,

@@ -14,6 +14,7 @@ from typing import Any
 
 import numpy as np
 
+from metametric_jax._ratios import UNDEFINED, ratio
 from metametric_jax.inputs import check_lengths
 from metametric_jax.normalizer import prf
 from metametric_jax.tasks.spans import SpanCounts, count_spans
@@ -29,10 +30,6 @@ FIGURES = ("precision", "recall", "f1")
 #: the tokens and the tokens whose predicted tag is the reference tag. Type ``j`` of the row's ``labels`` then has the
 #: columns ``HEAD + 3 j + (0, 1, 2)``: its (matched, predicted, reference) span counts.
 HEAD = 5
-
-
-def _ratio(num: float, den: float) -> float:
-    return num / den if den else 0.0
 
 
 def readout(totals: Any, labels: Sequence[str], reported: Sequence[str] | None = None) -> dict[str, Any]:
@@ -60,15 +57,15 @@ def readout(totals: Any, labels: Sequence[str], reported: Sequence[str] | None =
         if xx + yy > 0:
             present.append((types[label], yy))
     support = sum(yy for _, yy in present)
-    macro = {k: (float(np.mean([r[k] for r, _ in present])) if present else 0.0) for k in FIGURES}
-    weighted = {k: _ratio(sum(r[k] * yy for r, yy in present), support) for k in FIGURES}
+    macro = {k: (float(np.mean([r[k] for r, _ in present])) if present else UNDEFINED) for k in FIGURES}
+    weighted = {k: ratio(sum(r[k] * yy for r, yy in present), support) for k in FIGURES}
     micro = prf(*values[:3])
     return {
         "f1": micro["f1"],
         "micro": micro,
         "macro": macro,
         "weighted": weighted,
-        "accuracy": _ratio(values[4], values[3]),
+        "accuracy": ratio(values[4], values[3]),
         "per_type": types,
     }
 
