@@ -36,26 +36,41 @@ class Scale(NamedTuple):
     Attributes:
         factor: ``100``: percentages with two decimals; ``1``: fractions with four (as trec_eval prints them).
         truncated: the digits cut, not rounded (as the CoNLL-2012 scorer prints its percentages).
+        of_counts: a percentage computed from the counts, ``100.0 * a / b`` in doubles, as EVALB and conlleval
+            compute theirs, rather than 100 times the fraction ``a / b`` (as the CoNLL 2018 script does): the two
+            round apart where the percentage is a tie (EVALB prints 23 of 160 as 14.38, ``100 * 0.14375`` as 14.37).
+            The counts are the fraction's, recovered exactly (the closest ratio of integers up to 2**26 to it).
+        numbers: the figures (a path's last name) that are no fractions, printed as they are with two decimals
+            (EVALB's average crossing, brackets per sentence).
     """
 
     factor: float = 100.0
     truncated: bool = False
+    of_counts: bool = False
+    numbers: tuple[str, ...] = ()
 
     @classmethod
     def of(cls, report: Mapping[str, Any]) -> Scale:
-        """The scale an ``analyze`` report names (``scale`` and ``truncated``)."""
-        return cls(float(report.get("scale", 100)), bool(report.get("truncated", False)))
+        """The scale an ``analyze`` report names (``scale``, ``truncated`` and ``of_counts``)."""
+        return cls(float(report.get("scale", 100)), bool(report.get("truncated", False)), bool(report.get("of_counts")))
 
     @property
     def percent(self) -> bool:
         """Whether figures print as percentages."""
         return self.factor == 100
 
-    def cell(self, value: Any, signed: bool = False, missing: str = "-") -> str:
-        """A figure (a fraction) as printed; ``missing`` for None and non-finite values."""
+    def cell(self, value: Any, signed: bool = False, missing: str = "-", path: str = "") -> str:
+        """A figure (a fraction, or one of :attr:`numbers` at ``path``) as printed; ``missing`` for None and NaN."""
         if value is None or not math.isfinite(value):
             return missing
+        if path.rsplit("/", 1)[-1] in self.numbers:
+            return f"{value:{'+' if signed else ''}.2f}"
         digits = 2 if self.percent else 4
+        if self.of_counts and self.percent and not signed and 0 <= value <= 1 << 26:
+            from fractions import Fraction  # here: a table of fractions needs none of it
+
+            share = Fraction(value).limit_denominator(1 << 26)
+            return f"{100.0 * share.numerator / share.denominator:.{digits}f}"
         if self.truncated:  # toward zero at the last digit: int(x * 10000) / 100 for percentages
             value = math.trunc(value * (self.factor * 10**digits)) / 10**digits
             return f"{value:{'+' if signed else ''}.{digits}f}"

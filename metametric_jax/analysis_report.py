@@ -13,9 +13,9 @@ are the JSON's (rounded for display; the HTML keeps each number's full value in 
   bucket, the error categories and the confusion matrices (:mod:`metametric_jax.analysis_latex`).
 
 The JSON (``"version": 1``): ``{"version", "task", "systems", "baseline", "references", "unit", "n", "samples",
-"seed", "scale", "truncated", "correction": {"method", "description", "statistic", "family", "tests", "floor",
-"min_units", "figures"}, "titles", "analyses": {ANALYSIS: {BUCKET: {"count", "units", "figures": [one {figure: value}
-per system], "test" | "tests"}}, "errors"?, "confusion"?, TABLE...}, "notes", "warnings"}``; see
+"seed", "scale", "truncated", "of_counts", "correction": {"method", "description", "statistic", "family", "tests",
+"floor", "min_units", "figures"}, "titles", "analyses": {ANALYSIS: {BUCKET: {"count", "units", "figures": [one
+{figure: value} per system], "test" | "tests"}}, "errors"?, "confusion"?, TABLE...}, "notes", "warnings"}``; see
 :mod:`metametric_jax.analysis`. ``errors`` is NER's ``{SCHEME: [one {"correct", ...} per system]}`` or
 coreference's ``[one {CATEGORY: {"count", "gain": {FIGURE: F1 gained}}} per system]`` (Kummerfeld and Klein's
 categories). ``counted``, optional, says what each analysis's ``count`` counts (``reference items`` otherwise).
@@ -23,8 +23,9 @@ categories). ``counted``, optional, says what each analysis's ``count`` counts (
 (``{"title", "description"?, "columns": [...], "rows": [[...], ...]}``: EVALB's per-sentence table, per-query wins
 and losses) is shown as it is, its numbers as the bucket tables show theirs (integers as they are, fractions at the
 report's scale). ``scale`` is 100 (percentages, two decimals) or 1 (fractions, four); ``truncated`` says the
-last digit is cut rather than rounded (coreference, as scorer.pl prints its percentages), in every table of the report
-as in ``score``'s (:class:`metametric_jax._table.Scale`).
+last digit is cut rather than rounded (coreference, as scorer.pl prints its percentages), ``of_counts`` that a
+percentage prints as ``100.0 * a / b`` of its counts (EVALB, conlleval), in every table of the report as in
+``score``'s (:class:`metametric_jax._table.Scale`).
 """
 
 from __future__ import annotations

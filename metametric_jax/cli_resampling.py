@@ -157,7 +157,7 @@ def bootstrap_intervals(command: Command, args: argparse.Namespace) -> tuple[dic
         "test": _statement("bootstrap", res, n, args, args.bootstrap),
     }
     warnings = list(_few(n, res.unit, "bootstrap")) if n else [f"no {res.unit}: no interval can be computed"]
-    return result, warnings, Scale(res.scale, res.truncated)
+    return result, warnings, Scale(res.scale, res.truncated, res.of_counts, res.numbers)
 
 
 def compare(command: Command, args: argparse.Namespace, systems: list[str]) -> tuple[dict[str, Any], list[str], Scale]:
@@ -212,7 +212,7 @@ def compare(command: Command, args: argparse.Namespace, systems: list[str]) -> t
     warnings.extend(_disagreements(out, args.samples, 1.0 - args.confidence, method))
     out["test"] = _statement(method, a, n, args, args.samples)
     out["warnings"] = warnings
-    return out, warnings, Scale(a.scale, a.truncated)
+    return out, warnings, Scale(a.scale, a.truncated, a.of_counts, a.numbers)
 
 
 def _disagreements(out: dict[str, Any], samples: int, alpha: float, method: str) -> list[str]:
@@ -247,15 +247,18 @@ def _disagreements(out: dict[str, Any], samples: int, alpha: float, method: str)
     return messages
 
 
-def _fmt(value: float | None, scale: Scale, signed: bool = False) -> str:
-    return scale.cell(value, signed)
+def _fmt(value: float | None, scale: Scale, signed: bool = False, path: str = "") -> str:
+    return scale.cell(value, signed, path=path)
 
 
 def _unit(scale: Scale) -> str:
     """The tables' note of how their figures print."""
-    if not scale.percent:
-        return "as fractions"
-    return "in %, truncated to two decimals as scorer.pl prints them" if scale.truncated else "in %"
+    note = "as fractions" if not scale.percent else "in %"
+    if scale.percent and scale.truncated:
+        note += ", truncated to two decimals as scorer.pl prints them"
+    if scale.numbers:
+        note += f"; {', '.join(scale.numbers)} as a number"
+    return note
 
 
 def interval_table(estimates: dict[str, Any], result: dict[str, Any], scale: Scale) -> Any:
@@ -277,8 +280,8 @@ def interval_table(estimates: dict[str, Any], result: dict[str, Any], scale: Sca
     errors = flatten(result["stderr"])
     est = flatten(estimates)
     for path in lows:
-        row = [_fmt(est.get(path), scale), _fmt(lows[path], scale), _fmt(highs[path], scale)]
-        table.add_row(path, *row, _fmt(errors.get(path), scale))
+        row = [_fmt(x, scale, path=path) for x in (est.get(path), lows[path], highs[path], errors.get(path))]
+        table.add_row(path, *row)
     return table
 
 
@@ -310,9 +313,10 @@ def compare_table(result: dict[str, Any], systems: list[str], scale: Scale) -> A
     lows = flatten(result["low"]) if "low" in result else {}
     highs = flatten(result["high"]) if "high" in result else {}
     for path in fa:
-        row = [path, _fmt(fa[path], scale), _fmt(fb[path], scale), _fmt(fd[path], scale, signed=True)]
+        row = [path, _fmt(fa[path], scale, path=path), _fmt(fb[path], scale, path=path)]
+        row.append(_fmt(fd[path], scale, True, path))
         if "low" in result:
-            row.append(f"[{_fmt(lows[path], scale, True)}, {_fmt(highs[path], scale, True)}]")
+            row.append(f"[{_fmt(lows[path], scale, True, path)}, {_fmt(highs[path], scale, True, path)}]")
         p, e = fp[path], fe[path]
         row.append("-" if p is None else f"{p:.4f} ± {e:.4f}")
         table.add_row(*row)

@@ -21,6 +21,7 @@ from __future__ import annotations
 import json
 import math
 import subprocess
+from fractions import Fraction
 from pathlib import Path
 from typing import Any
 
@@ -106,6 +107,9 @@ def shown_as(report: dict[str, Any], key: str, expected: Any) -> str | None:
         return None
     signed = "+" if key.endswith("/delta") or "/gain/" in key else ""
     digits = 2 if scale == 100 else 4
+    if report["of_counts"] and not signed:  # EVALB, conlleval: 100.0 * a / b of the counts
+        share = Fraction(expected).limit_denominator(1 << 26)
+        return f"{100.0 * share.numerator / share.denominator:.{digits}f}"
     if report["truncated"]:  # coreference: scorer.pl's int(x * 10000) / 100, the last digit cut
         return f"{math.trunc(expected * (scale * 10**digits)) / 10**digits:{signed}.{digits}f}"
     return f"{scale * expected:{signed}.{digits}f}"

@@ -114,6 +114,9 @@ class Resampling(NamedTuple):
             decimals, as trec_eval prints them).
         truncated: whether the task's table cuts the last digit rather than rounding it (coreference, as scorer.pl);
             the intervals, ``compare`` and ``analyze`` print its figures alike (:class:`metametric_jax._table.Scale`).
+        of_counts: whether the task's table prints a percentage as ``100.0 * a / b`` of its counts (EVALB, conlleval)
+            rather than 100 times the fraction (:class:`metametric_jax._table.Scale`).
+        numbers: the figures (a path's last name) that are no fractions: every table prints them as they are.
     """
 
     rows: Any
@@ -124,6 +127,8 @@ class Resampling(NamedTuple):
     warnings: tuple[str, ...] = ()
     scale: float = 100.0
     truncated: bool = False
+    of_counts: bool = False
+    numbers: tuple[str, ...] = ()
 
 
 class Analyze(NamedTuple):

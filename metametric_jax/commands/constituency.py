@@ -5,7 +5,8 @@ from __future__ import annotations
 import argparse
 from typing import Any
 
-from metametric_jax.commands import Command, Resampling, empty_warning, percent
+from metametric_jax._table import Scale
+from metametric_jax.commands import Command, Resampling, empty_warning
 
 #: The rows of EVALB's summary: (label, key, kind) with kind "count", "percent" or "number".
 SUMMARY = (
@@ -46,6 +47,10 @@ def _run(args: argparse.Namespace) -> tuple[dict[str, Any], list[str]]:
     return scores, empty_warning(args.gold, scores["all"]["sentences"], "trees") + warnings
 
 
+#: EVALB's percentages: ``100.0 * count / total`` (every constituency table prints them so)
+SCALE = Scale(of_counts=True, numbers=("average_crossing",))
+
+
 def _table(scores: dict[str, Any], args: argparse.Namespace) -> Any:
     from metametric_jax._table import Table
 
@@ -57,7 +62,7 @@ def _table(scores: dict[str, Any], args: argparse.Namespace) -> Any:
         cells = []
         for part in ("all", "len40"):
             value = scores[part][key]
-            cells.append(str(value) if kind == "count" else percent(value) if kind == "percent" else f"{value:.2f}")
+            cells.append(str(value) if kind == "count" else SCALE.cell(value) if kind == "percent" else f"{value:.2f}")
         table.add_row(label, *cells)
     return table
 
@@ -71,7 +76,9 @@ def _resample(args: argparse.Namespace) -> Resampling:
     counts = constituency.counts_in_chunks(read_treebank(args.pred), read_treebank(args.gold), params, jobs=jobs)
     rows = constituency.sentence_rows(counts, params)
     warnings = empty_warning(args.gold, rows.shape[0], "trees") + constituency.file_warnings(counts, params, args.pred)
-    return Resampling(rows, constituency.readout, unit="sentences", warnings=tuple(warnings))
+    return Resampling(
+        rows, constituency.readout, unit="sentences", warnings=tuple(warnings), of_counts=True, numbers=SCALE.numbers
+    )
 
 
 COMMAND = Command(

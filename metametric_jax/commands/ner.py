@@ -13,7 +13,8 @@ import argparse
 import contextlib
 from typing import Any
 
-from metametric_jax.commands import Command, Progress, Resampling, percent
+from metametric_jax._table import Scale
+from metametric_jax.commands import Command, Progress, Resampling
 from metametric_jax.tasks.schemes import SCHEMES
 
 
@@ -166,8 +167,8 @@ def _resample(args: argparse.Namespace) -> Resampling:
             "--unit sentence to resample sentences",
         )
     if unit == "sentence":
-        return Resampling(got.rows, got.readout, unit="sentences", warnings=got.warnings)
-    return Resampling(got.rows, got.readout, unit="documents", groups=documents, warnings=got.warnings)
+        return Resampling(got.rows, got.readout, unit="sentences", warnings=got.warnings, of_counts=True)
+    return Resampling(got.rows, got.readout, unit="documents", groups=documents, warnings=got.warnings, of_counts=True)
 
 
 def summary(scores: dict[str, Any]) -> str:
@@ -179,9 +180,14 @@ def summary(scores: dict[str, Any]) -> str:
     )
 
 
+#: conlleval's percentages: ``100 * count / total`` (every NER table prints them so)
+SCALE = Scale(of_counts=True)
+
+
 def _table(scores: dict[str, Any], args: argparse.Namespace) -> Any:
     from metametric_jax._table import Table
 
+    percent = SCALE.cell
     accuracy = f"accuracy {percent(scores['accuracy'])}%"
     table = Table(caption=f"{summary(scores)}\n{accuracy}; scores in %; macro = unweighted mean over types")
     for column in ("Type", "Precision", "Recall", "F1", "Support", "Found"):

@@ -288,6 +288,7 @@ class Analyses:
         unit: str,
         scale: float = 100,
         truncated: bool = False,
+        of_counts: bool = False,
         extra: Mapping[str, Any] | None = None,
         warnings: Sequence[str] = (),
         titles: Mapping[str, str] | None = None,
@@ -304,6 +305,7 @@ class Analyses:
             n=self.units.size,
             scale=scale,
             truncated=truncated,
+            of_counts=of_counts,
             extra=extra,
             warnings=warnings,
             titles=titles,
@@ -372,6 +374,7 @@ def report(
     n: int,
     scale: float = 100,
     truncated: bool = False,
+    of_counts: bool = False,
     extra: Mapping[str, Any] | None = None,
     warnings: Sequence[str] = (),
     titles: Mapping[str, str] | None = None,
@@ -389,6 +392,7 @@ def report(
         n: the number of units.
         scale: how figures print: ``100`` (percentages) or ``1`` (fractions, as trec_eval).
         truncated: whether figures print with their last digit cut, not rounded (coreference, as scorer.pl).
+        of_counts: whether percentages print as ``100.0 * a / b`` of their counts (EVALB, conlleval).
         extra: sections after the bucketed analyses (a confusion matrix, a table), each shown as it is.
         warnings: what the task's ``score`` warns about the same input.
         titles: the titles of sections of ``extra`` (the analyses' own come from their specs).
@@ -414,6 +418,7 @@ def report(
         "seed": settings.seed,
         "scale": scale,
         "truncated": truncated,
+        "of_counts": of_counts,
         "correction": core["correction"],
         "titles": {**{a.name: a.title or a.name for a, _ in pairs}, **(titles or {})},
     }

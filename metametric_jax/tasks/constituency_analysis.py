@@ -244,6 +244,7 @@ def _report(
         systems=names,
         references=references,
         unit="sentences",
+        of_counts=True,
         extra={"sentences": _sentence_table(all_counts, letters(len(systems)))},
         warnings=warnings,
     )

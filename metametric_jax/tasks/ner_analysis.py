@@ -331,7 +331,9 @@ def _report(
         "errors": {scheme: [e[scheme] for e in per_system] for scheme in SCHEMES},
         "confusion": confusion(inputs.gold, inputs.preds, inputs.labels),
     }
-    return found.report("ner", systems=systems, references=references, unit=unit, extra=extra, warnings=warnings)
+    return found.report(
+        "ner", systems=systems, references=references, unit=unit, of_counts=True, extra=extra, warnings=warnings
+    )
 
 
 def _inputs(
