@@ -426,7 +426,7 @@ def _run(
                         shared.pool = None  # the next call starts a new one
                     raise RuntimeError(
                         "a worker process stopped (it could not start, unpickle the task or import its module, or it "
-                        f"was killed): {err}"
+                        f'was killed; a script must start workers under `if __name__ == "__main__":`): {err}'
                     ) from err
                 done[k] = item
                 _LAST.jax_in_workers |= item.jax

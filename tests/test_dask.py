@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import re
+import subprocess
+import sys
 from pathlib import Path
 
 import numpy as np
@@ -19,7 +21,7 @@ def _block(marker: str) -> str:
 
 def test_the_dask_recipe_equals_one_process():
     pytest.importorskip("dask.bag")
-    namespace: dict = {}
+    namespace: dict = {"__name__": "__main__"}
     exec(compile(_block("db.from_sequence"), str(README), "exec"), namespace)  # noqa: S102 - the README's recipe
     state, boot, elements = namespace["state"], namespace["Boot"], namespace["elements"]
     ids = np.array([i for i, _ in elements])
@@ -33,5 +35,21 @@ def test_the_dask_recipe_equals_one_process():
     assert float(interval["low"]["f1"]) <= float(interval["estimate"]["f1"]) <= float(interval["high"]["f1"])
 
 
-def test_the_parallel_block_runs():
-    exec(compile(_block("parallel.from_model_output"), str(README), "exec"), {})  # noqa: S102
+@pytest.mark.slow
+@pytest.mark.parametrize("marker", ["parallel.from_model_output", "db.from_sequence"])
+def test_the_blocks_run_as_scripts(tmp_path: Path, marker: str):
+    # saved to a file and run with `python file.py`: the workers import the script's module (forkserver, spawn)
+    if marker == "db.from_sequence":
+        pytest.importorskip("dask.bag")
+    script = tmp_path / "recipe.py"
+    script.write_text(_block(marker), encoding="utf-8")
+    done = subprocess.run([sys.executable, str(script)], capture_output=True, text=True, cwd=tmp_path, timeout=300)
+    assert done.returncode == 0 and "Traceback" not in done.stderr, done.stderr[-2000:]
+
+
+def test_an_unguarded_script_is_told_why_its_workers_stopped(tmp_path: Path):
+    block = _block("parallel.from_model_output").replace('if __name__ == "__main__":\n', "if True:\n")
+    script = tmp_path / "recipe.py"
+    script.write_text(block, encoding="utf-8")
+    done = subprocess.run([sys.executable, str(script)], capture_output=True, text=True, cwd=tmp_path, timeout=300)
+    assert done.returncode != 0 and 'if __name__ == "__main__":' in done.stderr.splitlines()[-1]
