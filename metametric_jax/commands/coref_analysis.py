@@ -34,7 +34,8 @@ ANALYZE = analysis_hook(
     },
     add_arguments=lambda parser: add_bins(parser, "documents by length and by number of key entities"),
     custom="a document, Document(position, id, tokens, key) of metametric_jax.tasks.coref_analysis",
-    description="Analyses (documents resampled): overall (score coref's F1 of every metric and the CoNLL average), "
+    description="Analyses (documents resampled): overall (score coref's F1 of MUC, B3, CEAF-e and LEA and the CoNLL "
+    "average, with the tested metric's beside them when --metric picks CEAF-m, BLANC or mentions), "
     "length (tokens) and entities (key entities), in equal-frequency buckets of documents; each bucket's CoNLL F1 "
     "tested (--metric picks another), each system against the first. Also Kummerfeld and Klein's (2013) error "
     "categories (span error, conflated entities, extra mention, extra entity, divided entity, missing mention, missing "
