@@ -90,11 +90,14 @@ def analyze(command: Command, args: argparse.Namespace, systems: list[str]) -> t
     """The report of the task's analyses of ``systems`` against the reference of ``args``, and its warnings.
 
     Raises:
-        ValueError: when the task refuses the request or the systems are not on the same units.
+        ValueError: when the task refuses the request, the systems are not on the same units, or the reference holds
+            no unit (nothing to analyze, as ``compare`` has nothing to compare).
         InputFormatError: on malformed input.
     """
     assert command.analyze is not None
     report = command.analyze.run(args, systems)
+    if not report.get("n"):
+        raise ValueError(f"{report.get('references')} holds no {report.get('unit')}: there is nothing to analyze")
     warnings = [*report.get("warnings", []), *report.get("notes", [])]
     return report, warnings
 

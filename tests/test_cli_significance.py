@@ -232,6 +232,19 @@ def test_compare_on_an_empty_reference_is_one_line(capsys, tmp_path: Path, name:
     assert err.count("\n") == 1 and err.startswith("metametric-jax: error:") and "Traceback" not in err
 
 
+@pytest.mark.parametrize("name", sorted(n for n, c in COMMANDS.items() if c.analyze is not None))
+def test_analyze_on_an_empty_reference_is_one_line_as_compare(capsys, tmp_path: Path, name: str) -> None:
+    reference, system = split_sample(name)
+    empty = tmp_path / ("empty" + Path(reference[1]).suffix)
+    empty.write_text("")
+    argv = ["--references", str(empty), "--system", str(empty), "--system", str(empty), "--samples", "10"]
+    code, out, err = run(capsys, "analyze", name, *argv)
+    assert code == 1 and out == "", err
+    assert err.count("\n") == 1 and err.startswith("metametric-jax: error:") and "Traceback" not in err
+    code, out, err2 = run(capsys, "compare", name, *argv[:-2], "--samples", "10")
+    assert code == 1 and out == "" and err2.count("\n") == 1
+
+
 @pytest.mark.parametrize("name", sorted(COMMANDS))
 def test_bootstrap_on_an_empty_input_is_strict_json(capsys, tmp_path: Path, name: str) -> None:
     command = COMMANDS[name]
