@@ -123,15 +123,20 @@ def test_state_pickles_and_is_read_only() -> None:
 
 
 # ------------------------------------------------------------------------------------------------------ the tests
+def _compared(rows, unit, system):
+    """Each system's per-unit rows (60 units) and compare's paired bootstrap of them (500 samples, seed 9)."""
+    ua, ub = np.zeros((60, 3)), np.zeros((60, 3))
+    np.add.at(ua, unit[system == 0], rows[system == 0])
+    np.add.at(ub, unit[system == 1], rows[system == 1])
+    return ua, ub, intervals.paired_bootstrap(f1_readout, ub, ua, samples=500, seed=9, level=0.95)
+
+
 def test_a_bucket_of_every_item_is_compare_s_paired_bootstrap() -> None:
     """The 'all' bucket's test equals intervals.paired_bootstrap on the per-unit rows (the p-value bit for bit)."""
     rows, unit, _, system = random_items(4, units=60)
     state = build(rows, unit, ["all"] * len(rows), system, units=np.arange(60), samples=500, seed=9)
     (test,) = analysis.paired_tests(state, F1)
-    ua, ub = np.zeros((60, 3)), np.zeros((60, 3))
-    np.add.at(ua, unit[system == 0], rows[system == 0])
-    np.add.at(ub, unit[system == 1], rows[system == 1])
-    ref = intervals.paired_bootstrap(f1_readout, ub, ua, samples=500, seed=9, level=0.95)
+    ua, ub, ref = _compared(rows, unit, system)
     assert test.delta == ref["delta"]["f1"]
     assert test.p_value == ref["p_value"]["f1"]
     assert test.p_error == ref["p_error"]["f1"]
@@ -145,10 +150,7 @@ def test_a_bucket_test_leaves_out_replicates_where_the_figure_is_undefined() -> 
     precision = analysis.Analysis("b", f1_readout, "precision", count=lambda t: t[2])
     state = build(rows, unit, ["all"] * len(rows), system, units=np.arange(60), samples=500, seed=9)
     (test,) = analysis.paired_tests(state, precision)
-    ua, ub = np.zeros((60, 3)), np.zeros((60, 3))
-    np.add.at(ua, unit[system == 0], rows[system == 0])
-    np.add.at(ub, unit[system == 1], rows[system == 1])
-    ref = intervals.paired_bootstrap(f1_readout, ub, ua, samples=500, seed=9, level=0.95)
+    ua, ub, ref = _compared(rows, unit, system)
     w = intervals.poisson_weights(np.arange(60), 500, 9)
     drawn = ((w @ ua)[:, 1] > 0) & ((w @ ub)[:, 1] > 0)
     assert drawn.sum() < 500 and int(np.sum(~np.isnan(test.replicates))) == int(drawn.sum())
