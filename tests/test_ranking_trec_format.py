@@ -222,3 +222,42 @@ def test_stored_option_sets_cover_both_readings_and_equal_the_binary_when_given(
     for case in OPTION_SETS:
         command = [TREC_EVAL, *case["flags"], case["qrels"], case["run"]]
         assert subprocess.run(command, cwd=DATA, capture_output=True, check=True).stdout == case["printout"].encode()
+
+
+# trec_eval 10.0 (the build of tests/data/ranking/README.md), `trec_eval OPTIONS -m num_rel qrels run` on the files
+# below: with -c the run's num_rel is every judgement with a positive grade, whatever -l (each query's counts grades
+# at the level or above), a judged query absent from the run included
+NUM_REL_QRELS = "q1 0 d1 2\nq1 0 d2 1\nq1 0 d3 0\nq1 0 d4 3\nq2 0 d5 2\nq2 0 d6 1\nq3 0 d7 0\nq3 0 d8 1\n"
+NUM_REL_RUN = "q1 Q0 d1 1 3.0 r\nq1 Q0 d3 2 2.0 r\nq1 Q0 d9 3 1.0 r\nq3 Q0 d8 1 1.0 r\n"
+NUM_REL_PRINTED = {
+    ("-c", "-l", "2"): "num_rel               \tall\t6\n",
+    ("-c", "-l", "0"): "num_rel               \tall\t6\n",
+    ("-c", "-q", "-l", "3"): "".join(
+        f"num_rel               \t{q}\t{n}\n" for q, n in (("q1", 1), ("q2", 0), ("q3", 0), ("all", 6))
+    ),
+}
+
+
+@pytest.mark.parametrize("options", sorted(NUM_REL_PRINTED))
+@pytest.mark.parametrize("jobs", ["1", "2"])
+def test_run_num_rel_with_c_counts_every_positive_judgement(capsys, tmp_path: Path, options, jobs: str) -> None:
+    (tmp_path / "q.txt").write_text(NUM_REL_QRELS)
+    (tmp_path / "r.txt").write_text(NUM_REL_RUN)
+    files = ["--qrels", str(tmp_path / "q.txt"), "--run", str(tmp_path / "r.txt"), "--jobs", jobs]
+    code, out, err = run(capsys, "score", "ranking", "--format", "trec", *options, "-m", "num_rel", *files)
+    assert code == 0, err
+    assert out == NUM_REL_PRINTED[options]
+    level = int(options[-1])
+    code, out, err = run(capsys, "score", "ranking", "--format", "json", "-c", "-l", str(level), *files)
+    assert code == 0 and json.loads(out)["all"]["num_rel"] == 6, err
+
+
+def test_run_num_rel_with_complete_in_python() -> None:
+    from metametric_jax.tasks import ranking
+
+    qrels = {"q1": {"d1": 2, "d2": 1, "d3": 0, "d4": 3}, "q2": {"d5": 2, "d6": 1}, "q3": {"d7": 0, "d8": 1}}
+    run_ = {"q1": ["d1", "d3", "d9"], "q3": ["d8"]}
+    assert ranking.score(run_, qrels, measures=["num_rel"], level=2, complete=True)["num_rel"] == 6
+    assert (
+        ranking.score(run_, qrels, measures=["num_rel"], level=2)["num_rel"] == 2
+    )  # the sum over q1 and q3 without it

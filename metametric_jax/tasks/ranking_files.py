@@ -95,14 +95,31 @@ def _score(
     figures = evaluate_queries(
         preds, refs, plan, level=level, max_retrieved=max_retrieved, progress=progress, jobs=jobs
     )
-    return _scored(figures, ids, left)
+    positives = sum(_positives(r) for r in refs) if complete else None
+    return _scored(figures, ids, left, positives)
 
 
-def _scored(figures: dict[str, np.ndarray], ids: list[Any], left: dict[str, list[Any]]) -> _Scored:
-    """The run's figures from each query's (:func:`evaluate_queries`'s), read out as every path reads them."""
+def _positives(reference: Any) -> int:
+    """A query's judgements with a positive grade (a collection of documents: each one)."""
+    if isinstance(reference, Mapping):
+        return sum(1 for grade in reference.values() if grade > 0)
+    return len(set(reference))
+
+
+def _scored(
+    figures: dict[str, np.ndarray], ids: list[Any], left: dict[str, list[Any]], positives: int | None = None
+) -> _Scored:
+    """The run's figures from each query's (:func:`evaluate_queries`'s), read out as every path reads them.
+
+    ``positives``: with ``complete`` (``-c``), the judgements with a positive grade over the queries: the run's
+    ``num_rel``, as trec_eval counts it then (whatever the relevance level, where each query's ``num_rel`` counts
+    the grades at the level or above).
+    """
     rows = query_rows(figures)
     keys = tuple(figures)
     scores = readout(exact_totals(rows), keys, counts=True)  # each sum rounded once, in any order
+    if positives is not None and "num_rel" in scores:
+        scores["num_rel"] = positives
     undefined = {k: [ids[q] for q in np.flatnonzero(np.isnan(v))] for k, v in figures.items() if np.isnan(v).any()}
     return _Scored(scores, figures, left, rows, keys, ids, undefined)
 
@@ -242,7 +259,8 @@ def _score_files(
     if progress is not None:
         progress(len(coded.ids), len(coded.ids))
     left = {"unjudged": coded.unjudged, "unranked": coded.unranked}
-    got, warnings = _checked(_scored(figures, coded.ids, left), predictions, references, complete, level)
+    positives = sum(int(np.count_nonzero(grades > 0)) for grades in coded.judged) if complete else None
+    got, warnings = _checked(_scored(figures, coded.ids, left, positives), predictions, references, complete, level)
     return got, warnings, coded.run_id, ranked
 
 
