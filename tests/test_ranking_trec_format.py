@@ -261,3 +261,39 @@ def test_run_num_rel_with_complete_in_python() -> None:
     assert (
         ranking.score(run_, qrels, measures=["num_rel"], level=2)["num_rel"] == 2
     )  # the sum over q1 and q3 without it
+
+
+SAMPLE_QRELS = Path(__file__).resolve().parents[1] / "metametric_jax" / "data" / "ranking" / "sample.qrels"
+
+
+@pytest.mark.parametrize("score", ["1_5", "١٠", "５０", "inf", "nan", "0x1p3", "5e", "1e400", "--1"])
+@pytest.mark.parametrize("jobs", ["1", "2"])
+@pytest.mark.parametrize("plain", [True, False])  # read in bulk, or line by line (a comment line makes it so)
+def test_a_score_only_python_reads_is_refused(capsys, tmp_path: Path, score: str, jobs: str, plain: bool) -> None:
+    # trec_eval's atof reads 1_5 as 1 and other scripts' digits as 0: a score that is not a decimal number in ASCII
+    # would rank the documents otherwise than trec_eval, so it is refused
+    lines = [f"Q1 Q0 doc062 1 {score} r1", "Q1 Q0 doc142 2 5 r1", "Q1 Q0 doc500 3 4 r1"]
+    (tmp_path / "r.txt").write_text(("" if plain else "# a comment\n") + "\n".join(lines) + "\n", encoding="utf-8")
+    argv = ["--qrels", str(SAMPLE_QRELS), "--run", str(tmp_path / "r.txt"), "--jobs", jobs]
+    code, out, err = run(capsys, "score", "ranking", "--format", "trec", "-m", "map", *argv)
+    assert code == 1 and out == "" and err.count("\n") == 1
+    assert f"r.txt:{1 if plain else 2}: expected a number in field 5 (score), found {score!r}" in err
+
+
+@pytest.mark.parametrize("grade", ["1_0", "٢", "1.0", "+1.0", "0x1"])
+@pytest.mark.parametrize("jobs", ["1", "2"])
+def test_a_grade_only_python_reads_is_refused(capsys, tmp_path: Path, grade: str, jobs: str) -> None:
+    (tmp_path / "q.txt").write_text(f"Q1 0 doc062 {grade}\nQ1 0 doc142 2\n", encoding="utf-8")
+    (tmp_path / "r.txt").write_text("Q1 Q0 doc062 1 3 r1\nQ1 Q0 doc142 2 2 r1\n")
+    argv = ["--qrels", str(tmp_path / "q.txt"), "--run", str(tmp_path / "r.txt"), "--jobs", jobs]
+    code, out, err = run(capsys, "score", "ranking", *argv)
+    assert code == 1 and out == "" and err.count("\n") == 1
+    assert f"q.txt:1: expected an integer grade in field 4, found {grade!r}" in err
+
+
+def test_decimal_forms_trec_eval_reads_whole_are_read(capsys, tmp_path: Path) -> None:
+    from metametric_jax.tasks.readers.trec import parse_qrels, parse_run
+
+    run_ = parse_run("Q1 Q0 a 1 1e-3 r\nQ1 Q0 b 2 .5 r\nQ1 Q0 c 3 -4. r\nQ1 Q0 d 4 +2E+1 r\n")
+    assert run_.rankings == {"Q1": ["d", "b", "a", "c"]}
+    assert parse_qrels("Q1 0 a +1\nQ1 0 b -1\nQ1 0 c 007\n") == {"Q1": {"a": 1, "b": -1, "c": 7}}

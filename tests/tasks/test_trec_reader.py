@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import random
+import re
 
 import numpy as np
 import pytest
@@ -214,13 +215,14 @@ def test_grades_read_in_bulk_as_int_parses_them() -> None:
     assert parsed is not None and parsed.tolist() == [int(g) for g in grades]
     expected = {f"q{q}": {f"d{i}": int(g) for i, g in enumerate(grades) if i % 2 == q} for q in (0, 1)}
     assert trec_reader._bulk_qrels(text) == expected
-    for odd in ("1_0", "1.0", "-", "5-", "+-5", "1234567890123456789"):  # left to int(), which takes or refuses it
+    for odd in ("1_0", "1.0", "-", "5-", "+-5", "1234567890123456789"):  # left to the line-by-line reading
         fields = trec_reader._fields(f"q 0 d {odd}\n", 4)
         assert fields is not None and trec_reader._integers(fields.chars(3)) is None
-    assert trec_reader._bulk_qrels("q 0 d 1_0\nq 0 e 1234567890123456789\n") == {
-        "q": {"d": 10, "e": 1234567890123456789}
-    }
-    assert trec_reader._bulk_qrels("q 0 d 1.0\n") is None  # read line by line, which names the line
+        assert trec_reader._bulk_qrels(f"q 0 d {odd}\n") is None
+    assert trec_reader.parse_qrels("q 0 e 1234567890123456789\n") == {"q": {"e": 1234567890123456789}}
+    for odd in ("1_0", "1.0", "٢"):  # int() takes 1_0 and other scripts' digits; trec_eval's atol reads them otherwise
+        with pytest.raises(InputFormatError, match="<string>:1: expected an integer grade"):
+            trec_reader.parse_qrels(f"q 0 d {odd}\n")
 
 
 def test_short_decimals_read_in_bulk_as_float_parses_them() -> None:
@@ -312,16 +314,15 @@ def test_decimals_leave_other_forms_to_float() -> None:
     data, start, end = _columns(odd)
     _, parsed = trec_reader._decimals(data, start, end)
     assert not parsed.any()
-    for text in odd[:-2]:  # as float() takes or refuses each, whole runs in bulk or line by line
+    decimal = re.compile(r"[+-]?(?:[0-9]+\.?[0-9]*|\.[0-9]+)(?:[eE][+-]?[0-9]+)?")  # what trec_eval's atof reads whole
+    for text in odd[:-2]:  # as float() takes each decimal number (in ASCII), refusing other forms
         fields = trec_reader._fields(f"q Q0 d 1 {text} r\n", 6)
         assert fields is not None
-        try:
-            expected = float(text)
-        except ValueError:
+        if decimal.fullmatch(text) is None:
             with pytest.raises(ValueError):
                 fields.numbers(4)
         else:
-            assert fields.numbers(4)[0] == expected or (np.isnan(expected) and np.isnan(fields.numbers(4)[0]))
+            assert fields.numbers(4)[0] == float(text)
 
 
 @pytest.mark.parametrize(

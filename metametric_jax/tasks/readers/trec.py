@@ -9,9 +9,10 @@ r"""TREC relevance judgements (qrels) and runs, as trec_eval reads them.
 
 A plain file (ASCII, no comment, the same number of fields on every line: what systems write) is read in bulk
 with NumPy, in blocks of about 512 KB of whole lines, its scores parsed as ``float()`` parses them; any other file line
-by line, with the same result.
+by line, with the same result. A score is a decimal number in ASCII and a grade ASCII digits, as trec_eval reads them
+whole (Python's ``1_5``, ``inf`` or other scripts' digits are refused: trec_eval would read another number).
 Lines starting with ``#`` are comments and blank lines are skipped; a UTF-8 byte-order mark and CRLF line endings
-are accepted. A line of the wrong shape, a grade that is not an integer, a score that is not a finite number, a
+are accepted. A line of the wrong shape, a grade that is not an integer, a score that is not a decimal number, a
 document judged or ranked twice for one query (trec_eval stops on both) are an
 :class:`~metametric_jax.errors.InputFormatError` naming the file, the line, what was expected and what was found.
 
@@ -32,6 +33,7 @@ from __future__ import annotations
 import dataclasses
 import math
 import os
+import re
 from collections.abc import Iterator
 from typing import NamedTuple
 
@@ -134,15 +136,15 @@ class _Fields(NamedTuple):
         return joined.tobytes().decode("ascii").split("\n")[:-1]
 
     def numbers(self, k: int) -> np.ndarray:
-        """``float()`` of the ``k``-th field of every line, bit for bit; ``ValueError`` where ``float()`` fails.
+        """``float()`` of the ``k``-th field of every line, bit for bit; ``ValueError`` where one is no decimal number.
 
         Plain decimals are parsed in bulk (:func:`_decimals`); any other field (an exponent, ``inf``, more digits
-        than :func:`_decimals` reads, a double rounding it cannot rule out) goes to ``float()`` itself.
+        than :func:`_decimals` reads, a double rounding it cannot rule out) goes to :func:`decimal`.
         """
         values, parsed = _decimals(self.data, self.start[:, k], self.end[:, k])
         rest = np.flatnonzero(~parsed)
         if rest.size:
-            values[rest] = list(map(float, self.cut(k, rest)))
+            values[rest] = list(map(decimal, self.cut(k, rest)))
         return values
 
     def strings(self, k: int) -> np.ndarray:
@@ -333,10 +335,9 @@ def _bulk_qrels(text: str) -> dict[str, dict[str, int]] | None:
         if fields is None:
             return None
         parsed = _integers(fields.chars(3))
-        try:
-            grades.extend(map(int, fields.column(3)) if parsed is None else parsed.tolist())
-        except ValueError:
+        if parsed is None:  # another form (19 digits or more, or no integer): line by line
             return None
+        grades.extend(parsed.tolist())
         docs.extend(fields.cut(2))
         names.append(fields.strings(0))
     out: dict[str, dict[str, int]] = {}
@@ -481,15 +482,29 @@ def parse_qrels(text: str, path: str = "<string>") -> dict[str, dict[str, int]]:
                 path, number, f"expected 4 fields (query iteration document grade), found {len(fields)}: {fields}"
             )
         query, _, doc, grade = fields
-        try:
-            value = int(grade)
-        except ValueError:
-            raise InputFormatError(path, number, f"expected an integer grade in field 4, found {grade!r}") from None
+        if _INTEGER.fullmatch(grade) is None:
+            raise InputFormatError(path, number, f"expected an integer grade in field 4, found {grade!r}")
+        value = int(grade)
         judged = out.setdefault(query, {})
         if doc in judged:
             raise InputFormatError(path, number, f"document {doc!r} is judged twice for query {query!r}")
         judged[doc] = value
     return out
+
+
+#: A grade as trec_eval reads one whole: ASCII digits after an optional sign (``int()`` also takes ``1_0`` and other
+#: scripts' digits, which trec_eval's ``atol`` reads as another number or none).
+_INTEGER = re.compile(r"[+-]?[0-9]+")
+#: A score as trec_eval reads one whole: a decimal number in ASCII, with an optional exponent (``float()`` also takes
+#: ``1_5``, ``inf`` and other scripts' digits, which trec_eval's ``atof`` reads as another number).
+_NUMBER = re.compile(r"[+-]?(?:[0-9]+\.?[0-9]*|\.[0-9]+)(?:[eE][+-]?[0-9]+)?")
+
+
+def decimal(field: str) -> float:
+    """``float()`` of a score written as a decimal number in ASCII; ``ValueError`` for any other form."""
+    if _NUMBER.fullmatch(field) is None:
+        raise ValueError(f"not a decimal number: {field!r}")
+    return float(field)
 
 
 def parse_run(text: str, path: str = "<string>") -> Run:
@@ -513,7 +528,7 @@ def parse_run(text: str, path: str = "<string>") -> Run:
             )
         query, _, doc, _, score, run_id = fields[:6]
         try:
-            value = float(score)
+            value = decimal(score)
         except ValueError:
             value = math.nan
         if not math.isfinite(value):
