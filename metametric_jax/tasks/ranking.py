@@ -76,6 +76,7 @@ from metametric_jax.tasks.ranking_files import (  # the file scoring, re-exporte
 )
 from metametric_jax.tasks.ranking_queries import (
     check_options,
+    check_repeats,
     evaluate,
     measure_kind,
     query_figures,
@@ -148,6 +149,7 @@ def _suite_stats(
 
     A module-level function, so that worker processes unpickle it without importing JAX.
     """
+    check_repeats(range(len(predictions)), predictions)
     out = {}
     for key, v in evaluate(predictions, references, plan, level=level, max_retrieved=max_retrieved).items():
         undefined = np.isnan(v)

@@ -23,6 +23,7 @@ from metametric_jax.intervals import exact_totals
 from metametric_jax.tasks.ranking_queries import (
     _codes,
     check_options,
+    check_repeats,
     coded_figures,
     evaluate_queries,
     hidden,
@@ -92,6 +93,7 @@ def _score(
 ) -> _Scored:
     plan = with_map(parse_measures(measures))
     ids, preds, refs, left = _align(predictions, references, complete)
+    check_repeats(ids, preds)
     figures = evaluate_queries(
         preds, refs, plan, level=level, max_retrieved=max_retrieved, progress=progress, jobs=jobs
     )

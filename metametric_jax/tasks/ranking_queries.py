@@ -32,6 +32,7 @@ __all__ = [
     "readout",
     "measure_kind",
     "check_options",
+    "check_repeats",
     "hidden",
     "with_map",
     "ranking_of",
@@ -181,6 +182,24 @@ def _evaluate_chunk(
     plan: Plan, level: int, max_retrieved: int | None, predictions: Sequence[Any], references: Sequence[Any]
 ) -> dict[str, np.ndarray]:
     return evaluate(predictions, references, plan, level=level, max_retrieved=max_retrieved)
+
+
+def check_repeats(ids: Sequence[Any], rankings: Sequence[Any]) -> None:
+    """A ``ValueError`` naming the first document ranked twice for a query (trec_eval stops on one too)."""
+    for query, ranking in zip(ids, rankings):
+        if not isinstance(ranking, list | tuple):  # a mapping of scores holds each document once
+            continue
+        ranked = list(ranking)
+        try:
+            if len(set(ranked)) == len(ranked):
+                continue
+        except TypeError:  # an item that is no document id: refused where the ranking is read
+            continue
+        seen: set[Any] = set()
+        for doc in ranked:
+            if doc in seen:
+                raise ValueError(f"ranking: document {doc!r} is ranked twice for query {query!r}")
+            seen.add(doc)
 
 
 def evaluate_queries(

@@ -553,7 +553,7 @@ def test_accumulator_laws() -> None:
 
 # ---------------------------------------------------------------------------------------------- every path agrees
 _docs = st.sampled_from(["d1", "d2", "d3", "d10", "é", "ß", "D1", "x"])
-_rankings = st.lists(_docs, max_size=8)  # duplicates included: a repeat counts at its first rank only
+_rankings = st.lists(_docs, max_size=8, unique=True)  # a document ranked twice is refused (as trec_eval does)
 _qrels = st.dictionaries(_docs, st.integers(-1, 3), max_size=8)
 
 
@@ -602,7 +602,7 @@ def test_callback_path_inside_jit() -> None:
     import jax
     import jax.numpy as jnp
 
-    preds = [[0, 3, 1], [2, 2, 5], [4]]
+    preds = [[0, 3, 1], [2, 6, 5], [4]]
     refs = [{3: 2, 1: 0}, {5: 1}, {0: 1}]
     width = 3
     p_arr = jnp.array([p + [-1] * (width - len(p)) for p in preds])
@@ -653,3 +653,17 @@ def test_queries_evaluated_together_equal_each_alone(seed: int) -> None:
             assert row[key] == value or (math.isnan(row[key]) and math.isnan(value)), (q, key)
     assert any(len(set(d)) < len(d) for d in rankings) and any(not d for d in rankings)
     assert all(evaluate([], [], plan)[k].shape == (0,) for k in plan_keys(plan))
+
+
+def test_a_document_ranked_twice_is_refused_on_every_path() -> None:
+    # trec_eval stops on such a run and the file readers refuse it; so do the Python paths
+    from metametric_jax.tasks.ranking import RankingMetric, score
+
+    with pytest.raises(ValueError, match="document 'a' is ranked twice for query 0"):
+        score([["a", "a", "b"]], [{"a": 1}])
+    with pytest.raises(ValueError, match="document 'x' is ranked twice for query 'q2'"):
+        score({"q1": ["x", "y"], "q2": ["x", "y", "x"]}, {"q1": {"x": 1}, "q2": {"x": 1}})
+    with pytest.raises(ValueError, match="document 'a' is ranked twice for query 1"):
+        RankingMetric().from_model_output([["b"], ["a", "b", "a"]], [{"b": 1}, {"a": 1}])
+    assert score([["a", "b"]], [{"a": 1}])["num_ret"] == 2
+    assert score([{"a": 0.5, "b": 0.7}], [{"a": 1}])["num_ret"] == 2  # scores by document: each once
