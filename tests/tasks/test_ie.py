@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import random
+import re
 from collections import Counter
 from fractions import Fraction
 from pathlib import Path
@@ -324,7 +325,7 @@ def to_json(doc: Document, ids: bool = True) -> dict:
             entities.append(s)
     index = {s: entities.index(s) for s in entities}
     out: dict = {"id": doc.id} if ids and doc.id is not None else {}
-    out["tokens"] = ["ignored"]
+    out["tokens"] = ["t"] * 8  # every generated offset ends by 6; both files give as many
     out["entities"] = [{"start": s.start, "end": s.end, "type": s.label, "id": f"e{k}"} for k, s in enumerate(entities)]
     out["relations"] = [{"type": r.type, "head": index[r.head], "tail": index[r.tail]} for r in doc.relations]
     out["events"] = [
@@ -453,7 +454,7 @@ def test_not_utf8_is_an_error(tmp_path) -> None:
 
 def test_warnings(tmp_path) -> None:
     gold = write(tmp_path / "gold.jsonl", [{"entities": [ENT], "relations": [{"type": "r", "head": 0, "tail": 0}]}])
-    pred = write(tmp_path / "pred.jsonl", [{"entities": [ENT], "relation": [{"type": "r", "head": 0, "tail": 0}]}])
+    pred = write(tmp_path / "pred.jsonl", [{"entities": [ENT], "notes": [{"type": "r", "head": 0, "tail": 0}]}])
     report = score_files(predictions=pred, references=gold)
     assert report.warnings == [f"{pred} has no relations in any document, while the reference has some"]
     assert report.scores["relations"]["recall"] == 0.0
@@ -550,3 +551,69 @@ def test_corrupted_files_score_as_clean_or_one_line_error(tmp_path_factory, corr
         assert got.scores == expected.scores
     else:  # a flipped byte that still parses: the documents are still paired one to one, by id
         assert [item["id"] for item in got.items] == [item["id"] for item in expected.items]
+
+
+_DOC = {
+    "id": "d1",
+    "tokens": ["a", "b", "c", "d", "e", "f"],
+    "entities": [{"start": 0, "end": 2, "type": "PER"}, {"start": 4, "end": 6, "type": "ORG"}],
+    "relations": [{"type": "Work-For", "head": 0, "tail": 1}],
+    "events": [{"type": "Attack", "trigger": {"start": 3, "end": 4}, "arguments": [{"entity": 0, "role": "A"}]}],
+}
+
+
+def _write(path: Path, *docs: dict) -> str:
+    path.write_text("".join(json.dumps(d) + "\n" for d in docs))
+    return str(path)
+
+
+@pytest.mark.parametrize(
+    ("change", "needle"),
+    [
+        (
+            lambda d: d.update(relation=d.pop("relations")),
+            "the document: expected the key 'relations', found 'relation'",
+        ),
+        (lambda d: d.update(event=d.pop("events")), "the document: expected the key 'events', found 'event'"),
+        (
+            lambda d: d.update(entitie=d.pop("entities"), relations=[], events=[]),
+            "the document: expected the key 'entities'",
+        ),
+        (
+            lambda d: d["events"][0].update(argument=d["events"][0].pop("arguments")),
+            "events[0]: expected the key 'arguments'",
+        ),
+        (
+            lambda d: d["entities"][1].update(end=7),
+            "entities[1]: expected end <= 6 (the document's tokens), found end 7",
+        ),
+        (lambda d: d["events"][0]["trigger"].update(start=6, end=9), "events[0].trigger: expected end <= 6"),
+    ],
+)
+def test_what_would_drop_a_part_unseen_is_refused(capsys, tmp_path: Path, change, needle: str) -> None:
+    from helpers import run
+
+    bad = json.loads(json.dumps(_DOC))
+    change(bad)
+    gold, pred = _write(tmp_path / "g.jsonl", _DOC), _write(tmp_path / "p.jsonl", bad)
+    with pytest.raises(InputFormatError, match="p.jsonl:1: " + re.escape(needle)):
+        score_files(predictions=pred, references=gold)
+    for argv in (
+        ["score", "ie", "--gold", gold, "--pred", pred],
+        ["analyze", "ie", "--references", gold, "--system", pred, "--system", gold],
+    ):
+        code, out, err = run(capsys, *argv)
+        assert code == 1 and out == "" and err.count("\n") == 1 and needle in err, err
+    code, out, err = run(capsys, "score", "ie", "--gold", pred, "--pred", gold)  # on the reference side too
+    assert code == 1 and needle in err
+
+
+def test_a_prediction_counting_other_tokens_is_refused(tmp_path: Path) -> None:
+    shorter = dict(_DOC, tokens=_DOC["tokens"][:-1], entities=[_DOC["entities"][0]], relations=[])
+    gold, pred = _write(tmp_path / "g.jsonl", _DOC), _write(tmp_path / "p.jsonl", shorter)
+    with pytest.raises(InputFormatError, match=r"p.jsonl:1: expected 6 tokens \(as .*g.jsonl line 1\), found 5"):
+        score_files(predictions=pred, references=gold)
+    kept = {k: v for k, v in _DOC.items() if k != "tokens"}  # a side without tokens: nothing to compare
+    assert score_files(predictions=_write(tmp_path / "k.jsonl", kept), references=gold).scores["entities"]["f1"] == 1.0
+    extra = dict(_DOC, relationship_notes="x", sentences=[[0, 6]])  # unrelated keys stay ignored
+    assert score_files(predictions=_write(tmp_path / "e.jsonl", extra), references=gold).scores["entities"]["f1"] == 1.0

@@ -23,7 +23,10 @@ endings are accepted::
 * ``events`` (optional): ``type`` (string), ``trigger``: ``{"start", "end"}``, ``arguments`` (optional): each
   ``{"entity": index or id, "role": string}``.
 
-Other keys (``tokens``, ``text``, ...) are ignored. Anything else is an
+``tokens`` (optional, a list): where given, every offset lies within them (``end <= len(tokens)``), and a prediction
+and its reference that both give them give as many. Other keys (``text``, ...) are ignored, except one close to a
+key above that is missing (``relation`` without ``relations``, ``event``, ``argument``): a misspelling that would
+drop that part unseen is an error. Anything else is an
 :class:`~metametric_jax.errors.InputFormatError` naming the file, the line, what was expected and what was found.
 
 Example:
@@ -40,6 +43,7 @@ Example:
 from __future__ import annotations
 
 import dataclasses
+import difflib
 import os
 from typing import Any
 
@@ -175,7 +179,40 @@ def _items(doc: dict[str, Any], key: str, path: str, line: int) -> list[Any]:
     return items
 
 
+#: The keys a document (an event) may give; another key close to one of them (``relation``, ``event``) while that
+#: one is absent is refused as the misspelling it likely is: read as an unknown key, it would drop that part unseen.
+_DOCUMENT_KEYS = ("entities", "relations", "events")
+_EVENT_KEYS = ("arguments",)
+
+
+def _check_keys(obj: dict[str, Any], known: tuple[str, ...], path: str, line: int, where: str) -> None:
+    for key in obj:
+        if key in known or not isinstance(key, str):
+            continue
+        close = difflib.get_close_matches(key, known, n=1, cutoff=0.7)
+        if close and close[0] not in obj:
+            raise InputFormatError(
+                path, line, f"{where}: expected the key {close[0]!r}, found {key!r} (other keys are ignored)"
+            )
+
+
+def _tokens(doc: dict[str, Any], path: str, line: int) -> int | None:
+    """The number of the document's ``tokens``, if it gives them."""
+    if "tokens" not in doc:
+        return None
+    return len(require(doc, "tokens", list, path, line, "the document"))
+
+
+def _within(end: int, tokens: int | None, path: str, line: int, where: str) -> None:
+    if tokens is not None and end > tokens:
+        raise InputFormatError(
+            path, line, f"{where}: expected end <= {tokens} (the document's tokens), found end {end}"
+        )
+
+
 def _document(doc: dict[str, Any], path: str, line: int) -> Document:
+    _check_keys(doc, _DOCUMENT_KEYS, path, line, "the document")
+    tokens = _tokens(doc, path, line)
     doc_id = doc.get("id")
     if doc_id is not None and (not isinstance(doc_id, (str, int)) or isinstance(doc_id, bool)):
         raise InputFormatError(path, line, f"expected 'id' to be a string or an integer, found {describe(doc_id)}")
@@ -184,6 +221,7 @@ def _document(doc: dict[str, Any], path: str, line: int) -> Document:
     for k, e in enumerate(_items(doc, "entities", path, line)):
         where = f"entities[{k}]"
         start, end = _offsets(e, path, line, where)
+        _within(end, tokens, path, line, where)
         entities.append(Span(start, end, require(e, "type", str, path, line, where)))
         if "id" in e:
             eid = require(e, "id", str, path, line, where)
@@ -200,8 +238,10 @@ def _document(doc: dict[str, Any], path: str, line: int) -> Document:
     events = []
     for k, e in enumerate(_items(doc, "events", path, line)):
         where = f"events[{k}]"
+        _check_keys(e, _EVENT_KEYS, path, line, where)
         etype = require(e, "type", str, path, line, where)
         start, end = _offsets(require(e, "trigger", dict, path, line, where), path, line, f"{where}.trigger")
+        _within(end, tokens, path, line, f"{where}.trigger")
         args = []
         for j, a in enumerate(_items(e, "arguments", path, line)):
             at = f"{where}.arguments[{j}]"
@@ -209,6 +249,12 @@ def _document(doc: dict[str, Any], path: str, line: int) -> Document:
             args.append(Argument(span, require(a, "role", str, path, line, at)))
         events.append(Event(Span(start, end, etype), tuple(args)))
     return Document(tuple(entities), tuple(relations), tuple(events), doc_id)
+
+
+class Documents(list):  # type: ignore[type-arg]
+    """:func:`read_documents`' ``(line, document)`` pairs, with each one's number of ``tokens`` (None: not given)."""
+
+    tokens: list[int | None]
 
 
 def read_documents(path: str | os.PathLike[str]) -> list[tuple[int, Document]]:
@@ -219,10 +265,12 @@ def read_documents(path: str | os.PathLike[str]) -> list[tuple[int, Document]]:
             out of order or a repeated document id (file, line, what was expected, what was found).
     """
     name = os.fspath(path)
-    out: list[tuple[int, Document]] = []
+    out = Documents()
+    out.tokens = []
     seen: dict[str | int, int] = {}
     for line, obj in read_jsonl(name):
         document = _document(obj, name, line)
+        out.tokens.append(_tokens(obj, name, line))
         if document.id is not None:
             if document.id in seen:
                 raise InputFormatError(
@@ -259,6 +307,15 @@ def pair_documents(
             f"expected the document id {r.id!r} ({ref_path} line {rline}), found {p.id!r}{where} (documents must "
             "come in the same order in both files)",
         )
+    counts = zip(getattr(predictions, "tokens", ()), getattr(references, "tokens", ()), predictions, references)
+    for pred_tokens, ref_tokens, (pline, _), (rline, _) in counts:
+        if pred_tokens is not None and ref_tokens is not None and pred_tokens != ref_tokens:
+            raise InputFormatError(
+                pred_path,
+                pline,
+                f"expected {ref_tokens} tokens (as {ref_path} line {rline}), found {pred_tokens}: the offsets of "
+                "both files count the same tokens",
+            )
     if len(predictions) != len(references):
         line = predictions[len(references)][0] if len(predictions) > len(references) else None
         raise InputFormatError(
