@@ -1,8 +1,8 @@
 """The ``metametric-jax analyze TASK`` hooks, built from a few parts of each task (:func:`analysis_hook`).
 
-Every hook runs the same way: it refuses the ``score`` options an analysis has no use for, then passes the reference
-file (the command's first input), the ``--system`` files, the task's file options, the tests' settings
-(:data:`SETTINGS`) and ``--jobs`` (``jobs``: the worker processes that count, as ``score --jobs``) to
+Every hook runs the same way: it refuses the ``score`` options an analysis has no use for (left out of its help), then
+passes the reference file (the command's first input), the ``--system`` files, the task's file options, the tests'
+settings (:data:`SETTINGS`) and ``--jobs`` (``jobs``: the worker processes that count, as ``score --jobs``) to
 ``analyze_files`` of the task's analysis module, ``metametric_jax.tasks.<task>_analysis``, imported when the command
 runs (NumPy and the host scorer only, no JAX). A hook module declares the parts:
 ``ANALYZE = analysis_hook("ner", reference="gold", options=(...), refused={...}, description=...)``.
@@ -12,13 +12,13 @@ from __future__ import annotations
 
 import argparse
 import importlib
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Collection, Mapping, Sequence
 from typing import Any
 
 from metametric_jax.cli_analysis import integer
 from metametric_jax.commands import Analyze
 
-__all__ = ["SETTINGS", "analysis_hook", "positive", "add_bins", "add_bucket"]
+__all__ = ["SETTINGS", "analysis_hook", "hide_refused", "positive", "add_bins", "add_bucket"]
 
 #: the options of ``analyze`` every task's ``analyze_files`` takes under the same names: the tests' settings
 SETTINGS = ("samples", "seed", "correction", "statistic", "min_units")
@@ -83,7 +83,7 @@ def analysis_hook(
         options: dests of the command's options passed to ``analyze_files`` under the same names.
         derived: more keyword arguments of ``analyze_files``, computed from the parsed options.
         refused: ``{dest: message}``: options of ``score`` an analysis refuses (``ValueError(message)`` when given),
-            checked in order.
+            checked in order; they are left out of ``analyze TASK --help`` (:func:`hide_refused`).
         add_arguments: adds the options only ``analyze`` takes.
         custom: what a user's bucket function is given (``"an entity: Entity(sentence, ...)"``), where the task's
             ``analyze_files`` takes ``buckets=``: adds ``--bucket [NAME=]MODULE:FUNCTION`` (:func:`add_bucket`).
@@ -107,10 +107,22 @@ def analysis_hook(
         return result
 
     def arguments(parser: argparse.ArgumentParser) -> None:
+        hide_refused(parser, refusals)
         if add_arguments is not None:
             add_arguments(parser)
         if custom is not None:
             add_bucket(parser, custom)
 
-    adds = arguments if add_arguments is not None or custom is not None else None
+    adds = arguments if refusals or add_arguments is not None or custom is not None else None
     return Analyze(task=task, run=run, add_arguments=adds, description=description)
+
+
+def hide_refused(parser: argparse.ArgumentParser, refused: Collection[str]) -> None:
+    """Leave the options (and positional arguments) whose dest is in ``refused`` out of ``parser``'s usage and help.
+
+    The parser still reads them, so that the hook's run refuses them with its message rather than argparse with
+    "unrecognized arguments".
+    """
+    for action in parser._actions:
+        if action.dest in refused:
+            action.help = argparse.SUPPRESS

@@ -14,6 +14,7 @@ ANALYZE = analysis_hook(
     options=("unit", "check_trees", "exclude_punct", "strip_subtypes"),
     custom="a word, Word(sentence, id, form, upos, deprel, head, side) of metametric_jax.tasks.dependency_analysis",
     refused={
+        "files": "analyze dependency reads --references and --system files; GOLD PRED are not accepted",
         "pred": "analyze dependency reads --references and --system files; --pred is not accepted",
         "counts": "analyze dependency gives figures per bucket; --counts is a score option",
     },

@@ -53,6 +53,8 @@ def _tree_triples(tree: Any, path: str, line: int | None, keep_alignments: bool 
     nodes = _preorder(tree)
     concepts: dict[str, str] = {}
     for var, branches in nodes:
+        if var is None:  # penman reads '()' as a node without a variable or branches
+            raise InputFormatError(path, line, _empty_node(nodes, branches))
         if var in concepts:
             raise InputFormatError(path, line, f"variable {var!r} is defined twice; each variable needs one concept")
         concept = next((t for role, t in branches if role == "/"), None)
@@ -77,6 +79,18 @@ def _tree_triples(tree: Any, path: str, line: int | None, keep_alignments: bool 
             else:
                 triples.append((name, var, target))
     return triples
+
+
+def _empty_node(nodes: list[tuple[str, list[tuple[str, Any]]]], branches: list[tuple[str, Any]]) -> str:
+    """The message for the empty node ``()`` whose branches list is ``branches``: the graph itself or a role's value."""
+    expected = "expected '(variable / concept ...)'"
+    if branches is nodes[0][1]:
+        return f"{expected}; found an empty graph '()'"
+    for var, outer in nodes:
+        for role, target in outer:
+            if isinstance(target, tuple) and target[1] is branches:
+                return f"{expected} as the value of role {role!r} of variable {var!r}; found an empty node '()'"
+    return f"{expected}; found an empty node '()'"
 
 
 def _check_triples(graph: Sequence[Any], label: str) -> list[Triple]:

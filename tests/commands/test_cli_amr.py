@@ -121,6 +121,34 @@ def test_progress_on_request(capsys):
     assert code == 0 and "amr: scoring graph pairs" in err
 
 
+@pytest.mark.parametrize(
+    ("graph", "message"),
+    [
+        ("()", "expected '(variable / concept ...)'; found an empty graph '()'"),
+        ("(w /)", "variable 'w' has no concept; expected '(w / concept ...)'"),
+        ("(w / want-01 :ARG0)", "role ':ARG0' of variable 'w' has no value"),
+    ],
+)
+@pytest.mark.parametrize("side", ["gold", "pred"])
+def test_incomplete_graph_is_one_line_on_stderr(tmp_path, graph, message, side):
+    """In a process of its own (no test logging handlers): penman's warning must not reach stderr."""
+    bad = tmp_path / "bad.txt"
+    bad.write_text(f"# ::id a\n(x / fine)\n\n# ::id b\n{graph}\n")
+    good = tmp_path / "good.txt"
+    good.write_text("(x / fine)\n\n(y / fine)\n")
+    gold, pred = (bad, good) if side == "gold" else (good, bad)
+    for extra in ([], ["--jobs", "2", "--fine-grained"]):
+        proc = subprocess.run(
+            [sys.executable, "-m", "metametric_jax", "score", "amr", "--gold", str(gold), "--pred", str(pred), *extra],
+            capture_output=True,
+            text=True,
+            timeout=120,
+            check=False,
+        )
+        assert proc.returncode == 1 and proc.stdout == ""
+        assert proc.stderr == f"metametric-jax: error: {bad}:5: {message}\n"
+
+
 def test_module_entry_point_subprocess():
     proc = subprocess.run(
         [sys.executable, "-m", "metametric_jax", "score", "amr", "--format", "json"],

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import io
+import logging
 import random
 import re
 import warnings
@@ -28,6 +29,7 @@ from metametric_jax.tasks.amr import (
     smatch_match,
     smatch_triples,
 )
+from metametric_jax.tasks.readers.penman import parse_tree
 
 DATA = Path(ours.__file__).resolve().parents[1] / "data" / "amr"
 GOLD, PRED = DATA / "gold.txt", DATA / "pred.txt"
@@ -421,6 +423,46 @@ def test_bad_penman_in_file(tmp_path, text, fragment):
     assert info.value.path == str(bad)
     assert info.value.line == 5
     assert fragment in info.value.message
+
+
+@pytest.mark.parametrize(
+    ("text", "message"),
+    [
+        ("()", "expected '(variable / concept ...)'; found an empty graph '()'"),
+        (
+            "(w / want-01 :ARG0 ())",
+            "expected '(variable / concept ...)' as the value of role ':ARG0' of variable 'w'; "
+            "found an empty node '()'",
+        ),
+        ("(w /)", "variable 'w' has no concept; expected '(w / concept ...)'"),
+        ("(w / want-01 :ARG0)", "role ':ARG0' of variable 'w' has no value"),
+    ],
+)
+def test_incomplete_graph_names_what_was_found(tmp_path, caplog, text, message):
+    bad = tmp_path / "bad.txt"
+    bad.write_text(f"(x / fine)\n\n{text}\n")
+    good = tmp_path / "good.txt"
+    good.write_text("(x / fine)\n\n(y / fine)\n")
+    for predictions, references in ((bad, good), (good, bad)):
+        with caplog.at_level(logging.DEBUG, logger="penman"):
+            with pytest.raises(InputFormatError) as info:
+                score_files(predictions=predictions, references=references)
+        assert str(info.value) == f"{bad}:3: {message}"
+        assert [r for r in caplog.records if r.name.startswith("penman")] == []  # penman's warning is not logged
+    with pytest.raises(InputFormatError, match=re.escape(f"<graph>:1: {message}")):
+        smatch_triples(text)
+
+
+def test_penman_warnings_are_dropped_only_while_a_graph_is_read(caplog):
+    log = logging.getLogger("penman")
+    filters = list(log.filters)
+    with caplog.at_level(logging.WARNING, logger="penman"):
+        tree = parse_tree("(w /)", "g.txt", 1)
+        assert tree.node == ("w", [("/", None)])  # penman's tree, as penman parses it
+        assert caplog.records == []
+        penman.parse("(w /)")  # outside the reader, penman's warning is logged as before
+    assert [r.getMessage() for r in caplog.records] == ["Missing concept: (w /)"]
+    assert log.filters == filters
 
 
 def test_bom_and_crlf_are_accepted(tmp_path):

@@ -525,6 +525,40 @@ def test_cli_bad_input_is_one_line(capsys, tmp_path: Path) -> None:
     assert code == 2
 
 
+@pytest.mark.parametrize(
+    ("text", "line", "message"),
+    [
+        ("DELETE_LABEL TOP\nCUTOFF_LEN abc\n", 2, "CUTOFF_LEN must be an integer; found 'abc'"),
+        ("# x\nLABELED yes\n", 2, "LABELED must be an integer; found 'yes'"),
+        ("MAX_ERROR 1e3\n", 1, "MAX_ERROR must be an integer; found '1e3'"),
+        ("CUTOFF_LEN 40\n\nCUTOFF_LEN x\n", 3, "CUTOFF_LEN must be an integer; found 'x'"),  # the last one counts
+        ("EQ_LABEL ADVP PRT\nEQ_LABEL A\n", 2, "EQ_LABEL takes two values; found 'A'"),
+        ("EQ_WORD a b c\n", 1, "EQ_WORD takes two values; found 'a b c'"),
+        ("DEBUG 0\nDELETE_LABELS TOP\n", 2, "unknown keyword 'DELETE_LABELS'; expected one of"),
+        ("DELETE_LABEL\tTOP\nCUTOFF_LEN \n", 2, "CUTOFF_LEN without a value"),
+        (
+            "EQ_LABEL A B\n# c\nEQ_LABEL C D\nEQ_LABEL B C\nEQ_LABEL X Y\n",
+            4,  # the pair that joins {A, B} and {C, D} without pairing A and C
+            "EQ_LABEL pairs must form equivalence classes: A and C are each paired with a common label but not with "
+            "each other",
+        ),
+    ],
+)
+def test_params_errors_name_the_file_and_line_once(capsys, tmp_path: Path, text: str, line: int, message: str) -> None:
+    prm = tmp_path / "bad.prm"
+    prm.write_text(text)
+    with pytest.raises(InputFormatError) as err:
+        cst.read_params(prm)
+    assert (err.value.path, err.value.line) == (str(prm), line)
+    assert str(err.value).startswith(f"{prm}:{line}: {message}") and str(err.value).count(str(prm)) == 1
+    code, out, err_text = run(
+        capsys, "score", "constituency", "--gold", str(GOLD), "--pred", str(PRED), "--params", str(prm)
+    )
+    assert code == 1 and out == ""
+    assert err_text.startswith(f"metametric-jax: error: {prm}:{line}: {message}")
+    assert err_text.count("\n") == 1 and err_text.count(str(prm)) == 1
+
+
 def test_counts_are_numpy_free_python_values() -> None:
     s = cst.score_files(predictions=PRED, references=GOLD)
     for part in ("all", "len40"):

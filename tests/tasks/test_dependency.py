@@ -22,6 +22,7 @@ import pytest
 from metametric_jax.cli import main
 from metametric_jax.errors import InputFormatError
 from metametric_jax.tasks import dependency as dep
+from metametric_jax.tasks.readers import conllu
 from metametric_jax.tasks.readers.conllu import (
     SPACE_SEPARATORS,
     DepSentence,
@@ -303,7 +304,7 @@ def test_report_items_per_reference_sentence() -> None:
 
 def test_empty_files(tmp_path: Path) -> None:
     empty = tmp_path / "empty.conllu"
-    empty.write_text("# nothing\n\n", encoding="utf-8")
+    empty.write_text("# nothing\n", encoding="utf-8")  # comments at the end of a file are skipped, as the script does
     report = dep.score_files(predictions=empty, references=empty)
     assert report.scores["las"]["f1"] == 0.0 and "holds no sentences" in report.warnings[0]
     with pytest.raises(InputFormatError, match=f"expected the sentences of {GOLD}; found no sentence") as err:
@@ -363,6 +364,62 @@ def test_reader_equals_the_conllu_package(name: str) -> None:
             (t["id"][0], t["id"][2], t["form"]) for t in ranges
         ]
         assert mine.sent_id == other.metadata.get("sent_id")
+
+
+WORD = "1\tHi\thi\tINTJ\tUH\t_\t0\troot\t_\t_\n"
+
+
+def test_comment_only_block_is_an_error_naming_its_blank_line() -> None:
+    """Comments then a blank line: conll18_ud_eval.py's "There are 0 roots in a sentence at line 3"."""
+    text = f"# sent_id = 1\n# text = x\n\n{WORD}\n"
+    with pytest.raises(InputFormatError) as err:
+        parse_conllu(text, "c.conllu")
+    assert str(err.value) == (
+        "c.conllu:3: expected a word line after the comment lines 1-2; found a blank line (a sentence of comments "
+        "only, without words)"
+    )
+    with pytest.raises(InputFormatError, match="after the comment line 3; found a blank line") as err:
+        parse_conllu(f"{WORD}\n# sent_id = 2\n\n{WORD}", "c.conllu")  # between sentences
+    assert err.value.line == 4
+    with pytest.raises(InputFormatError, match="after the comment line 3; found a blank line") as err:
+        parse_conllu(f"{WORD}\r\n# c\r\n \r\n")  # a comment-only block at the end, then a (whitespace) blank line
+    assert err.value.line == 4
+    with pytest.raises(InputFormatError, match="after the comment line 1; found a blank line"):
+        conllu._parse_general("# c\n\n" + WORD)  # the reader's general path too
+    # Comments after the last sentence, with no blank line after them, are skipped (as the script skips them).
+    [sentence] = parse_conllu(f"{WORD}\n# sent_id = 2\n# text = y\n")
+    assert [w.form for w in sentence.words] == ["Hi"] and sentence.comments == ()
+    assert parse_conllu("# only a comment\n") == []
+
+
+@pytest.mark.parametrize("side", ["gold", "pred"])
+def test_comment_only_block_is_refused_on_both_sides_in_every_path(
+    side: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    good = tmp_path / "good.conllu"
+    good.write_text(WORD + "\n" + WORD + "\n", encoding="utf-8")
+    bad = tmp_path / "bad.conllu"
+    bad.write_text(f"# sent_id = 1\n# text = x\n\n{WORD}\n{WORD}\n", encoding="utf-8")
+    gold, pred = (bad, good) if side == "gold" else (good, bad)
+    message = (
+        f"{bad}:3: expected a word line after the comment lines 1-2; found a blank line (a sentence of comments only, "
+        "without words)"
+    )
+    with pytest.raises(InputFormatError, match=re.escape(message)):
+        dep.score_files(predictions=pred, references=gold)
+    with pytest.raises(InputFormatError, match=re.escape(message)):
+        read_conllu(bad)
+    argvs = [
+        ["score", "dependency", str(gold), str(pred)],
+        ["score", "dependency", "--gold", str(gold), "--pred", str(pred), "--jobs", "2"],
+        ["score", "dependency", "--gold", str(gold), "--pred", str(pred), "--bootstrap", "20"],
+        ["compare", "dependency", "--references", str(gold), "--system", str(pred), "--system", str(good)],
+        ["analyze", "dependency", "--references", str(gold), "--system", str(pred), "--samples", "20"],
+    ]
+    for argv in argvs:
+        assert main(argv) == 1, argv
+        captured = capsys.readouterr()
+        assert captured.out == "" and captured.err == f"metametric-jax: error: {message}\n", (argv, captured.err)
 
 
 def test_bom_crlf_blank_runs_and_missing_final_blank_line_are_accepted(tmp_path: Path) -> None:

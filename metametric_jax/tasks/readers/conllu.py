@@ -6,6 +6,8 @@ the CoNLL 2018 shared task's evaluation reads it: a sentence is a run of lines o
 order; a multiword-token range ``3-4`` precedes its words; empty nodes (``5.1``) are skipped (their fields are still
 checked). HEAD is an integer between 0 and the number of words of the sentence. A UTF-8 byte-order mark at the start
 and CRLF line endings are accepted; runs of blank lines count as one and the last blank line may be missing.
+Comment lines followed by a blank line (a sentence without words) are an error, as are comment lines that follow the
+first word line of a sentence; comment lines at the end of the file, after the last sentence, are ignored.
 Anything else is an :class:`~metametric_jax.errors.InputFormatError` naming the file, the line, what was expected
 and what was found.
 
@@ -255,10 +257,24 @@ class _Builder:
                 f"expected a word id ({expected}), a range ({expected}-N) or an empty node; found {ident!r}",
             )
 
-    def end(self, k: int) -> None:
-        """Close the sentence (``k``: the line that ended it, for messages)."""
+    def end(self, k: int, last: bool = False) -> None:
+        """Close the sentence (``k``: the line that ended it, for messages; ``last``: the end of the file ended it).
+
+        Comment lines without a word line after them are an error when a blank line ends them and are ignored at the
+        end of the file.
+        """
         if not self.started:
-            self.reset()  # comments without words: nothing to score
+            if self.comments and not last:
+                first = self.first_line
+                after = k - 1
+                where = f"line {first}" if first == after else f"lines {first}-{after}"
+                raise InputFormatError(
+                    self.source,
+                    k,
+                    f"expected a word line after the comment {where}; found a blank line (a sentence of comments "
+                    "only, without words)",
+                )
+            self.reset()
             return
         if self.range_end:
             raise InputFormatError(
@@ -317,8 +333,9 @@ def parse_conllu(text: str, source: str = "<string>") -> list[DepSentence]:
 
     Raises:
         InputFormatError: a line that is not a CoNLL-U word line of 10 tab-separated fields, a word id out of order,
-            a HEAD that is not an integer in ``0..n``, an empty FORM, a comment inside a sentence, or a multiword range
-            that does not match the words after it; the message names ``source`` and the line.
+            a HEAD that is not an integer in ``0..n``, an empty FORM, a comment inside a sentence, comments followed by
+            a blank line (a sentence without words), or a multiword range that does not match the words after it; the
+            message names ``source`` and the line.
     """
     builder, lines = _Builder(source), _lines(text)
     # The common word line (10 fields, the next id, a HEAD written as a plain number, a FORM without space
@@ -356,7 +373,7 @@ def parse_conllu(text: str, source: str = "<string>") -> list[DepSentence]:
             builder.token_line(k, line)
         inside, started, n = builder.range_end, builder.started, len(words) + 1
     builder.range_end = inside
-    builder.end(len(lines) + 1)
+    builder.end(len(lines) + 1, last=True)
     return builder.sentences
 
 
@@ -382,7 +399,7 @@ def _parse_general(text: str, source: str = "<string>") -> list[DepSentence]:
             builder.comment(k, line)
         else:
             builder.token_line(k, line)
-    builder.end(len(lines) + 1)
+    builder.end(len(lines) + 1, last=True)
     return builder.sentences
 
 

@@ -97,7 +97,11 @@ def parse_params(text: str, source: str = "<string>") -> dict[str, list[str]]:
         >>> parse_params("# comment\nDELETE_LABEL TOP\nDELETE_LABEL -NONE-\nEQ_LABEL ADVP PRT\n")
         {'DELETE_LABEL': ['TOP', '-NONE-'], 'EQ_LABEL': ['ADVP PRT']}
     """
-    known = {
+    return {keyword: [value for _, value in entries] for keyword, entries in _settings(text, source).items()}
+
+
+_KEYWORDS = frozenset(
+    {
         "DEBUG",
         "MAX_ERROR",
         "CUTOFF_LEN",
@@ -108,22 +112,27 @@ def parse_params(text: str, source: str = "<string>") -> dict[str, list[str]]:
         "EQ_LABEL",
         "EQ_WORD",
     }
+)
+
+
+def _settings(text: str, source: str) -> dict[str, list[tuple[int, str]]]:
+    """:func:`parse_params` with the 1-based line of each value: ``{KEYWORD: [(line, value), ...]}``."""
     if text.startswith("\ufeff"):
         text = text[1:]
-    out: dict[str, list[str]] = {}
+    out: dict[str, list[tuple[int, str]]] = {}
     for number, raw in enumerate(text.split("\n"), start=1):
         line = raw.rstrip()
         if line.startswith("#") or len(line) < 3:
             continue
         keyword, _, value = line.partition(" ") if " " in line.split("\t")[0] else line.partition("\t")
         value = value.strip()
-        if keyword not in known:
+        if keyword not in _KEYWORDS:
             raise InputFormatError(
-                source, number, f"unknown keyword {keyword!r}; expected one of {', '.join(sorted(known))}"
+                source, number, f"unknown keyword {keyword!r}; expected one of {', '.join(sorted(_KEYWORDS))}"
             )
         if not value:
             raise InputFormatError(source, number, f"{keyword} without a value")
-        out.setdefault(keyword, []).append(value)
+        out.setdefault(keyword, []).append((number, value))
     return out
 
 
@@ -134,7 +143,8 @@ def read_params(source: str | os.PathLike[str], text: str | None = None) -> Eval
     ``MAX_ERROR`` 10), not ``COLLINS.prm``'s. ``DEBUG`` is ignored.
 
     Raises:
-        InputFormatError: on an unknown keyword or a bad value.
+        InputFormatError: on an unknown keyword or a bad value (naming the file and the line), or a file that cannot
+            be read (naming the file).
     """
     path = os.fspath(source)
     if text is None:
@@ -142,34 +152,46 @@ def read_params(source: str | os.PathLike[str], text: str | None = None) -> Eval
             text = read_text(path)
         except OSError as err:
             raise InputFormatError(path, None, f"cannot read the parameter file ({err.strerror or err})") from None
-    values = parse_params(text, path)
+    values = _settings(text, path)
 
     def integer(key: str, default: int) -> int:
-        raw = values.get(key, [str(default)])[-1].split()[0]
+        if key not in values:
+            return default
+        number, value = values[key][-1]  # the last setting counts
+        raw = value.split()[0]
         try:
             return int(raw)
         except ValueError:
-            raise InputFormatError(path, None, f"{key} must be an integer; found {raw!r}") from None
+            raise InputFormatError(path, number, f"{key} must be an integer; found {raw!r}") from None
 
     def pairs(key: str) -> tuple[tuple[str, str], ...]:
         out = []
-        for v in values.get(key, []):
-            parts = v.split()
+        for number, value in values.get(key, []):
+            parts = value.split()
             if len(parts) != 2:
-                raise InputFormatError(path, None, f"{key} takes two values; found {v!r}")
+                raise InputFormatError(path, number, f"{key} takes two values; found {value!r}")
             out.append((parts[0], parts[1]))
         return tuple(out)
 
+    equivalent_labels = pairs("EQ_LABEL")
     try:
-        return EvalbParams(
-            delete_labels=tuple(values.get("DELETE_LABEL", [])),
-            delete_labels_for_length=tuple(values.get("DELETE_LABEL_FOR_LENGTH", [])),
-            equivalent_labels=pairs("EQ_LABEL"),
-            equivalent_words=pairs("EQ_WORD"),
-            quote_labels=tuple(values.get("QUOTE_LABEL", [])),
-            labeled=integer("LABELED", 1) != 0,
-            cutoff_len=integer("CUTOFF_LEN", 40),
-            max_errors=integer("MAX_ERROR", 10),
-        )
-    except ValueError as err:
-        raise InputFormatError(path, None, str(err)) from None
+        equivalence_classes(equivalent_labels)
+    except ValueError:
+        # The line of the first EQ_LABEL pair whose addition breaks the classes, with the message for the pairs
+        # up to it; the whole list is the last prefix tried, so the loop raises.
+        for k in range(1, len(equivalent_labels) + 1):
+            try:
+                equivalence_classes(equivalent_labels[:k])
+            except ValueError as err:
+                raise InputFormatError(path, values["EQ_LABEL"][k - 1][0], str(err)) from None
+        raise
+    return EvalbParams(
+        delete_labels=tuple(value for _, value in values.get("DELETE_LABEL", [])),
+        delete_labels_for_length=tuple(value for _, value in values.get("DELETE_LABEL_FOR_LENGTH", [])),
+        equivalent_labels=equivalent_labels,
+        equivalent_words=pairs("EQ_WORD"),
+        quote_labels=tuple(value for _, value in values.get("QUOTE_LABEL", [])),
+        labeled=integer("LABELED", 1) != 0,
+        cutoff_len=integer("CUTOFF_LEN", 40),
+        max_errors=integer("MAX_ERROR", 10),
+    )

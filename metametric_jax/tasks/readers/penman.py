@@ -7,7 +7,9 @@ alignment markers (``boy~e.3``, ``:ARG0~e.2``, ``"Paris"~8``) that tie a concept
 
 A graph is read into a ``penman.Tree``, the tree ``penman.iterparse`` builds: a plain graph (every node with a
 variable and a concept, every role with a target, no comment inside) by this module's own parser of penman's tokens,
-about three times quicker; any other text by penman itself, with its warnings and errors.
+about three times quicker; any other text by penman itself, with its errors. penman's warnings (a node without a
+concept, a role without a value: it parses on) are not logged while :func:`parse_tree` reads; the tree keeps ``None``
+where the concept or value is missing, and the scorers refuse it with an error naming the file and line.
 
 >>> tree = parse_tree("(b / boy~e.2 :ARG0-of~e.1 (g / go-02~3))", "<string>", 1)
 >>> strip_alignments(tree).node
@@ -16,8 +18,12 @@ about three times quicker; any other text by penman itself, with its warnings an
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
+import logging
 import re
+import threading
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -132,8 +138,43 @@ def _parse_plain(body: str) -> Any:
     return tree if at == end else None
 
 
+class _OtherThreads(logging.Filter):
+    """Keeps the log records of every thread but the one that made the filter (all of them, if records carry none)."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.thread = threading.get_ident()
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        return record.thread is not None and record.thread != self.thread
+
+
+@contextlib.contextmanager
+def _penman_quiet() -> Iterator[None]:
+    """Drop the records this thread logs on penman's loggers inside the block (a filter on each, removed after it).
+
+    penman logs a warning for a node without a concept (``Missing concept: (w /)``) or a role without a value
+    (``Missing target: ...``) and parses on; the scorers refuse such a tree with an error naming the file and line.
+    A filter acts on the records of its own logger only, so each of ``penman`` and its existing children gets one.
+    """
+    loggers = [logging.getLogger("penman")]
+    for name, log in list(logging.Logger.manager.loggerDict.items()):
+        if name.startswith("penman.") and isinstance(log, logging.Logger):
+            loggers.append(log)
+    quiet = _OtherThreads()
+    for log in loggers:
+        log.addFilter(quiet)
+    try:
+        yield
+    finally:
+        for log in loggers:
+            log.removeFilter(quiet)
+
+
 def parse_tree(text: str, path: str, line: int | None) -> Any:
     """One PENMAN graph (``#`` comment lines allowed) as a ``penman.Tree``.
+
+    penman's warnings for this thread are dropped while it parses (a missing concept or value is ``None`` in the tree).
 
     Raises:
         InputFormatError: not exactly one well-formed graph (named by ``path`` and ``line``).
@@ -152,7 +193,8 @@ def parse_tree(text: str, path: str, line: int | None) -> Any:
     if node is not None:
         return penman.Tree(node)
     try:
-        trees = list(penman.iterparse(body))
+        with _penman_quiet():
+            trees = list(penman.iterparse(body))
     except penman.DecodeError as err:
         where = f" (line {err.lineno} of the graph)" if err.lineno is not None else ""
         raise InputFormatError(path, line, f"invalid PENMAN graph{where}: {err.message}") from None
