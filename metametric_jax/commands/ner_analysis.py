@@ -27,6 +27,7 @@ ANALYZE = analysis_hook(
     options=("scheme", "delimiter", "outside", "raw", "unit", "frequency_from"),
     refused={
         "file": "analyze ner reads --references and --system files (two-file layout); --file is not accepted",
+        "pred": "analyze ner reads --references and --system files; --pred is not accepted",
     },
     add_arguments=_add_arguments,
     custom="an entity, Entity(sentence, start, end, label, text, side) of metametric_jax.tasks.ner_analysis",
