@@ -103,3 +103,13 @@ def test_analyze_dependency_help_and_refusals(capsys: pytest.CaptureFixture[str]
         assert (code, out, err) == (1, "", f"metametric-jax: error: {message}\n"), extra
     code, out, err = run(capsys, "analyze", "dependency", gold, gold, "--system", gold, "--samples", "20")
     assert code == 1 and out == "" and err.count("\n") == 1 and "GOLD PRED are not accepted" in err
+
+
+@pytest.mark.parametrize("task", ANALYZED)
+def test_the_system_side_and_per_item_options_of_score_are_refused(task: str) -> None:
+    # the systems are --system files: score's own system option is refused, never read and ignored; so is a
+    # per-item report, which analyze gives per bucket
+    actions = {a.dest: a for a in _score_actions(task)}
+    for dest in (COMMANDS[task].inputs[1], "per_document", "per_pair"):
+        if dest in actions:
+            assert _refusal(task, actions[dest]) is not None, (task, dest)
