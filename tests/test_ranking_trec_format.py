@@ -125,8 +125,8 @@ def test_trec_line_and_relstring() -> None:
     assert relstring(["a", "b", "c", "d", "e", "x"], judged) == "'03.>9-'"
     more = {**judged, **{f"f{i}": i for i in range(6)}}
     assert relstring(list("abcde") + [f"f{i}" for i in range(6)], more) == "'03.>901234'"  # the first 10
-    # a document ranked again is outside the pool there, as the figures count it (trec_eval refuses such a run)
-    assert relstring(["b", "a", "b", "c", "b"], judged) == "'30-.-'"
+    with pytest.raises(ValueError, match="document 'b' is ranked twice"):  # as trec_eval and the figures refuse it
+        relstring(["b", "a", "b", "c", "b"], judged)
     assert relstring(["a", "b"], judged, length=1) == "'0'"
     assert relstring([], judged) == "''"
 
@@ -199,8 +199,9 @@ def test_trec_format_does_not_import_rich(form: str, heavy: str) -> None:
 
 
 # trec_eval 10.0's printouts of option sets that the cases do not hold (how it reads -m, runid and relstring asked
-# alone, summaries, -M, -l0, the absent query of -c), stored by tests/data/ranking/generate.py (write_option_sets);
-# with a trec_eval binary at $TREC_EVAL, the stored printouts are also checked against it.
+# alone, summaries, -M, -l0, the absent query of -c, -c with -l2 and -l3 where the run's num_rel is not the queries'
+# sum), stored by tests/data/ranking/generate.py (write_option_sets); with a trec_eval binary at $TREC_EVAL, the
+# stored printouts are also checked against it.
 OPTION_SETS = json.loads((DATA / "expected" / "option-sets.json").read_text(encoding="utf-8"))
 TREC_EVAL = os.environ.get("TREC_EVAL")
 
@@ -216,7 +217,9 @@ def test_equals_trec_eval_on_option_sets(capsys, case: dict) -> None:
 
 
 def test_stored_option_sets_cover_both_readings_and_equal_the_binary_when_given() -> None:
-    assert len(OPTION_SETS) == 60 and sum("-q" in c["flags"] for c in OPTION_SETS) == 30
+    assert len(OPTION_SETS) == 68 and sum("-q" in c["flags"] for c in OPTION_SETS) == 34
+    levels = [c for c in OPTION_SETS if {"-l2", "-l3"} & set(c["flags"])]
+    assert len(levels) == 8 and all("-c" in c["flags"] and "num_rel " in c["printout"] for c in levels)
     if TREC_EVAL is None:
         return  # the stored printouts alone (run ``generate.py`` with the binaries to rebuild them)
     for case in OPTION_SETS:

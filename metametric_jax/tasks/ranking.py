@@ -1,13 +1,15 @@
 r"""Ranked retrieval scored as trec_eval scores it: every measure of its ``all_trec`` set, under its names.
 
-A query's *prediction* is a ranking: an ordered sequence of document ids, best first, or a mapping ``document ->
-score`` ranked as trec_eval ranks a run (:func:`rank`: score descending, ties by document id descending). A set is
-refused (``TypeError``): its order is arbitrary. A query's *reference* is its judgements: a mapping ``document ->
-integer grade`` (graded relevance) or a collection of the relevant documents. With the relevance level :math:`\ell`
-(trec_eval's ``-l``, default 1) a document is relevant when its grade is at least :math:`\ell`, judged non-relevant
-when its grade is in :math:`[0, \ell)`, unjudged otherwise. With :math:`\mathrm{rel}_i = 1` for a relevant document
-at rank :math:`i`, :math:`h_k = \sum_{i \le k} \mathrm{rel}_i`, :math:`R` relevant documents, :math:`n` ranked ones
-and :math:`g_i` the grade at rank :math:`i`,
+A query's *prediction* is a ranking: an ordered sequence of document ids, best first, or a mapping ``document -> score``
+ranked as trec_eval ranks a run (:func:`rank`: score descending, ties by document id descending). A set is refused
+(``TypeError``): its order is arbitrary; so is a ranking that lists a document twice (``ValueError`` naming the query
+and the document), as trec_eval and the TREC readers refuse such a run, on every path (:func:`score`, :func:`evaluate`,
+:func:`query_figures` and the accumulators). A query's *reference* is its judgements: a mapping ``document -> integer
+grade`` (graded relevance) or a collection of the relevant documents. With the relevance level :math:`\ell` (trec_eval's
+``-l``, default 1) a document is relevant when its grade is at least :math:`\ell`, judged non-relevant when its grade is
+in :math:`[0, \ell)`, unjudged otherwise. With :math:`\mathrm{rel}_i = 1` for a relevant document at rank :math:`i`,
+:math:`h_k = \sum_{i \le k} \mathrm{rel}_i`, :math:`R` relevant documents, :math:`n` ranked ones and :math:`g_i` the
+grade at rank :math:`i`,
 
 .. math::
 
@@ -65,8 +67,9 @@ from typing import Any
 
 import numpy as np
 
+from metametric_jax import ranking as _similarities
 from metametric_jax._portable import class_factory
-from metametric_jax.ranking import AtK, AveragePrecision, rank
+from metametric_jax.ranking import rank
 from metametric_jax.tasks.ranking_files import (  # the file scoring, re-exported (the command imports that module)
     QueryRows,
     _score,
@@ -130,7 +133,8 @@ def score(
 
     Raises:
         TypeError: a ranking is unordered (a set) or not a sequence; judgements are not a collection or mapping.
-        ValueError: unknown measures or bad options.
+        ValueError: unknown measures, bad options, or a ranking that lists a document twice (the message names the
+            query: its key, or its position in a sequence, and the document).
 
     >>> score({"q1": ["a", "b"], "q2": ["c"]}, {"q1": {"b"}, "q2": {"x": 0}}, measures="recip_rank")
     {'map': 0.25, 'recip_rank': 0.25}
@@ -142,6 +146,42 @@ def score(
 _MAYBE_NAN = ("Rndcg",)  # the families whose query figure can be NaN (trec_eval's)
 
 
+class AtK(_similarities.AtK):
+    """:class:`metametric_jax.ranking.AtK` that refuses a ranking listing an item twice, as :func:`score` does.
+
+    Named as the class it refines: a state's configuration (its signature) is the same.
+
+    Raises:
+        ValueError: a ranking lists an item twice (naming the query's position in a batch).
+    """
+
+    def _stats(self, x: Any, y: Any) -> tuple[float, float, float]:
+        check_repeats(None, [x])
+        return super()._stats(x, y)
+
+    def batch_stats(self, predictions: Sequence[Any], references: Sequence[Any]) -> np.ndarray:
+        check_repeats(range(len(predictions)), predictions)
+        return super().batch_stats(predictions, references)
+
+
+class AveragePrecision(_similarities.AveragePrecision):
+    """:class:`metametric_jax.ranking.AveragePrecision` that refuses a ranking listing an item twice, as :func:`score`.
+
+    Named as the class it refines: a state's configuration (its signature) is the same.
+
+    Raises:
+        ValueError: a ranking lists an item twice (naming the query's position in a batch).
+    """
+
+    def _stats(self, x: Any, y: Any) -> tuple[float, float, float]:
+        check_repeats(None, [x])
+        return super()._stats(x, y)
+
+    def batch_stats(self, predictions: Sequence[Any], references: Sequence[Any]) -> np.ndarray:
+        check_repeats(range(len(predictions)), predictions)
+        return super().batch_stats(predictions, references)
+
+
 def _suite_stats(
     plan: Plan, level: int, max_retrieved: int | None, predictions: Sequence[Any], references: Sequence[Any]
 ) -> dict[str, np.ndarray]:
@@ -149,7 +189,6 @@ def _suite_stats(
 
     A module-level function, so that worker processes unpickle it without importing JAX.
     """
-    check_repeats(range(len(predictions)), predictions)
     out = {}
     for key, v in evaluate(predictions, references, plan, level=level, max_retrieved=max_retrieved).items():
         undefined = np.isnan(v)
@@ -222,8 +261,9 @@ def RankingMetric(  # noqa: N802 - a cached factory of accumulator classes, name
     logarithm, and the run's figure the ``exp`` of the mean. ``Rndcg`` has a second member counting the queries
     where it is NaN (its figure is then NaN, as trec_eval's). ``compute()["all"]`` gathers trec_eval's figures under
     its names. A batch is a sequence of rankings
-    and a sequence of judgements, one per query. The class is cached per configuration, so states of one
-    configuration always merge.
+    and a sequence of judgements, one per query; a ranking that lists a document twice is refused (``ValueError``
+    naming the query's position in the batch), as :func:`score` refuses it. The class is cached per configuration,
+    so states of one configuration always merge.
 
     State: one member state per measure (see :class:`metametric_jax.Metric`: the totals, the per-query sums of each
     normalizer, the query count).
@@ -267,6 +307,8 @@ def state_report(state: Any) -> dict[str, Any]:
 def precision_at_k(k: int) -> Any:
     r"""The precision@k accumulator class: :math:`h_k / k` per query (trec_eval's ``P_k``); mean: ``macro_precision``.
 
+    A ranking that lists a document twice is refused (``ValueError``), as :func:`score` refuses it.
+
     >>> P2 = precision_at_k(2)
     >>> float(P2.from_model_output([["a", "c", "b"]], [{"c"}]).compute()["macro_precision"])
     0.5
@@ -284,6 +326,8 @@ def precision_at_k(k: int) -> Any:
 @class_factory
 def recall_at_k(k: int) -> Any:
     r"""The recall@k accumulator class: :math:`h_k / R` per query (trec_eval's ``recall_k``); mean: ``macro_recall``.
+
+    A ranking that lists a document twice is refused (``ValueError``), as :func:`score` refuses it.
 
     >>> float(recall_at_k(2).score(["a", "c", "b"], {"c", "d"}))
     0.5
@@ -308,8 +352,8 @@ State: the sums of :math:`(\sum_i \mathrm{P@}i\,\mathrm{rel}_i,\ h_n,\ R)` over 
 normalizer (``macro_``) and the query count. ``average_precision`` normalizes the statistics as AP does
 (:math:`x_y / y_y`): per query it is the query's AP, so its mean over queries, ``macro_average_precision``, is MAP;
 over the summed statistics it is :math:`\sum_q \sum_i \mathrm{P@}i\,\mathrm{rel}_i / \sum_q R_q`. A query with no
-relevant document has AP 0 and counts in the mean, as in trec_eval. Buckley and Voorhees (2005); example of
-metametric's documentation:
+relevant document has AP 0 and counts in the mean, as in trec_eval; a ranking that lists a document twice is refused
+(``ValueError``), as :func:`score` refuses it. Buckley and Voorhees (2005); example of metametric's documentation:
 
 >>> from metametric_jax.tasks.ranking import AveragePrecisionMetric
 >>> round(AveragePrecisionMetric.score(["a", "b", "c", "d"], {"c", "d", "e"}), 4)  # (1/3 + 2/4) / 3

@@ -23,7 +23,6 @@ from metametric_jax.intervals import exact_totals
 from metametric_jax.tasks.ranking_queries import (
     _codes,
     check_options,
-    check_repeats,
     coded_figures,
     evaluate_queries,
     hidden,
@@ -93,9 +92,8 @@ def _score(
 ) -> _Scored:
     plan = with_map(parse_measures(measures))
     ids, preds, refs, left = _align(predictions, references, complete)
-    check_repeats(ids, preds)
     figures = evaluate_queries(
-        preds, refs, plan, level=level, max_retrieved=max_retrieved, progress=progress, jobs=jobs
+        preds, refs, plan, level=level, max_retrieved=max_retrieved, progress=progress, jobs=jobs, ids=ids
     )
     positives = sum(_positives(r) for r in refs) if complete else None
     return _scored(figures, ids, left, positives)

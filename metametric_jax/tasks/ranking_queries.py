@@ -76,16 +76,35 @@ def evaluate(
     level: int = 1,
     max_retrieved: int | None = None,
     progress: Callable[[int, int], None] | None = None,
+    ids: Sequence[Any] | None = None,
 ) -> dict[str, np.ndarray]:
     """Each query's figure of every measure of ``plan``: ``{printed name: (queries,) float64 array}``.
 
     A query's figure is trec_eval's (:func:`query_figures`: its value, its count for ``num_*``, the logarithm for
     ``gm_map`` and ``gm_bpref``), computed for all queries at once by
     :func:`~metametric_jax.tasks.trec_batch.batch_values`.
-    ``progress(done, total)`` is called first, every 100 queries and at the end.
+    ``progress(done, total)`` is called first, every 100 queries and at the end. ``ids`` names the queries in the
+    error on a ranking that lists a document twice (:func:`check_repeats`; default: their positions).
+
+    Raises:
+        ValueError: bad options, or a ranking that lists a document twice (trec_eval stops on such a run too).
+        TypeError: a ranking that is not an ordered sequence, judgements that are not a collection or mapping.
     """
     check_options(level, max_retrieved)
     check_lengths(predictions, references, "ranking", "query")
+    check_repeats(range(len(predictions)) if ids is None else ids, predictions)
+    return _evaluate(predictions, references, plan, level, max_retrieved, progress)
+
+
+def _evaluate(
+    predictions: Sequence[Any],
+    references: Sequence[Any],
+    plan: Plan,
+    level: int,
+    max_retrieved: int | None,
+    progress: Callable[[int, int], None] | None = None,
+) -> dict[str, np.ndarray]:
+    """:func:`evaluate` of queries whose options, lengths and rankings are checked already."""
     total = len(predictions)
     if progress is not None:
         progress(0, total)
@@ -131,7 +150,11 @@ def query_figures(ranking: Sequence[Any], grades: Mapping[Any, int], plan: Plan,
     >>> figures = query_figures(["d1", "d2", "d3"], {"d2": 1, "d3": 2, "d9": 1}, parse_measures(["map", "P.2", "rbp"]))
     >>> figures["map"], figures["P_2"], round(figures["rbp"], 4)
     (0.38888888888888884, 0.5, 0.126)
+
+    Raises:
+        ValueError: the ranking lists an item twice (trec_eval stops on such a run).
     """
+    check_repeats(None, [ranking])
     ranking = list(ranking)
     row = batch_values(_codes([ranking], [grades]), [not ranking], _judged([grades]), plan, level)[0]
     return dict(zip(plan_keys(plan), map(float, row)))
@@ -141,9 +164,10 @@ def _codes(rankings: Sequence[Sequence[Any]], grades: Sequence[Mapping[Any, int]
     """Each query's ranked items as :func:`~metametric_jax.tasks.trec_batch.batch_values` takes them.
 
     An item's code is its grade (from 0), -2 for an item of the pool judged with a negative grade (unjudged), -1 for
-    an item outside the pool and for the repeat of an item already ranked; an empty ranking is ``[-1]`` (trec_eval
-    ``-c`` ranks one item outside the pool for a query absent from the run). All queries' items are looked up in one
-    pass and coded in one array, cut into one view per query.
+    an item outside the pool; an empty ranking is ``[-1]`` (trec_eval ``-c`` ranks one item outside the pool for a
+    query absent from the run). All queries' items are looked up in one pass and coded in one array, cut into one view
+    per query. Each ranking lists an item once: every caller refuses a repeat first (:func:`check_repeats`, or the
+    TREC readers).
     """
     if not rankings:
         return []
@@ -154,14 +178,6 @@ def _codes(rankings: Sequence[Sequence[Any]], grades: Sequence[Mapping[Any, int]
     negative = np.flatnonzero(g < 0)
     g[negative] = np.where(g[negative] == _ABSENT, -1, -2)  # not in the pool; unjudged in the pool (a negative grade)
     codes = np.split(g, np.cumsum(lengths)[:-1])
-    if sum(map(len, map(set, rankings))) != g.size:  # a query ranks an item twice: a judged item counts at its first
-        for q, ranking in enumerate(rankings):  # rank only, its repeats are outside the pool
-            if len(set(ranking)) != len(ranking):
-                seen: set[Any] = set()
-                for i, item in enumerate(ranking):
-                    if item in seen:
-                        codes[q][i] = -1
-                    seen.add(item)
     for q in np.flatnonzero(lengths == 0).tolist():
         codes[q] = np.array([-1], np.int64)
     return codes
@@ -181,24 +197,38 @@ def _judged(grades: Sequence[Mapping[Any, int]]) -> list[np.ndarray]:
 def _evaluate_chunk(
     plan: Plan, level: int, max_retrieved: int | None, predictions: Sequence[Any], references: Sequence[Any]
 ) -> dict[str, np.ndarray]:
-    return evaluate(predictions, references, plan, level=level, max_retrieved=max_retrieved)
+    return _evaluate(predictions, references, plan, level, max_retrieved)
 
 
-def check_repeats(ids: Sequence[Any], rankings: Sequence[Any]) -> None:
-    """A ``ValueError`` naming the first document ranked twice for a query (trec_eval stops on one too)."""
-    for query, ranking in zip(ids, rankings):
-        if not isinstance(ranking, list | tuple):  # a mapping of scores holds each document once
+def check_repeats(ids: Sequence[Any] | None, rankings: Sequence[Any]) -> None:
+    """Nothing when no ranking lists a document twice; else a ``ValueError`` naming the first such document.
+
+    trec_eval stops on such a run (``duplicate docs``), and the TREC readers refuse it. A ranking is read as the
+    measures read it (:func:`~metametric_jax.ranked_lists.ranked_list`: a list, a tuple, a 1-d array or any other
+    sequence), its whole length (``max_retrieved`` does not hide a repeat); a mapping ``document -> score`` holds each
+    document once, and what the measures refuse (a set, a string, an unhashable item) is left to them and their message.
+
+    Args:
+        ids: the queries' names in the message, one per ranking; ``None`` names none (a single ranking).
+        rankings: the rankings.
+    """
+    for query, ranking in zip(itertools.repeat(None) if ids is None else ids, rankings):
+        if isinstance(ranking, Mapping):
             continue
-        ranked = list(ranking)
         try:
+            ranked = ranked_list(ranking)
             if len(set(ranked)) == len(ranked):
                 continue
-        except TypeError:  # an item that is no document id: refused where the ranking is read
+        except TypeError:
             continue
         seen: set[Any] = set()
         for doc in ranked:
             if doc in seen:
-                raise ValueError(f"ranking: document {doc!r} is ranked twice for query {query!r}")
+                where = "" if ids is None else f" for query {query!r}"
+                raise ValueError(
+                    f"ranking: document {doc!r} is ranked twice{where} (a ranking lists each document once; "
+                    "trec_eval stops on a repeat too)"
+                )
             seen.add(doc)
 
 
@@ -211,14 +241,22 @@ def evaluate_queries(
     max_retrieved: int | None = None,
     progress: Callable[[int, int], None] | None = None,
     jobs: int = 1,
+    ids: Sequence[Any] | None = None,
 ) -> dict[str, np.ndarray]:
-    """:func:`evaluate` in ``jobs`` worker processes (0: every core), the queries in chunks: the same arrays."""
+    """:func:`evaluate` in ``jobs`` worker processes (0: every core), the queries in chunks: the same arrays.
+
+    The options, the lengths and the rankings (:func:`check_repeats`, ``ids`` naming the queries) are checked here,
+    before any worker starts.
+    """
     if jobs == 1:
-        return evaluate(predictions, references, plan, level=level, max_retrieved=max_retrieved, progress=progress)
+        return evaluate(
+            predictions, references, plan, level=level, max_retrieved=max_retrieved, progress=progress, ids=ids
+        )
     from metametric_jax import parallel
 
     check_options(level, max_retrieved)
     check_lengths(predictions, references, "ranking", "query")
+    check_repeats(range(len(predictions)) if ids is None else ids, predictions)
     task = functools.partial(_evaluate_chunk, plan, level, max_retrieved)
     return parallel.map_rows(  # type: ignore[no-any-return]
         task, list(predictions), list(references), jobs=jobs, progress=progress, preload=[__name__]

@@ -3,7 +3,7 @@ r"""trec_eval's figures of many queries at once (trec_eval 10.0), as trec_eval c
 A query is a ranking (items best first, already cut to any maximum length) and its judgements ``{item: grade}``.
 With the relevance level :math:`\ell` (``-l``, default 1) a ranked item is *relevant* when its grade is at least
 :math:`\ell`, *judged non-relevant* when its grade is in :math:`[0, \ell)`, *unjudged in the pool* when its grade is
-negative and *not in the pool* when it has no judgement (a later copy of a repeated item too). With
+negative and *not in the pool* when it has no judgement (a ranking lists each item once). With
 :math:`\mathrm{rel}_i = 1` for a relevant item at rank :math:`i`, :math:`h_k = \sum_{i \le k} \mathrm{rel}_i`
 (:math:`h_k = h_n` past the end of the ranking), :math:`n` items ranked, :math:`R` relevant items judged,
 :math:`g_i` the grade at rank :math:`i` (the *gain*: the grade of a judged item, 0 otherwise, whatever the relevance
@@ -80,8 +80,8 @@ class _Batch:
     """The padded arrays of a batch of queries that the measures share.
 
     ``codes`` holds each query's ranked items as trec_eval sees them: the grade (>= 0) of a judged item, -2 for an
-    unjudged item of the pool, -1 for an item not in the pool (or a later copy of a repeated item); an empty query
-    is one item -1. ``judged`` holds each query's non-negative judged grades.
+    unjudged item of the pool, -1 for an item not in the pool; an empty query is one item -1. ``judged`` holds each
+    query's non-negative judged grades.
     """
 
     def __init__(self, codes: Sequence[np.ndarray], empty: np.ndarray, judged: Sequence[np.ndarray], level: int):
@@ -409,8 +409,8 @@ def batch_values(
 
     Args:
         codes: each query's ranked items (int64, at least one): the grade of a judged item, -2 for an unjudged item
-            of the pool (a negative grade), -1 for an item without judgement or a later copy of a repeated item; an
-            empty ranking as ``[-1]``.
+            of the pool (a negative grade), -1 for an item without judgement (each item ranked once); an empty
+            ranking as ``[-1]``.
         empty: whether each query's ranking is empty (trec_eval -c's query absent from the run, or -M 0).
         judged: each query's non-negative judged grades (int64).
         plan: ``(family, parameter)`` pairs (:func:`~metametric_jax.tasks.trec_measures.parse_measures`).

@@ -151,11 +151,14 @@ def relstring(ranking: Sequence[str], judgements: Mapping[str, int], length: int
     """trec_eval's ``relstring`` of a query, quoted: one character per document of the first ``length`` ranked.
 
     A judged grade 0-9 is printed as its digit, a grade above 9 as ``>``, a negative grade (in the pool, unjudged)
-    as ``.``, a document with no judgement (or ranked a second time: outside the pool, as the figures count it) as
-    ``-``.
-    """
-    from metametric_jax.tasks.ranking_queries import _codes
+    as ``.``, a document with no judgement as ``-``.
 
+    Raises:
+        ValueError: the ranking lists a document twice (trec_eval stops on such a run, as the figures do).
+    """
+    from metametric_jax.tasks.ranking_queries import _codes, check_repeats
+
+    check_repeats(None, [ranking])
     first = list(ranking[:length])
     return _quoted(_codes([first], [judgements])[0].tolist() if first else [])
 

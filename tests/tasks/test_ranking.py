@@ -9,6 +9,7 @@ import os
 import random
 import subprocess
 import sys
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
@@ -486,8 +487,9 @@ def test_query_figures_by_hand() -> None:
     second, third = 1 / 2 + 1 / 2 * 1 * (1e-5 / (1 + 2e-5)), 1 / 3 + 2 / 3 * 1 * ((1 + 1e-5) / (2 + 2e-5))
     assert s["infAP"] == pytest.approx((second + third) / 3)
     assert s["gm_map"] == np.log(s["map"]) and s["gm_bpref"] == np.log(1e-5)
-    # a repeated document counts once, at its first rank
-    assert query_figures(["d2", "d2", "d3"], {"d2": 1, "d3": 1}, (("P", 3),))["P_3"] == 2 / 3
+    # a document ranked twice is refused, as trec_eval refuses it
+    with pytest.raises(ValueError, match="document 'd2' is ranked twice"):
+        query_figures(["d2", "d2", "d3"], {"d2": 1, "d3": 1}, (("P", 3),))
     # Rndcg is NaN where relevant documents have no positive grade (level 0), as in trec_eval
     assert math.isnan(query_figures(["a"], {"a": 0}, (("Rndcg", None),), level=0)["Rndcg"])
 
@@ -630,8 +632,8 @@ def test_callback_path_inside_jit() -> None:
 
 @pytest.mark.parametrize("seed", range(4))
 def test_queries_evaluated_together_equal_each_alone(seed: int) -> None:
-    """evaluate's figures of many queries, batched by length (repeated items, empty rankings, unjudged and absent
-    items, queries without judgements), equal query_figures' of each query alone, bit for bit."""
+    """evaluate's figures of many queries, batched by length (empty rankings, unjudged and absent items, queries
+    without judgements), equal query_figures' of each query alone, bit for bit."""
     from metametric_jax.tasks.ranking_queries import evaluate
     from metametric_jax.tasks.trec_measures import parse_measures, plan_keys
 
@@ -639,7 +641,7 @@ def test_queries_evaluated_together_equal_each_alone(seed: int) -> None:
     plan = parse_measures("all_trec")
     rankings, graded = [], []
     for _ in range(40):
-        docs = [f"d{rng.randint(0, 30)}" for _ in range(rng.choice([0, 1, 5, 20, 60]))]  # repeats, some empty
+        docs = [f"d{d}" for d in rng.sample(range(80), rng.choice([0, 1, 5, 20, 60]))]  # some empty
         rankings.append(docs)
         graded.append({f"d{d}": rng.choice([-1, 0, 1, 2, 3]) for d in rng.sample(range(40), rng.randint(0, 25))})
     level = 1 + seed % 2
@@ -651,7 +653,7 @@ def test_queries_evaluated_together_equal_each_alone(seed: int) -> None:
         assert row.keys() == alone.keys()
         for key, value in alone.items():
             assert row[key] == value or (math.isnan(row[key]) and math.isnan(value)), (q, key)
-    assert any(len(set(d)) < len(d) for d in rankings) and any(not d for d in rankings)
+    assert any(not d for d in rankings)
     assert all(evaluate([], [], plan)[k].shape == (0,) for k in plan_keys(plan))
 
 
@@ -667,3 +669,57 @@ def test_a_document_ranked_twice_is_refused_on_every_path() -> None:
         RankingMetric().from_model_output([["b"], ["a", "b", "a"]], [{"b": 1}, {"a": 1}])
     assert score([["a", "b"]], [{"a": 1}])["num_ret"] == 2
     assert score([{"a": 0.5, "b": 0.7}], [{"a": 1}])["num_ret"] == 2  # scores by document: each once
+
+
+class _Ranked(Sequence):
+    """A ranking given as a sequence that is neither a list nor a tuple."""
+
+    def __init__(self, items: list[str]) -> None:
+        self.items = items
+
+    def __len__(self) -> int:
+        return len(self.items)
+
+    def __getitem__(self, i):
+        return self.items[i]
+
+
+def test_a_document_ranked_twice_is_refused_by_every_entry_point() -> None:
+    from metametric_jax.tasks.ranking_queries import evaluate, evaluate_queries
+    from metametric_jax.tasks.trec_format import relstring
+    from metametric_jax.tasks.trec_measures import parse_measures
+
+    plan = parse_measures(["num_ret", "map"])
+    # every kind of sequence a ranking may be, and a repeat past max_retrieved (the TREC readers refuse it too)
+    for twice in (np.array(["a", "b", "a"]), _Ranked(["a", "b", "a"]), ("a", "b", "a")):
+        with pytest.raises(ValueError, match="document 'a' is ranked twice for query 'q7'"):
+            score({"q1": ["a"], "q7": twice}, {"q1": {"a": 1}, "q7": {"a": 1}})
+    with pytest.raises(ValueError, match="document 'a' is ranked twice for query 'q7'"):
+        score({"q7": ["a", "b", "a"]}, {"q7": {"a": 1}}, max_retrieved=2)
+    # evaluate names positions, or the ids given; in worker processes the ids too, before any worker starts
+    with pytest.raises(ValueError, match="document 'a' is ranked twice for query 1"):
+        evaluate([["b"], ["a", "b", "a"]], [{"b": 1}, {"a": 1}], plan)
+    with pytest.raises(ValueError, match="document 'a' is ranked twice for query 'y'"):
+        evaluate([["b"], ["a", "b", "a"]], [{"b": 1}, {"a": 1}], plan, ids=["x", "y"])
+    with pytest.raises(ValueError, match="document 'a' is ranked twice for query 'y'"):
+        evaluate_queries([["b"], ["a", "b", "a"]], [{"b": 1}, {"a": 1}], plan, ids=["x", "y"], jobs=2)
+    with pytest.raises(ValueError, match="document 'd' is ranked twice"):
+        query_figures(["d", "e", "d"], {"d": 1}, plan)
+    with pytest.raises(ValueError, match="document 'd' is ranked twice"):
+        relstring(["d", "d"], {"d": 1})
+    # the accumulators of one measure, by one pair and by batch (the query's position named)
+    for metric in (ranking.AveragePrecisionMetric, precision_at_k(2), recall_at_k(2)):
+        with pytest.raises(ValueError, match="document 'a' is ranked twice"):
+            metric.score(["a", "a", "b"], {"a": 1})
+        with pytest.raises(ValueError, match="document 'a' is ranked twice for query 1"):
+            metric.from_model_output([["a"], np.array(["b", "a", "a"])], [{"a": 1}, {"a": 1}])
+    with pytest.raises(ValueError, match="document 'a' is ranked twice for query 0"):
+        RankingMetric("map").from_model_output([np.array(["a", "a"])], [{"a": 1}])
+    # each document once: scored as before; a mapping of scores holds each document once
+    assert score({"q7": np.array(["a", "b"])}, {"q7": {"a": 1}}, measures="num_ret")["num_ret"] == 2
+    assert evaluate_queries([["b"], ["a", "c"]], [{"b": 1}, {"a": 1}], plan, jobs=2)["num_ret"].tolist() == [1, 2]
+    assert float(precision_at_k(2).score(["a", "b", "c"], {"a": 1})) == 0.5
+    assert relstring(["d", "e"], {"d": 1}) == "'1-'"
+    # the refined similarities give the signatures of the classes they refine (what a saved state carries)
+    signatures = [m.metric_config.signature for m in (ranking.AveragePrecisionMetric, precision_at_k(3))]
+    assert signatures == [470030132, 1077135417]

@@ -36,11 +36,11 @@ WEIRD = parse_measures(["all_trec", "rbp.p=0.5", "rbp_resid.p=1", "11pt_avg.1,0.
 
 
 def _query(rng: random.Random) -> tuple[list[str], dict[str, int]]:
-    """A query of every kind: empty, no relevant item, unjudged items, grades up to 4, repeats, long or short."""
+    """A query of every kind: empty, no relevant item, unjudged items, grades up to 4, long or short."""
     shape = rng.random()
     n = 0 if shape < 0.08 else rng.choice([1, 2, 3, 5, 10, 40, 150, 1200 if rng.random() < 0.1 else 60])
     pool = [f"d{i}" for i in range(max(2 * n, 8))]
-    ranking = [rng.choice(pool) for _ in range(n)] if rng.random() < 0.1 else rng.sample(pool, n)
+    ranking = rng.sample(pool, n)  # each item once, as every path requires
     judged = rng.sample(pool, rng.randint(0, len(pool))) + [f"x{i}" for i in range(rng.randint(0, 5))]
     grades: dict[str, Any] = {}
     for doc in judged:
@@ -153,7 +153,6 @@ def test_ties_and_complete_from_files_per_query(tmp_path: Any) -> None:
 
 def test_score_of_mappings_unchanged_by_batching() -> None:
     predictions, references = _queries(5, 30)
-    predictions = [list(dict.fromkeys(p)) for p in predictions]  # each document once: score refuses a repeat
     got = score(dict(enumerate(predictions)), dict(enumerate(references)), measures="all_trec", complete=True)
     rows = np.array([query_values(p, r, ALL) for p, r in zip(predictions, references)])
     keys = plan_keys(ALL)

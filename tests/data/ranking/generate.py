@@ -207,8 +207,9 @@ PRECISE = ("test-all", "rag24", "rag24-l2", "ties-l0", "ties-complete-c", "ties-
 
 
 #: Option sets whose printouts with ``-c`` and with ``-c -q`` are stored in ``expected/option-sets.json``: how trec_eval
-#: reads ``-m`` (a family's first parameters win), ``runid`` and ``relstring`` asked alone, summaries, ``-M``, ``-l0``
-#: and the query that ``-c`` adds.
+#: reads ``-m`` (a family's first parameters win), ``runid`` and ``relstring`` asked alone, summaries, ``-M``, ``-l0``,
+#: the query that ``-c`` adds, and ``-c`` with a relevance level above 1 (the run's ``num_rel`` then counts every
+#: judgement with a positive grade, where each query's counts the grades at the level or above).
 OPTION_SETS = (
     [],
     ["-m", "set"],
@@ -225,6 +226,8 @@ OPTION_SETS = (
     ["-m", "relstring.3", "-m", "all_trec"],
     ["-M7", "-m", "relstring.20", "-m", "unj.3,1"],
     ["-M3", "-m", "all_trec"],
+    ["-l2", "-m", "num_rel", "-m", "num_rel_ret", "-m", "num_q"],
+    ["-l3", "-m", "all_trec"],
 )
 OPTION_FILES = (("trec_eval/qrels.test", "trec_eval/results.test"), ("ties-complete.qrels", "ties.run"))
 
