@@ -115,9 +115,11 @@ COMMAND = Command(
     description="Score predicted documents against gold documents, one JSON object per line, the same documents in "
     "the same order: {id, entities: [{start, end, type, id}], relations: [{type, head, tail}], events: [{type, "
     "trigger: {start, end}, arguments: [{entity, role}]}]} (end exclusive; head, tail and entity name an entity by "
-    "index or id; see metametric_jax.tasks.ie). JSON: {mode, documents, entities, relations, triggers, arguments}, "
-    "each figure {precision, recall, f1, matched, predicted, reference}; with --per-document also per_document: "
-    "[{id, line, entities, ...}].",
+    "index or id; see metametric_jax.tasks.readers.ie_jsonl). With tokens: [...] (optional) every offset of both "
+    "files lies within them, and a prediction gives as many as its reference. Other keys are ignored; one close to a "
+    "known key is an error where that key is missing (relation for relations), otherwise a warning. JSON: {mode, "
+    "documents, entities, relations, triggers, arguments}, each figure {precision, recall, f1, matched, predicted, "
+    "reference}; with --per-document also per_document: [{id, line, entities, ...}].",
     add_arguments=_add_arguments,
     inputs=("gold", "pred"),
     sample={"gold": "ie/gold.jsonl", "pred": "ie/pred.jsonl"},

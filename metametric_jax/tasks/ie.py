@@ -439,7 +439,9 @@ def count_files(
             parts.append(document_stats(preds[lo : lo + 256], refs[lo : lo + 256], mode=mode, directed=directed))
             progress(min(len(refs), lo + 256))
         stats = {f: np.concatenate([p[f] for p in parts]) if parts else np.zeros((0, 3)) for f in FIGURES}
-    warnings = [] if refs else [f"{ref_path} holds no documents; every figure is 0"]
+    warnings = [*ref_docs.warnings, *pred_docs.warnings]
+    if not refs:
+        warnings.append(f"{ref_path} holds no documents; every figure is 0")
     return ref_docs, stats, warnings + _absent_warnings(preds, refs, pred_path)
 
 
@@ -467,11 +469,13 @@ def score_files(
         A :class:`~metametric_jax.report.Report`: ``scores`` as :func:`score`; ``items`` one per document, in file
         order: ``{"id", "line", figure: {...}}``, where ``id`` is the reference document's id (or ``None``) and
         ``line`` its line in the reference file; a figure with no item on either side has precision, recall and F1
-        1.0 (the package's empty-structure rule); ``warnings`` when the reference holds no document, or when the
-        predictions never hold a kind of item the reference holds.
+        1.0 (the package's empty-structure rule); ``warnings`` for an ignored key that resembles a known one (in
+        either file; see :mod:`~metametric_jax.tasks.readers.ie_jsonl`), when the reference holds no document, or
+        when the predictions never hold a kind of item the reference holds.
 
     Raises:
-        InputFormatError: malformed input, or files whose documents differ in number, order or ids.
+        InputFormatError: malformed input (offsets past a document's tokens included), or files whose documents differ
+            in number, order, ids or number of tokens.
     """
     ref_docs, stats, warnings = count_files(
         predictions=predictions, references=references, mode=mode, directed=directed, progress=progress, jobs=jobs

@@ -300,11 +300,12 @@ def analyze_files(
     gold = ie.read_documents(ref_path)
     if not gold:
         raise InputFormatError(ref_path, None, "expected documents to analyze, one JSON object per line; found none")
-    predictions, warnings = [], []
+    predictions, warnings = [], list(gold.warnings)
     for path in systems:
         docs = ie.read_documents(path)
         ie.pair_documents(docs, gold, os.fspath(path), ref_path)
         predictions.append([d for _, d in docs])
+        warnings += docs.warnings
         warnings += _absent_warnings(predictions[-1], [d for _, d in gold], os.fspath(path))
     return _report(
         [d for _, d in gold],

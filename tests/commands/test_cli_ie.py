@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -11,6 +12,7 @@ import pytest
 
 import metametric_jax
 from metametric_jax.cli import main
+from metametric_jax.errors import InputFormatError
 from metametric_jax.tasks import ie
 
 SAMPLE = Path(metametric_jax.__file__).resolve().parent / "data" / "ie"
@@ -18,7 +20,11 @@ GOLD, PRED = SAMPLE / "gold.jsonl", SAMPLE / "pred.jsonl"
 
 
 def run(capsys, *argv: str) -> tuple[int, str, str]:
-    code = main(["score", "ie", *argv])
+    return main_run(capsys, "score", "ie", *argv)
+
+
+def main_run(capsys, *argv: str) -> tuple[int, str, str]:
+    code = main(list(argv))
     captured = capsys.readouterr()
     return code, captured.out, captured.err
 
@@ -100,3 +106,58 @@ def test_whole_process_no_traceback(tmp_path) -> None:
     )
     assert done.returncode == 1 and "Traceback" not in done.stderr
     assert f"{bad}:1: expected a JSON object (one per line), found invalid JSON" in done.stderr
+
+
+def _paths(gold: Path, pred: Path) -> dict[str, list[str]]:
+    """Every command line that reads an IE prediction file against a reference file."""
+    tests = ["--samples", "20"]
+    return {
+        "score": ["score", "ie", "--gold", str(gold), "--pred", str(pred)],
+        "jobs": ["score", "ie", "--gold", str(gold), "--pred", str(pred), "--jobs", "2"],
+        "bootstrap": ["score", "ie", "--gold", str(gold), "--pred", str(pred), "--bootstrap", "20"],
+        "compare": ["compare", "ie", "--references", str(gold), "--system", str(pred), "--system", str(PRED), *tests],
+        "analyze": ["analyze", "ie", "--references", str(gold), "--system", str(pred), "--system", str(PRED), *tests],
+    }
+
+
+def _jsonl(path: Path, docs: list[dict]) -> Path:
+    path.write_text("".join(json.dumps(d) + "\n" for d in docs), encoding="utf-8")
+    return path
+
+
+def _docs(path: Path) -> list[dict]:
+    return [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines()]
+
+
+def test_every_path_warns_of_a_key_resembling_a_known_one(capsys, tmp_path) -> None:
+    gold_docs, pred_docs = _docs(GOLD), _docs(PRED)
+    gold_docs[2]["evnts"] = []
+    for doc in pred_docs[:2]:
+        doc["relation"] = []
+        doc["sentences"] = [["a"]]  # a key of real datasets, unlike any known one: silent
+    gold, pred = _jsonl(tmp_path / "gold.jsonl", gold_docs), _jsonl(tmp_path / "pred.jsonl", pred_docs)
+    tail = "; later lines with it are not named"
+    of_gold = f"{gold}:3: the document: ignored the key 'evnts', close to the key 'events' (given too){tail}"
+    of_pred = f"{pred}:1: the document: ignored the key 'relation', close to the key 'relations' (given too){tail}"
+    for name, argv in _paths(gold, pred).items():
+        code, out, err = main_run(capsys, *argv, "--format", "json")
+        assert code == 0, (name, err)
+        warned = [line.removeprefix("metametric-jax: warning: ") for line in err.splitlines()]
+        # compare reads the reference once per system and names the system before each of its warnings
+        assert sum(line.endswith(of_gold) for line in warned) == (2 if name == "compare" else 1), (name, err)
+        assert sum(line.endswith(of_pred) for line in warned) == 1, (name, err)
+        assert not any("sentences" in line for line in warned)
+        if name in ("score", "jobs"):
+            assert json.loads(out) == ie.score_files(predictions=PRED, references=GOLD).scores
+
+
+def test_every_path_refuses_offsets_past_the_tokens_of_the_reference(capsys, tmp_path) -> None:
+    docs = _docs(PRED)
+    docs[1]["entities"][2]["end"] = 12  # doc-2 has 9 tokens in the reference; the prediction gives none
+    pred = _jsonl(tmp_path / "pred.jsonl", docs)
+    message = f"{pred}:2: entities[2]: expected end <= 9 (the tokens of {GOLD} line 2), found end 12"
+    with pytest.raises(InputFormatError, match=re.escape(message)):
+        ie.score_files(predictions=pred, references=GOLD)
+    for name, argv in _paths(GOLD, pred).items():
+        code, out, err = main_run(capsys, *argv)
+        assert code == 1 and out == "" and err == f"metametric-jax: error: {message}\n", (name, err)

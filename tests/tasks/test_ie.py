@@ -588,6 +588,22 @@ def _write(path: Path, *docs: dict) -> str:
             "entities[1]: expected end <= 6 (the document's tokens), found end 7",
         ),
         (lambda d: d["events"][0]["trigger"].update(start=6, end=9), "events[0].trigger: expected end <= 6"),
+        (
+            lambda d: d.update(Relations=d.pop("relations")),
+            "the document: expected the key 'relations', found 'Relations'",
+        ),
+        (
+            lambda d: d["entities"][0].update(Type=d["entities"][0].pop("type")),
+            "entities[0]: expected the key 'type', found 'Type'",
+        ),
+        (
+            lambda d: d["relations"][0].update(head_id=d["relations"][0].pop("head")),
+            "relations[0]: expected the key 'head', found 'head_id'",
+        ),
+        (
+            lambda d: d["events"][0]["arguments"][0].update(rol=d["events"][0]["arguments"][0].pop("role")),
+            "events[0].arguments[0]: expected the key 'role', found 'rol'",
+        ),
     ],
 )
 def test_what_would_drop_a_part_unseen_is_refused(capsys, tmp_path: Path, change, needle: str) -> None:
@@ -615,5 +631,75 @@ def test_a_prediction_counting_other_tokens_is_refused(tmp_path: Path) -> None:
         score_files(predictions=pred, references=gold)
     kept = {k: v for k, v in _DOC.items() if k != "tokens"}  # a side without tokens: nothing to compare
     assert score_files(predictions=_write(tmp_path / "k.jsonl", kept), references=gold).scores["entities"]["f1"] == 1.0
-    extra = dict(_DOC, relationship_notes="x", sentences=[[0, 6]])  # unrelated keys stay ignored
-    assert score_files(predictions=_write(tmp_path / "e.jsonl", extra), references=gold).scores["entities"]["f1"] == 1.0
+    extra = dict(_DOC, relationship_notes="x", sentences=[[0, 6]], token_lens=[1] * 6)  # other layouts' keys: ignored
+    report = score_files(predictions=_write(tmp_path / "e.jsonl", extra), references=gold)
+    assert report.scores["entities"]["f1"] == 1.0 and report.warnings == []
+
+
+def _lines(path: Path) -> list[dict]:
+    return [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines()]
+
+
+def _near_misses(tmp_path: Path) -> tuple[Path, Path]:
+    """The bundled sample with ignored keys that resemble known ones, and keys of real datasets that do not."""
+    gold, pred = _lines(SAMPLE / "gold.jsonl"), _lines(SAMPLE / "pred.jsonl")
+    gold[2]["evnts"] = [{"type": "Born"}]  # beside "events" (line 3)
+    for doc in pred[:2]:
+        doc["relation"] = []  # beside "relations", on lines 1 and 2: named once, at line 1
+    pred[1]["tokns"] = ["x"]  # "tokens" absent: nothing is checked against them
+    pred[2]["entities"][0]["ID"] = "e9"  # an entity's "id" absent
+    for doc in gold + pred:  # DyGIE++'s and others' keys stay silent
+        doc.update(doc_key="k", sentences=[["a"]], clusters=[], text="t")
+        for entity in doc["entities"]:
+            entity["text"] = "x"
+    return write(tmp_path / "gold.jsonl", gold), write(tmp_path / "pred.jsonl", pred)
+
+
+def near_miss_warnings(gold: Path, pred: Path) -> list[str]:
+    """The warnings of :func:`_near_misses`' files, in the order the files are read (reference first)."""
+    tail = "; later lines with it are not named"
+    return [
+        f"{gold}:3: the document: ignored the key 'evnts', close to the key 'events' (given too){tail}",
+        f"{pred}:1: the document: ignored the key 'relation', close to the key 'relations' (given too){tail}",
+        f"{pred}:2: the document: ignored the key 'tokns', close to the key 'tokens' (absent){tail}",
+        f"{pred}:3: entities[0]: ignored the key 'ID', close to the key 'id' (absent){tail}",
+    ]
+
+
+@pytest.mark.parametrize("jobs", [1, 2])
+def test_a_key_resembling_a_known_one_is_a_warning_once_per_file_and_key(tmp_path: Path, jobs: int) -> None:
+    from metametric_jax.tasks import ie_analysis
+
+    gold, pred = _near_misses(tmp_path)
+    report = score_files(predictions=pred, references=gold, jobs=jobs)
+    assert report.warnings == near_miss_warnings(gold, pred)
+    clean = score_files(predictions=SAMPLE / "pred.jsonl", references=SAMPLE / "gold.jsonl")
+    assert report.scores == clean.scores  # ignored, as every other key
+    assert read_documents(pred).warnings == near_miss_warnings(gold, pred)[1:]
+    found = ie_analysis.analyze_files(gold, [pred, SAMPLE / "pred.jsonl"], samples=20, jobs=jobs)
+    assert found["warnings"] == near_miss_warnings(gold, pred)
+
+
+def test_offsets_lie_within_the_tokens_of_the_other_file(tmp_path: Path) -> None:
+    bare = {k: v for k, v in _DOC.items() if k != "tokens"}
+    gold = _write(tmp_path / "g.jsonl", _DOC)
+    past = json.loads(json.dumps(bare))
+    past["entities"][1]["end"] = 9
+    pred = _write(tmp_path / "p.jsonl", past)
+    expected = f"{pred}:1: entities[1]: expected end <= 6 (the tokens of {gold} line 1), found end 9"
+    with pytest.raises(InputFormatError, match=re.escape(expected)):
+        score_files(predictions=pred, references=gold)
+    past = json.loads(json.dumps(bare))
+    past["events"][0]["trigger"] = {"start": 6, "end": 7}
+    pred = _write(tmp_path / "p.jsonl", past)
+    with pytest.raises(InputFormatError, match=re.escape(f"{pred}:1: events[0].trigger: expected end <= 6 (the")):
+        score_files(predictions=pred, references=gold)
+    # a reference without tokens, against a prediction that gives them: the reference's offsets are checked
+    short = dict(_DOC, tokens=_DOC["tokens"][:5], entities=[_DOC["entities"][0]], relations=[], events=[])
+    gold, pred = _write(tmp_path / "g.jsonl", bare), _write(tmp_path / "p.jsonl", short)
+    expected = f"{gold}:1: entities[1]: expected end <= 5 (the tokens of {pred} line 1), found end 6"
+    with pytest.raises(InputFormatError, match=re.escape(expected)):
+        score_files(predictions=pred, references=gold)
+    # offsets within the other side's tokens are scored as before
+    within = score_files(predictions=_write(tmp_path / "p.jsonl", bare), references=_write(tmp_path / "g.jsonl", _DOC))
+    assert [within.scores[f]["f1"] for f in FIGURES] == [1.0] * 4 and within.warnings == []

@@ -23,11 +23,26 @@ endings are accepted::
 * ``events`` (optional): ``type`` (string), ``trigger``: ``{"start", "end"}``, ``arguments`` (optional): each
   ``{"entity": index or id, "role": string}``.
 
-``tokens`` (optional, a list): where given, every offset lies within them (``end <= len(tokens)``), and a prediction
-and its reference that both give them give as many. Other keys (``text``, ...) are ignored, except one close to a
-key above that is missing (``relation`` without ``relations``, ``event``, ``argument``): a misspelling that would
-drop that part unseen is an error. Anything else is an
-:class:`~metametric_jax.errors.InputFormatError` naming the file, the line, what was expected and what was found.
+``tokens`` (optional, a list): where given, every offset lies within them (``end <= len(tokens)``); a prediction
+and its reference that both give them give as many, and where only one of the two gives them, the other's offsets
+lie within them too (:func:`pair_documents`).
+
+Other keys (``text``, ``sentences``, ``doc_key``, ...) are ignored, with two exceptions for a key close to one of
+the above (:func:`difflib.get_close_matches`, cutoff 0.7, letter case ignored; the keys of each object: the document
+``id``, ``tokens``, ``entities``, ``relations``, ``events``; an entity ``start``, ``end``, ``type``, ``id``; a
+relation ``type``, ``head``, ``tail``; an event ``type``, ``trigger``, ``arguments``; a trigger ``start``, ``end``;
+an argument ``entity``, ``role``):
+
+* an error where the key it resembles is missing and would be scored or is required (``relation`` without
+  ``relations``, ``event``, ``argument``, ``Type`` without ``type``): read as an unknown key, it would drop that part
+  unseen;
+* a warning otherwise (``relation`` beside ``relations``, ``tokns`` without ``tokens``, ``ID`` without an entity's
+  ``id``), naming the file, the first line where such an object holds that key, the key and the key it resembles,
+  once per file, kind of object and key (:attr:`Documents.warnings`; :func:`~metametric_jax.tasks.ie.score_files`
+  reports it).
+
+Anything else is an :class:`~metametric_jax.errors.InputFormatError` naming the file, the line, what was expected and
+what was found.
 
 Example:
     >>> import json, os, tempfile
@@ -44,6 +59,7 @@ from __future__ import annotations
 
 import dataclasses
 import difflib
+import functools
 import os
 from typing import Any
 
@@ -51,7 +67,7 @@ from metametric_jax.errors import InputFormatError
 from metametric_jax.tasks.readers.jsonl import describe, read_jsonl, require
 from metametric_jax.tasks.tagging import Span
 
-__all__ = ["Argument", "Event", "Relation", "Document", "read_documents", "pair_documents"]
+__all__ = ["Argument", "Event", "Relation", "Document", "Documents", "read_documents", "pair_documents"]
 
 
 def _check_span(value: Any, what: str) -> None:
@@ -179,21 +195,64 @@ def _items(doc: dict[str, Any], key: str, path: str, line: int) -> list[Any]:
     return items
 
 
-#: The keys a document (an event) may give; another key close to one of them (``relation``, ``event``) while that
-#: one is absent is refused as the misspelling it likely is: read as an unknown key, it would drop that part unseen.
-_DOCUMENT_KEYS = ("entities", "relations", "events")
-_EVENT_KEYS = ("arguments",)
+#: The keys of each object of a document: ``(known keys, keys whose near-miss is an error while they are absent)``.
+#: A key missing there would drop a scored part unseen (``entities``, ``relations``, ``events``, ``arguments``) or is
+#: required; a near-miss of another key (``id``, ``tokens``), or of a key that is given too, is a warning.
+_KEYS: dict[str, tuple[tuple[str, ...], frozenset[str]]] = {
+    "document": (("id", "tokens", "entities", "relations", "events"), frozenset({"entities", "relations", "events"})),
+    "entity": (("start", "end", "type", "id"), frozenset({"start", "end", "type"})),
+    "relation": (("type", "head", "tail"), frozenset({"type", "head", "tail"})),
+    "event": (("type", "trigger", "arguments"), frozenset({"type", "trigger", "arguments"})),
+    "trigger": (("start", "end"), frozenset({"start", "end"})),
+    "argument": (("entity", "role"), frozenset({"entity", "role"})),
+}
 
 
-def _check_keys(obj: dict[str, Any], known: tuple[str, ...], path: str, line: int, where: str) -> None:
-    for key in obj:
-        if key in known or not isinstance(key, str):
-            continue
-        close = difflib.get_close_matches(key, known, n=1, cutoff=0.7)
-        if close and close[0] not in obj:
-            raise InputFormatError(
-                path, line, f"{where}: expected the key {close[0]!r}, found {key!r} (other keys are ignored)"
-            )
+#: Keys of the common layouts that this reader ignores and that resemble none of its keys by intent (OneIE's
+#: ``token_lens`` is close to ``tokens``): never reported.
+_FOREIGN = frozenset(
+    {"token_lens", "pieces", "sentence", "sentences", "sentence_starts", "doc_id", "wnd_id", "doc_key"}
+)
+
+
+@functools.lru_cache(maxsize=4096)
+def _resembles(key: str, kind: str) -> str | None:
+    """The known key of a ``kind`` of object that ``key`` (not one of them) is close to, if any."""
+    if key in _FOREIGN:
+        return None
+    known = _KEYS[kind][0]
+    close = difflib.get_close_matches(key.lower(), known, n=1, cutoff=0.7)
+    return close[0] if close else None
+
+
+class _Reading:
+    """What one file's reading reports besides errors: its warnings, each (kind of object, key) once."""
+
+    def __init__(self, path: str) -> None:
+        self.path = path
+        self.warnings: list[str] = []
+        self._seen: set[tuple[str, str]] = set()
+
+    def check_keys(self, obj: dict[str, Any], kind: str, line: int, where: str) -> None:
+        """Refuse (error) or report (warning) the keys of ``obj`` close to one of its kind's known keys."""
+        known, needed = _KEYS[kind]
+        for key in obj:
+            if key in known or not isinstance(key, str):
+                continue
+            close = _resembles(key, kind)
+            if close is None:
+                continue
+            if close not in obj and close in needed:
+                raise InputFormatError(
+                    self.path, line, f"{where}: expected the key {close!r}, found {key!r} (other keys are ignored)"
+                )
+            if (kind, key) not in self._seen:
+                self._seen.add((kind, key))
+                given = "given too" if close in obj else "absent"
+                self.warnings.append(
+                    f"{self.path}:{line}: {where}: ignored the key {key!r}, close to the key {close!r} ({given}); "
+                    "later lines with it are not named"
+                )
 
 
 def _tokens(doc: dict[str, Any], path: str, line: int) -> int | None:
@@ -203,15 +262,14 @@ def _tokens(doc: dict[str, Any], path: str, line: int) -> int | None:
     return len(require(doc, "tokens", list, path, line, "the document"))
 
 
-def _within(end: int, tokens: int | None, path: str, line: int, where: str) -> None:
+def _within(end: int, tokens: int | None, path: str, line: int, where: str, whose: str = "") -> None:
     if tokens is not None and end > tokens:
-        raise InputFormatError(
-            path, line, f"{where}: expected end <= {tokens} (the document's tokens), found end {end}"
-        )
+        whose = whose or "the document's tokens"
+        raise InputFormatError(path, line, f"{where}: expected end <= {tokens} ({whose}), found end {end}")
 
 
-def _document(doc: dict[str, Any], path: str, line: int) -> Document:
-    _check_keys(doc, _DOCUMENT_KEYS, path, line, "the document")
+def _document(doc: dict[str, Any], path: str, line: int, reading: _Reading) -> Document:
+    reading.check_keys(doc, "document", line, "the document")
     tokens = _tokens(doc, path, line)
     doc_id = doc.get("id")
     if doc_id is not None and (not isinstance(doc_id, (str, int)) or isinstance(doc_id, bool)):
@@ -220,6 +278,7 @@ def _document(doc: dict[str, Any], path: str, line: int) -> Document:
     ids: dict[str, int] = {}
     for k, e in enumerate(_items(doc, "entities", path, line)):
         where = f"entities[{k}]"
+        reading.check_keys(e, "entity", line, where)
         start, end = _offsets(e, path, line, where)
         _within(end, tokens, path, line, where)
         entities.append(Span(start, end, require(e, "type", str, path, line, where)))
@@ -231,6 +290,7 @@ def _document(doc: dict[str, Any], path: str, line: int) -> Document:
     relations = []
     for k, r in enumerate(_items(doc, "relations", path, line)):
         where = f"relations[{k}]"
+        reading.check_keys(r, "relation", line, where)
         rtype = require(r, "type", str, path, line, where)
         heads = [_entity_ref(require(r, h, (int, str), path, line, where), entities, ids, path, line, f"{where}.{h}")
                  for h in ("head", "tail")]  # fmt: skip
@@ -238,13 +298,16 @@ def _document(doc: dict[str, Any], path: str, line: int) -> Document:
     events = []
     for k, e in enumerate(_items(doc, "events", path, line)):
         where = f"events[{k}]"
-        _check_keys(e, _EVENT_KEYS, path, line, where)
+        reading.check_keys(e, "event", line, where)
         etype = require(e, "type", str, path, line, where)
-        start, end = _offsets(require(e, "trigger", dict, path, line, where), path, line, f"{where}.trigger")
+        trigger = require(e, "trigger", dict, path, line, where)
+        reading.check_keys(trigger, "trigger", line, f"{where}.trigger")
+        start, end = _offsets(trigger, path, line, f"{where}.trigger")
         _within(end, tokens, path, line, f"{where}.trigger")
         args = []
         for j, a in enumerate(_items(e, "arguments", path, line)):
             at = f"{where}.arguments[{j}]"
+            reading.check_keys(a, "argument", line, at)
             span = _entity_ref(require(a, "entity", (int, str), path, line, at), entities, ids, path, line, at)
             args.append(Argument(span, require(a, "role", str, path, line, at)))
         events.append(Event(Span(start, end, etype), tuple(args)))
@@ -252,24 +315,35 @@ def _document(doc: dict[str, Any], path: str, line: int) -> Document:
 
 
 class Documents(list):  # type: ignore[type-arg]
-    """:func:`read_documents`' ``(line, document)`` pairs, with each one's number of ``tokens`` (None: not given)."""
+    """:func:`read_documents`' ``(line, document)`` pairs, with what the file says besides.
+
+    Attributes:
+        tokens: each document's number of ``tokens`` (None: not given).
+        warnings: the file's ignored keys that resemble a known one (see the module docstring), one line each.
+    """
 
     tokens: list[int | None]
+    warnings: list[str]
 
 
-def read_documents(path: str | os.PathLike[str]) -> list[tuple[int, Document]]:
+def read_documents(path: str | os.PathLike[str]) -> Documents:
     """The documents of a JSON Lines file (schema in the module docstring), each with its line number.
 
+    Returns:
+        A list of ``(line, document)`` (a :class:`Documents`, whose ``tokens`` and ``warnings`` tell the rest).
+
     Raises:
-        InputFormatError: bad JSON, a missing key, a value of the wrong type, an unknown entity reference, offsets
-            out of order or a repeated document id (file, line, what was expected, what was found).
+        InputFormatError: bad JSON, a missing key (or one spelt close to it), a value of the wrong type, an unknown
+            entity reference, offsets out of order or past the document's tokens, or a repeated document id (file,
+            line, what was expected, what was found).
     """
     name = os.fspath(path)
     out = Documents()
     out.tokens = []
+    reading = _Reading(name)
     seen: dict[str | int, int] = {}
     for line, obj in read_jsonl(name):
-        document = _document(obj, name, line)
+        document = _document(obj, name, line, reading)
         out.tokens.append(_tokens(obj, name, line))
         if document.id is not None:
             if document.id in seen:
@@ -278,7 +352,16 @@ def read_documents(path: str | os.PathLike[str]) -> list[tuple[int, Document]]:
                 )
             seen[document.id] = line
         out.append((line, document))
+    out.warnings = reading.warnings
     return out
+
+
+def _offsets_within(document: Document, tokens: int, path: str, line: int, whose: str) -> None:
+    """Every offset of ``document`` (read from ``path`` line ``line``) within the ``tokens`` of the other file."""
+    for k, span in enumerate(document.entities):
+        _within(span.end, tokens, path, line, f"entities[{k}]", whose)
+    for k, event in enumerate(document.events):
+        _within(event.trigger.end, tokens, path, line, f"events[{k}].trigger", whose)
 
 
 def pair_documents(
@@ -286,8 +369,13 @@ def pair_documents(
 ) -> None:
     """Check that two files list the same documents in the same order (by count and, where given, by id).
 
+    Where both lists are :func:`read_documents`' (:class:`Documents`), a document's ``tokens`` count too: a
+    prediction and its reference that both give them give as many, and where one of the two gives them, the other's
+    offsets lie within them.
+
     Raises:
-        InputFormatError: on the first document where they differ, naming the prediction file and line.
+        InputFormatError: on the first document where they differ, naming the prediction file and line (the
+            reference's where its offsets pass the prediction's tokens).
     """
     ref_lines = {d.id: line for line, d in references if d.id is not None}
     for (pline, p), (rline, r) in zip(predictions, references):
@@ -308,7 +396,7 @@ def pair_documents(
             "come in the same order in both files)",
         )
     counts = zip(getattr(predictions, "tokens", ()), getattr(references, "tokens", ()), predictions, references)
-    for pred_tokens, ref_tokens, (pline, _), (rline, _) in counts:
+    for pred_tokens, ref_tokens, (pline, p), (rline, r) in counts:
         if pred_tokens is not None and ref_tokens is not None and pred_tokens != ref_tokens:
             raise InputFormatError(
                 pred_path,
@@ -316,6 +404,10 @@ def pair_documents(
                 f"expected {ref_tokens} tokens (as {ref_path} line {rline}), found {pred_tokens}: the offsets of "
                 "both files count the same tokens",
             )
+        if ref_tokens is not None and pred_tokens is None:
+            _offsets_within(p, ref_tokens, pred_path, pline, f"the tokens of {ref_path} line {rline}")
+        elif pred_tokens is not None and ref_tokens is None:
+            _offsets_within(r, pred_tokens, ref_path, rline, f"the tokens of {pred_path} line {pline}")
     if len(predictions) != len(references):
         line = predictions[len(references)][0] if len(predictions) > len(references) else None
         raise InputFormatError(
