@@ -146,10 +146,8 @@ def score(
 _MAYBE_NAN = ("Rndcg",)  # the families whose query figure can be NaN (trec_eval's)
 
 
-class AtK(_similarities.AtK):
-    """:class:`metametric_jax.ranking.AtK` that refuses a ranking listing an item twice, as :func:`score` does.
-
-    Named as the class it refines: a state's configuration (its signature) is the same.
+class _Once:
+    """Refuses a ranking that lists an item twice, as :func:`score` does, before the similarity it is mixed into.
 
     Raises:
         ValueError: a ranking lists an item twice (naming the query's position in a batch).
@@ -157,29 +155,19 @@ class AtK(_similarities.AtK):
 
     def _stats(self, x: Any, y: Any) -> tuple[float, float, float]:
         check_repeats(None, [x])
-        return super()._stats(x, y)
+        return super()._stats(x, y)  # type: ignore[misc, no-any-return]
 
     def batch_stats(self, predictions: Sequence[Any], references: Sequence[Any]) -> np.ndarray:
         check_repeats(range(len(predictions)), predictions)
-        return super().batch_stats(predictions, references)
+        return super().batch_stats(predictions, references)  # type: ignore[misc, no-any-return]
 
 
-class AveragePrecision(_similarities.AveragePrecision):
-    """:class:`metametric_jax.ranking.AveragePrecision` that refuses a ranking listing an item twice, as :func:`score`.
+class AtK(_Once, _similarities.AtK):
+    """:class:`metametric_jax.ranking.AtK` refusing a repeated item (named as it: the same signature)."""
 
-    Named as the class it refines: a state's configuration (its signature) is the same.
 
-    Raises:
-        ValueError: a ranking lists an item twice (naming the query's position in a batch).
-    """
-
-    def _stats(self, x: Any, y: Any) -> tuple[float, float, float]:
-        check_repeats(None, [x])
-        return super()._stats(x, y)
-
-    def batch_stats(self, predictions: Sequence[Any], references: Sequence[Any]) -> np.ndarray:
-        check_repeats(range(len(predictions)), predictions)
-        return super().batch_stats(predictions, references)
+class AveragePrecision(_Once, _similarities.AveragePrecision):
+    """:class:`metametric_jax.ranking.AveragePrecision` refusing a repeated item (named as it: the same signature)."""
 
 
 def _suite_stats(
