@@ -287,5 +287,7 @@ def empty_warning(path: str, count: int, what: str) -> list[str]:
 
 
 def percent(value: float) -> str:
-    """A fraction as a percentage with two decimals (``0.5 -> '50.00'``)."""
-    return f"{100.0 * value:.2f}"
+    """A fraction as a percentage with two decimals (``0.5 -> '50.00'``), as every table prints one by default."""
+    from metametric_jax._table import Scale
+
+    return Scale().cell(value)
