@@ -23,11 +23,39 @@ import sys
 from collections.abc import Mapping
 from typing import IO, Any, NamedTuple
 
-__all__ = ["Scale", "Table", "plain", "print_table"]
+__all__ = ["Scale", "Table", "closest_ratio", "plain", "print_table"]
 
 # one cell wide each, nothing rich reads as markup ("["): printable ASCII, Latin-1 letters and signs, a few others
 _SAFE = re.compile("[ -Z\\\\\\]^_`a-z{|}~\u00a1-\u00ff\u2013\u2014\u2026\u2264\u2265]*")
 _EMOJI = re.compile(r":\S+:")  # what might be an emoji code such as :smile:
+
+
+def closest_ratio(value: float, limit: int) -> tuple[int, int]:
+    """``(a, b)``: the ratio ``a / b`` closest to ``value`` with ``0 < b <= limit`` (the smaller ``b`` on a tie).
+
+    The continued fraction of ``value`` (exact: a float is a ratio of integers) cut at the last convergent whose
+    denominator fits, or the largest semiconvergent after it where that is closer; as
+    ``fractions.Fraction(value).limit_denominator(limit)``, without importing ``fractions`` (and ``decimal``) into a
+    command's start.
+    """
+    n, d = value.as_integer_ratio()
+    if d <= limit:
+        return n, d
+    p0, q0, p1, q1 = 0, 1, 1, 0  # the convergents before the current one
+    num, den = n, d
+    while True:
+        a = num // den
+        q2 = q0 + a * q1
+        if q2 > limit:
+            break
+        p0, q0, p1, q1 = p1, q1, p0 + a * p1, q2
+        num, den = den, num - a * den
+    k = (limit - q0) // q1
+    ps, qs = p0 + k * p1, q0 + k * q1  # the semiconvergent
+    # |p1/q1 - n/d| <= |ps/qs - n/d|, in integers: the convergent (smaller denominator) wins a tie
+    if abs(p1 * d - n * q1) * qs <= abs(ps * d - n * qs) * q1:
+        return p1, q1
+    return ps, qs
 
 
 class Scale(NamedTuple):
@@ -67,10 +95,8 @@ class Scale(NamedTuple):
             return f"{value:{'+' if signed else ''}.2f}"
         digits = 2 if self.percent else 4
         if self.of_counts and self.percent and not signed and 0 <= value <= 1 << 26:
-            from fractions import Fraction  # here: a table of fractions needs none of it
-
-            share = Fraction(value).limit_denominator(1 << 26)
-            return f"{100.0 * share.numerator / share.denominator:.{digits}f}"
+            a, b = closest_ratio(value, 1 << 26)
+            return f"{100.0 * a / b:.{digits}f}"
         if self.truncated:  # toward zero at the last digit: int(x * 10000) / 100 for percentages
             value = math.trunc(value * (self.factor * 10**digits)) / 10**digits
             return f"{value:{'+' if signed else ''}.{digits}f}"

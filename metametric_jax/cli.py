@@ -49,6 +49,7 @@ from collections.abc import Callable, Collection, Iterator, Mapping, Sequence
 from typing import Any, NoReturn
 
 from metametric_jax import cli_resampling as resampling_cli
+from metametric_jax._collector import collect_rarely
 from metametric_jax._table import Scale
 from metametric_jax.commands import LARGE_INPUT, Command, registry, task_names
 from metametric_jax.commands._blas import one_blas_thread
@@ -536,6 +537,8 @@ def run() -> NoReturn:
     """The ``metametric-jax`` console script and ``python -m metametric_jax``: :func:`main`, then the process ends.
 
     The process ends once the output is written and the exit handlers have run, without the interpreter freeing
-    every object one by one (:mod:`metametric_jax.commands._exit`); the status is :func:`main`'s.
+    every object one by one (:mod:`metametric_jax.commands._exit`); the status is :func:`main`'s. Its cycle collector
+    runs rarely (:func:`metametric_jax._collector.collect_rarely`).
     """
+    collect_rarely()
     finish(main())

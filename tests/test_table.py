@@ -5,6 +5,7 @@ from __future__ import annotations
 import io
 import random
 import string
+from fractions import Fraction
 from importlib import resources
 
 import pytest
@@ -170,3 +171,14 @@ def test_analyze_tables_cut_no_cell(capsys, monkeypatch) -> None:
     )
     assert code == 0, err
     assert "…" not in out and "Start-Position" in out and "+100.00" in out
+
+
+def test_closest_ratio_is_fractions_limit_denominator() -> None:
+    rng = random.Random(7)
+    values = [rng.random() for _ in range(3000)] + [rng.randint(0, 10**7) / rng.randint(1, 10**7) for _ in range(3000)]
+    values += [a / b for b in range(1, 120) for a in range(b + 1)]
+    values += [0.0, 1.0, 5e-324, 2.0**-30, 1 - 2**-53, (2**26 - 1) / 2**26, 1 / (2**26 + 1), 23 / 160]
+    for value in values:
+        for limit in (1, 10, 1000, 1 << 26):
+            share = Fraction(value).limit_denominator(limit)
+            assert _table.closest_ratio(value, limit) == (share.numerator, share.denominator), (value, limit)

@@ -81,8 +81,9 @@ def _intern(
         bits = 16
         while True:  # buckets by a multiplicative hash; a collision between distinct keys widens the table
             bucket = (mixed >> np.uint64(64 - bits)).view(np.int64)  # below 2**bits: the same numbers
-            t0 = np.zeros(1 << bits, dtype=np.uint64)
-            t1 = np.zeros(1 << bits, dtype=np.uint64)
+            # (the tables are read only where written: no zeros to write first, as in rank and first below)
+            t0 = np.empty(1 << bits, dtype=np.uint64)
+            t1 = np.empty(1 << bits, dtype=np.uint64)
             t0[bucket] = k0
             t1[bucket] = k1
             exact = bool(np.array_equal(t0[bucket], k0) and np.array_equal(t1[bucket], k1))
@@ -94,9 +95,9 @@ def _intern(
             seen = np.zeros(1 << bits, dtype=bool)
             seen[bucket] = True
             used = np.flatnonzero(seen)
-            rank = np.zeros(1 << bits, dtype=np.int64)
+            rank = np.empty(1 << bits, dtype=np.int64)
             rank[used] = np.arange(used.size)
-            first = np.zeros(1 << bits, dtype=np.int64)
+            first = np.empty(1 << bits, dtype=np.int64)
             first[bucket] = np.arange(start.size) if everything else np.flatnonzero(short)  # any item of a bucket
             if everything:
                 codes = rank[bucket]

@@ -184,33 +184,53 @@ def scan_trees(
     del paren_event
     count = np.diff(np.append(first_token, t_start.size))
     n_paren = pos.size
-    depth = np.cumsum(is_open.view(np.int8) * np.int8(2) - np.int8(1), dtype=np.int32)
-    if n_paren and depth.min() < 0:
-        k = int(np.argmax(depth < 0))
-        raise fail(int(pos[k]), "unbalanced ')': no bracket is open")
-    if n_paren and depth[-1] != 0:
-        k = int(np.flatnonzero(is_open & (depth == 1))[-1])
-        raise fail(int(pos[k]), f"unbalanced '(': {int(depth[-1])} bracket(s) of this tree never closed")
-    if t_start.size and (not n_paren or t_start[0] < pos[0]):
-        raise fail(int(t_start[0]), f"text {_show(data, t_start[0], t_end[0])} outside any tree")
     attached = edge[pos + 1] == 1  # a token starts right after the parenthesis (a label, after '(')
     attached &= is_open
     del edge
     nxt_open = np.zeros_like(is_open)
     nxt_open[:-1] = is_open[1:]
-    leaf = is_open & ~nxt_open  # '(' followed by ')': a part-of-speech node
+    leaf = is_open & ~nxt_open  # '(' not followed by '(': a part-of-speech node (its ')' next)
     phrase = is_open & nxt_open
     close = ~is_open
+    # the phrase brackets: a phrase's '(' and every ')' that does not close a part of speech; the other parentheses
+    # come in pairs '(' ')' (a part of speech), but for a '(' that ends the text
+    both = np.flatnonzero(phrase | (close & np.append(True, close[:-1])))
+    step = is_open[both].view(np.int8) * np.int8(2)
+    step -= np.int8(1)
+    level = np.cumsum(step, dtype=np.int32)  # the depth after each phrase bracket
+    del step
+    is_close = close[both]
+    # the trees: a '(' at depth 0 opens one. Balanced text whose trees are phrases is read from the phrase brackets
+    # alone (the part-of-speech pairs between them leave the depth as it is); other text (unbalanced, or a tree
+    # that is a part-of-speech node alone) from the depth of every parenthesis
+    at_top = both[is_close & (level == 0)]  # the ')' that close trees
+    balanced = n_paren == 0 or not is_open[-1] and level.min(initial=0) >= 0 and int(level[-1:].sum()) == 0
+    simple = balanced and not leaf[:1].any() and not leaf[at_top[at_top + 1 < n_paren] + 1].any()
+    if simple:
+        tree_open = both[~is_close & (level == 1)]
+        tree_close = at_top
+    else:
+        depth = np.cumsum(is_open.view(np.int8) * np.int8(2) - np.int8(1), dtype=np.int32)
+        if depth.min() < 0:
+            k = int(np.argmax(depth < 0))
+            raise fail(int(pos[k]), "unbalanced ')': no bracket is open")
+        if depth[-1] != 0:
+            k = int(np.flatnonzero(is_open & (depth == 1))[-1])
+            raise fail(int(pos[k]), f"unbalanced '(': {int(depth[-1])} bracket(s) of this tree never closed")
+        tree_open = np.flatnonzero(is_open & (depth == 1))
+        tree_close = np.flatnonzero(close & (depth == 0))
+        del depth
+    if t_start.size and (not n_paren or t_start[0] < pos[0]):
+        raise fail(int(t_start[0]), f"text {_show(data, t_start[0], t_end[0])} outside any tree")
     # tokens expected after each parenthesis: none after ')', the label (if any) after a phrase's '(', tag and word
     # after a part of speech's '(' (which must have its tag)
     expected = attached.view(np.int8) + leaf.view(np.int8)
     if np.any(count != expected) or np.any(leaf & ~attached):
+        depth = np.cumsum(is_open.view(np.int8) * np.int8(2) - np.int8(1), dtype=np.int32)
         _explain(data, fail, pos, depth, count, attached, leaf, phrase, close, first_token, t_start, t_end)
     del count, expected
 
-    # trees: a '(' at depth 0 opens one; its line decides the layout
-    tree_open = np.flatnonzero(is_open & (depth == 1))
-    tree_close = np.flatnonzero(close & (depth == 0))
+    # the layout: decided by the lines the trees open and close on
     open_line = _line_of(newlines, pos[tree_open])
     close_line = _line_of(newlines, pos[tree_close])
     per_line = bool(np.all(open_line == close_line))
@@ -218,7 +238,6 @@ def scan_trees(
         at = open_line[int(np.argmax(open_line != close_line))]
         raise InputFormatError(path, int(at), "expected one tree per line")
     one_per_line = per_line if one_per_line is None else one_per_line
-    tree_of_paren = np.cumsum(is_open & (depth == 1), dtype=np.int32) - 1
     if lines is not None and not (one_per_line and lines >= (int(open_line[-1]) if open_line.size else 0)):
         raise ValueError(f"lines={lines} needs one_per_line=True and every tree within the first {lines} lines")
     if one_per_line and (tree_open.size or lines is not None):
@@ -230,33 +249,36 @@ def scan_trees(
         sentence_of_tree = np.arange(tree_open.size)
         sentences = int(tree_open.size)
         line = open_line
+    # the sentence of each parenthesis: its tree's (the first parenthesis opens the first tree)
+    sentence_of_paren = np.repeat(sentence_of_tree, np.diff(np.append(tree_open, n_paren)))
 
     leaf_idx = np.flatnonzero(leaf)
-    leaf_sentence = sentence_of_tree[tree_of_paren[leaf_idx]]
+    leaf_sentence = sentence_of_paren[leaf_idx]
     leaf_offsets = np.searchsorted(leaf_sentence, np.arange(sentences + 1))
     tag_tok = first_token[leaf_idx]
-    # leaves before each parenthesis, in file order
-    before = np.cumsum(leaf, dtype=np.int32)
-    before -= leaf
-    # a phrase's matching ')': among phrase brackets (a part of speech's ')' follows its '('), those of one depth
-    # alternate open / close in file order
-    node_idx = np.flatnonzero(phrase)
+    # a phrase's matching ')': among the phrase brackets, those of one level alternate open / close in file order
+    # (the level of a ')' is that of its '(': the depth before it)
+    opened = np.flatnonzero(~is_close)  # the phrases, in the order their brackets open
+    node_idx = both[opened]
     label_tok = np.where(attached[node_idx], first_token[node_idx], 0)
     has_label = attached[node_idx]
     empty_at = pos[node_idx] + 1
     del first_token, pos
-    both = np.flatnonzero(phrase | (close & np.append(True, close[:-1])))
-    level = depth[both] + close[both]
-    deepest = int(depth.max(initial=0))  # the levels in the narrowest type: a stable sort of small ints is a radix sort
+    level += is_close
+    deepest = int(level.max(initial=0))  # the levels in the narrowest type: a stable sort of small ints is a radix sort
     narrow = level.astype(np.int8 if deepest < 126 else np.int16) if deepest < 32000 else level
-    order = both[np.argsort(narrow, kind="stable")]
-    del both, level, depth
-    match = np.empty(n_paren, dtype=np.int64)
-    match[order[0::2]] = order[1::2]
-    closes = match[node_idx]
-    del match, order
-    node_sentence = sentence_of_tree[tree_of_paren[node_idx]]
-    del tree_of_paren
+    order = np.argsort(narrow, kind="stable")
+    del level, narrow
+    mate = np.empty(both.size, dtype=np.int64)
+    mate[order[0::2]] = order[1::2]
+    closed = mate[opened]  # the phrases' ')' among the phrase brackets
+    del mate, order
+    # part-of-speech nodes before the k-th phrase bracket (at parenthesis both[k]): the k phrase brackets and pairs
+    # '(' ')' before it
+    leaves_before = both - np.arange(both.size)
+    leaves_before >>= 1
+    node_sentence = sentence_of_paren[node_idx]
+    del sentence_of_paren
     base = leaf_offsets[node_sentence]
     tag_start, tag_end = t_start[tag_tok], t_end[tag_tok]
     tag_tok += 1  # the word after each tag
@@ -265,8 +287,8 @@ def scan_trees(
     label_start = np.where(has_label, t_start[label_tok] if t_start.size else empty_at, empty_at)
     label_end = np.where(has_label, t_end[label_tok] if t_end.size else empty_at, empty_at)
     del t_start, t_end, label_tok, empty_at
-    first = (before[node_idx] - base).astype(np.int64)
-    last = (before[closes] - base).astype(np.int64)
+    first = leaves_before[opened] - base
+    last = leaves_before[closed] - base
     return Treebank(
         path=path,
         data=b,
