@@ -367,46 +367,45 @@ def _evalb(
 
 
 def _crossing(n: int, wn: np.ndarray, gs: np.ndarray, ga: np.ndarray, gb: np.ndarray, *test: np.ndarray) -> np.ndarray:
-    """Per sentence, the predicted brackets crossing some reference bracket (range minimum/maximum queries)."""
+    """Per sentence, the predicted brackets crossing some reference bracket (range minimum/maximum queries).
+
+    A predicted bracket ``(a, b)`` crosses a reference bracket ``(c, d)`` where ``a < c < b < d`` or
+    ``c < a < d < b``: some reference bracket starting strictly inside it ends after ``b``, or some ending strictly
+    inside it starts before ``a``. The sentences' positions are laid end to end (one apart), the furthest end of the
+    reference brackets starting at each position and the earliest start of those ending there kept in sparse tables
+    (row ``k``: the extreme over ``2**k`` positions from each), so each bracket's inside is two overlapping rows' cells.
+    """
     ts, ta, tb = test
     offset = np.concatenate(([0], np.cumsum(wn + 1)))
     size = int(offset[-1]) + 1
-    gc, gd = offset[gs] + ga, offset[gs] + gb
-    a, b = offset[ts] + ta, offset[ts] + tb
-    # reference brackets starting at x: the furthest end; ending at x: the earliest start
-    far_end = np.full(size, -1, dtype=np.int64)
-    early_start = np.full(size, size + 1, dtype=np.int64)
-    if gc.size:
-        order = np.argsort(gc, kind="stable")
-        key, value = gc[order], gd[order]
-        run = np.flatnonzero(np.append(True, key[1:] != key[:-1]))
-        far_end[key[run]] = np.maximum.reduceat(value, run)
-        order = np.argsort(gd, kind="stable")
-        key, value = gd[order], gc[order]
-        run = np.flatnonzero(np.append(True, key[1:] != key[:-1]))
-        early_start[key[run]] = np.minimum.reduceat(value, run)
-    lo, hi = a + 1, b - 1  # positions strictly inside the predicted bracket
-    has = hi >= lo
-    lo, hi, a, b, ts = lo[has], hi[has], a[has], b[has], ts[has]
-    span = hi - lo + 1
-    level = np.floor(np.log2(np.maximum(span, 1))).astype(np.int64)
-    top_max, top_min = far_end.copy(), early_start.copy()
-    best_max = np.full(lo.size, -1, dtype=np.int64)
-    best_min = np.full(lo.size, size + 1, dtype=np.int64)
-    k = 0
-    while True:
-        at = level == k
-        if at.any():
-            right = hi[at] - (1 << k) + 1
-            best_max[at] = np.maximum(top_max[lo[at]], top_max[right])
-            best_min[at] = np.minimum(top_min[lo[at]], top_min[right])
-        if not (level > k).any():
-            break
-        step = 1 << k
-        top_max[:-step] = np.maximum(top_max[:-step], top_max[step:])
-        top_min[:-step] = np.minimum(top_min[:-step], top_min[step:])
-        k += 1
-    crosses = (best_max > b) | (best_min < a)
+    gc = offset[gs]
+    gd = gc + gb
+    gc += ga
+    a = offset[ts]
+    b = a + tb
+    a += ta
+    far_end = np.full(size, -1, dtype=np.int64)  # none: ends after no bracket
+    np.maximum.at(far_end, gc, gd)
+    early_start = np.full(size, size + 1, dtype=np.int64)  # none: starts before no bracket
+    np.minimum.at(early_start, gd, gc)
+    lo = a + 1  # positions a + 1 to b - 1: strictly inside (none for a bracket of one word, left out at the end)
+    span = b - lo
+    level = np.frexp(np.maximum(span, 1))[1] - 1  # floor(log2(span)), exactly
+    levels = int(level.max(initial=0)) + 1
+    top_max = np.empty((levels, size), dtype=np.int64)
+    top_min = np.empty((levels, size), dtype=np.int64)
+    top_max[0], top_min[0] = far_end, early_start
+    for k in range(1, levels):
+        step = 1 << (k - 1)
+        top_max[k, -step:], top_min[k, -step:] = top_max[k - 1, -step:], top_min[k - 1, -step:]
+        np.maximum(top_max[k - 1, :-step], top_max[k - 1, step:], out=top_max[k, :-step])
+        np.minimum(top_min[k - 1, :-step], top_min[k - 1, step:], out=top_min[k, :-step])
+    left = level * size + lo
+    right = left + (span - (1 << level))  # the row's cell that ends at b - 1
+    top_max, top_min = top_max.reshape(-1), top_min.reshape(-1)
+    crosses = np.maximum(top_max[left], top_max[right]) > b
+    crosses |= np.minimum(top_min[left], top_min[right]) < a
+    crosses &= span > 0
     return np.bincount(ts[crosses], minlength=n).astype(np.int64)
 
 
