@@ -402,9 +402,9 @@ def _crossing(n: int, wn: np.ndarray, gs: np.ndarray, ga: np.ndarray, gb: np.nda
         np.minimum(top_min[k - 1, :-step], top_min[k - 1, step:], out=top_min[k, :-step])
     left = level * size + lo
     right = left + (span - (1 << level))  # the row's cell that ends at b - 1
-    top_max, top_min = top_max.reshape(-1), top_min.reshape(-1)
-    crosses = np.maximum(top_max[left], top_max[right]) > b
-    crosses |= np.minimum(top_min[left], top_min[right]) < a
+    cells_max, cells_min = top_max.reshape(-1), top_min.reshape(-1)
+    crosses = np.maximum(cells_max[left], cells_max[right]) > b
+    crosses |= np.minimum(cells_min[left], cells_min[right]) < a
     crosses &= span > 0
     return np.bincount(ts[crosses], minlength=n).astype(np.int64)
 
