@@ -65,7 +65,6 @@ Example:
 
 from __future__ import annotations
 
-import dataclasses
 import functools
 import os
 from collections.abc import Mapping, Sequence
@@ -130,8 +129,7 @@ def _bank(items: Sequence[Any], what: str) -> Treebank:
     n = len(items)
     if bank.sentences < n:  # trailing empty parses
         extra = n - bank.sentences
-        bank = dataclasses.replace(
-            bank,
+        bank = bank._replace(
             sentences=n,
             line=np.arange(1, n + 1),
             leaf_offsets=np.concatenate((bank.leaf_offsets, np.full(extra, bank.leaf_offsets[-1]))),

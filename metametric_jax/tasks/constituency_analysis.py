@@ -29,7 +29,6 @@ The unit resampled is the sentence, as ``score constituency --bootstrap`` and ``
 
 from __future__ import annotations
 
-import dataclasses
 import os
 from collections.abc import Callable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any, NamedTuple
@@ -144,9 +143,7 @@ def _label_rows(brackets: Brackets, n_labels: int) -> tuple[np.ndarray, np.ndarr
 def _sentence_table(all_counts: Sequence[SentenceCounts], letters: Sequence[str]) -> dict[str, Any]:
     rows = []
     n = len(all_counts[0].status) if all_counts else 0
-    lists = [
-        {f.name: getattr(c, f.name).tolist() for f in dataclasses.fields(c) if f.name != "messages"} for c in all_counts
-    ]
+    lists = [{f: getattr(c, f).tolist() for f in c._fields if f != "messages"} for c in all_counts]
     for k in range(n):
         for letter, c in zip(letters, lists):
             m, bg, bt = c["matched"][k], c["gold"][k], c["test"][k]

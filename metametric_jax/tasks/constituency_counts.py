@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import bisect
 import collections
-import dataclasses
 from typing import Any, NamedTuple
 
 import numpy as np
@@ -137,8 +136,7 @@ def _words_equal(windows: np.ndarray, a0: np.ndarray, a1: np.ndarray, b0: np.nda
     return same
 
 
-@dataclasses.dataclass(frozen=True)
-class SentenceCounts:
+class SentenceCounts(NamedTuple):
     """EVALB's per-sentence counts, one entry per sentence (all zero for error and skipped sentences).
 
     Attributes:
@@ -163,8 +161,7 @@ class SentenceCounts:
     messages: dict[int, str]
 
 
-@dataclasses.dataclass(frozen=True)
-class Brackets:
+class Brackets(NamedTuple):
     """The brackets EVALB counts in each valid sentence, with their labels (for figures per label).
 
     Attributes:

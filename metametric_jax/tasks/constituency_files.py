@@ -139,8 +139,7 @@ def _sentences(bank: Treebank, lo: int, hi: int) -> Treebank:
     starts = np.concatenate([bank.tag_start[a:b], bank.word_start[a:b], bank.label_start[n0:n1]])
     ends = np.concatenate([bank.tag_end[a:b], bank.word_end[a:b], bank.label_end[n0:n1]])
     d0, d1 = (int(starts.min()), int(ends.max())) if starts.size else (0, 0)
-    return dataclasses.replace(
-        bank,
+    return bank._replace(
         data=bank.data[d0:d1],
         sentences=hi - lo,
         line=bank.line[lo:hi],
@@ -186,7 +185,7 @@ def _in_chunks(fn: Any, predictions: Treebank, references: Treebank, jobs: int) 
 
 
 def _joined(starts: Sequence[int], parts: Sequence[SentenceCounts]) -> SentenceCounts:
-    fields = [f.name for f in dataclasses.fields(SentenceCounts) if f.name != "messages"]
+    fields = [f for f in SentenceCounts._fields if f != "messages"]
     joined: dict[str, Any] = {f: np.concatenate([getattr(c, f) for c in parts]) for f in fields}
     joined["messages"] = {lo + k: why for lo, c in zip(starts, parts) for k, why in c.messages.items()}
     return SentenceCounts(**joined)
@@ -304,7 +303,7 @@ def _in_pieces(pred_data: bytes, ref_data: bytes, params: EvalbParams) -> Senten
         except InputFormatError:
             return None
         counts = evalb_counts(t, g, params)
-        parts.append(dataclasses.replace(counts, line=counts.line + lo))
+        parts.append(counts._replace(line=counts.line + lo))
     return _joined([lo for lo, _ in pieces], parts)
 
 

@@ -31,7 +31,7 @@ from __future__ import annotations
 import dataclasses
 import os
 import re
-from typing import Any
+from typing import Any, NamedTuple
 
 import numpy as np
 
@@ -80,8 +80,7 @@ class Tree:
         return f"({self.label} {inner})" if self.label else f"( {inner})"
 
 
-@dataclasses.dataclass(frozen=True, eq=False)
-class Treebank:
+class Treebank(NamedTuple):
     """The trees of one file in columns: byte offsets into ``data`` for every tag, word and phrase label.
 
     Attributes:
