@@ -122,17 +122,28 @@ def _intern(
 def _words_equal(windows: np.ndarray, a0: np.ndarray, a1: np.ndarray, b0: np.ndarray, b1: np.ndarray) -> np.ndarray:
     """Whether the byte strings ``[a0, a1)`` and ``[b0, b1)`` of a buffer are equal, byte for byte, eight at a time.
 
-    ``windows``: :func:`_words64` of the buffer.
+    ``windows``: :func:`_words64` of the buffer. Strings of one length are compared: the bytes of each eight that
+    differ (exclusive or), those past the strings' end masked away.
     """
     n = a1 - a0
     same = n == (b1 - b0)
+    todo = None if same.all() else np.flatnonzero(same)  # None: every string (no copies of the starts)
     k = 0
-    todo = np.flatnonzero(same)
-    while todo.size:
-        eq = _chunks(windows, a0[todo], n[todo], k) == _chunks(windows, b0[todo], n[todo], k)
-        same[todo[~eq]] = False
+    while todo is None or todo.size:
+        a, b, rest = (a0, b0, n) if todo is None else (a0[todo], b0[todo], n[todo])
+        if k:
+            a, b, rest = a + 8 * k, b + 8 * k, rest - 8 * k
+        differ = windows[a]
+        differ ^= windows[b]
+        differ &= _MASKS[np.minimum(rest, 8)]
+        eq = differ == 0
+        if todo is None:
+            same &= eq
+            todo = np.flatnonzero(eq & (n > 8))
+        else:
+            same[todo[~eq]] = False
+            todo = todo[eq & (rest > 8)]
         k += 1
-        todo = todo[eq & (n[todo] > 8 * k)]
     return same
 
 

@@ -1,4 +1,5 @@
-"""The interning of labels and tags (``_intern``) and the UTF-8 check of the tree reader, on generated strings."""
+"""The interning of labels and tags (``_intern``), the comparison of words (``_words_equal``) and the UTF-8 check of
+the tree reader, on generated strings."""
 
 from __future__ import annotations
 
@@ -8,7 +9,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from metametric_jax.errors import InputFormatError
-from metametric_jax.tasks.constituency_counts import _intern
+from metametric_jax.tasks.constituency_counts import _intern, _padded, _words_equal
 from metametric_jax.tasks.readers.ptb import scan_trees
 
 # short and long strings (up to 15 bytes take the hashed path, longer ones the dictionary), some differing only in
@@ -42,6 +43,27 @@ def test_intern_gives_each_distinct_string_one_code(items: list[str]) -> None:
     codes, vocab = _intern(buffer, start, end)
     assert len(vocab) == len(set(vocab)) == len(set(encoded))
     assert [vocab[c] for c in codes.tolist()] == encoded
+
+
+# words alike in their first eight bytes, lengths or trailing zero bytes, and arbitrary ones
+word = st.one_of(
+    st.sampled_from(["ABCDEFGH", "ABCDEFGI", "ABCDEFG", "ABCDEFGHIJKLMNOPQ", "ABCDEFGHIJKLMNOPR", "", "\x00", "é"]),
+    st.text(alphabet="abAB-\x00é", max_size=24),
+)
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.lists(st.tuples(word, word), max_size=40))
+def test_words_equal_is_byte_equality(pairs: list[tuple[str, str]]) -> None:
+    left = [a.encode("utf-8") for a, _ in pairs]
+    right = [b.encode("utf-8") if k % 3 else a.encode("utf-8") for k, (a, b) in enumerate(pairs)]  # a third equal
+    words = [*left, *right]
+    sizes = np.array([len(w) for w in words], dtype=np.int64)
+    starts = np.cumsum(sizes + 1) - (sizes + 1)  # one byte after each word: what follows it never counts
+    _, windows = _padded(np.frombuffer(b"".join(w + b"(" for w in words), dtype=np.uint8))
+    n = len(left)
+    same = _words_equal(windows, starts[:n], starts[:n] + sizes[:n], starts[n:], starts[n:] + sizes[n:])
+    assert same.tolist() == [a == b for a, b in zip(left, right)]
 
 
 def test_intern_tells_apart_strings_alike_in_their_first_eight_bytes_zero_padded() -> None:
