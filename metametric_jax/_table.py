@@ -26,7 +26,7 @@ from typing import IO, Any, NamedTuple
 __all__ = ["Scale", "Table", "closest_ratio", "plain", "print_table"]
 
 # one cell wide each, nothing rich reads as markup ("["): printable ASCII, Latin-1 letters and signs, a few others
-_SAFE = re.compile("[ -Z\\\\\\]^_`a-z{|}~\u00a1-\u00ff\u2013\u2014\u2026\u2264\u2265]*")
+_SAFE = "[ -Z\\\\\\]^_`a-z{|}~\u00a1-\u00ff\u2013\u2014\u2026\u2264\u2265]*"
 _EMOJI = re.compile(r":\S+:")  # what might be an emoji code such as :smile:
 
 
@@ -191,7 +191,10 @@ def _centred(text: str, width: int) -> list[str]:
 
 
 def _printable(texts: list[str]) -> bool:
-    return all(_SAFE.fullmatch(t) is not None and _EMOJI.search(t) is None for t in texts)
+    # ASCII text by str's own tests (the pattern's Unicode ranges take a millisecond to compile, a command's start)
+    if not all(t.isascii() and t.isprintable() and "[" not in t or re.fullmatch(_SAFE, t) for t in texts):
+        return False
+    return not any(":" in t and _EMOJI.search(t) for t in texts)
 
 
 def plain(table: Table, width: int) -> str | None:

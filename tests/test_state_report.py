@@ -290,7 +290,7 @@ def _constituency_inputs(source: str) -> tuple[list[str], list[str], Any]:
         gold = [str(t) for t in read_trees(_path("parsing/gold.mrg"))]
         return pred, gold, constituency.COLLINS
     pred, gold = _constituency_corpus(6, 24)
-    return pred, gold, dataclasses.replace(constituency.COLLINS, cutoff_len=5)  # len40: sentences of <= 5 words
+    return pred, gold, constituency.COLLINS._replace(cutoff_len=5)  # len40: sentences of <= 5 words
 
 
 def constituency_case(source: str) -> Case:

@@ -182,3 +182,17 @@ def test_closest_ratio_is_fractions_limit_denominator() -> None:
         for limit in (1, 10, 1000, 1 << 26):
             share = Fraction(value).limit_denominator(limit)
             assert _table.closest_ratio(value, limit) == (share.numerator, share.denominator), (value, limit)
+
+
+def test_printable_text_is_the_pattern_s() -> None:
+    """The ASCII shortcut of ``_printable`` lets through exactly what the pattern does."""
+    import re
+
+    rng = random.Random(3)
+    alphabet = [chr(c) for c in range(0, 0x100)] + ["\u2013", "\u2026", "\u2264", "\u2022", "\u4e00", ":", "["]
+    for _ in range(4000):
+        text = "".join(rng.choice(alphabet) for _ in range(rng.randint(0, 6)))
+        want = re.fullmatch(_table._SAFE, text) is not None and _table._EMOJI.search(text) is None
+        assert _table._printable([text]) == want, repr(text)
+    for c in map(chr, range(0x80)):
+        assert _table._printable([c]) == (c.isprintable() and c != "["), repr(c)

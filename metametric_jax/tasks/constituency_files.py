@@ -10,7 +10,6 @@ sentence and the warnings of :func:`file_warnings`. The conventions are those of
 
 from __future__ import annotations
 
-import dataclasses
 import functools
 import os
 from collections.abc import Mapping, Sequence
@@ -29,6 +28,7 @@ from metametric_jax.tasks.constituency_counts import (
     read_params,
 )
 from metametric_jax.tasks.constituency_readout import summarize
+from metametric_jax.tasks.readers.evalb import equivalence_classes
 from metametric_jax.tasks.readers.ptb import Treebank, read_bytes, read_treebank, scan_trees
 from metametric_jax.tasks.readers.text import BOM
 
@@ -54,7 +54,7 @@ def resolve_params(params: EvalbParams | str | os.PathLike[str] | None, options:
     """
     base = COLLINS if params is None else params if isinstance(params, EvalbParams) else read_params(params)
     if options:
-        names = {f.name for f in dataclasses.fields(EvalbParams)}
+        names = set(EvalbParams._fields)
         unknown = sorted(set(options) - names)
         if unknown:
             raise TypeError(f"unknown option(s) {', '.join(unknown)}; expected params or {', '.join(sorted(names))}")
@@ -70,7 +70,8 @@ def resolve_params(params: EvalbParams | str | os.PathLike[str] | None, options:
                 if isinstance(fix[key], str):
                     raise TypeError(f"{key} takes a sequence, not the string {fix[key]!r}")
                 fix[key] = tuple(x if isinstance(x, str) else tuple(x) for x in fix[key])
-        base = dataclasses.replace(base, **fix)
+        base = base._replace(**fix)
+        equivalence_classes(base.equivalent_labels)  # refuses a relation that is not an equivalence
     return base
 
 

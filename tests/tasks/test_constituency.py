@@ -574,3 +574,12 @@ def test_summary_files_equals_score_files_without_items():
         report = score_files(predictions=DATA / "pred.mrg", references=DATA / "gold.mrg", params=params)
         summary, warnings = summary_files(predictions=DATA / "pred.mrg", references=DATA / "gold.mrg", params=params)
         assert summary == report.scores and warnings == list(report.warnings) and warnings
+
+
+def test_options_that_break_equivalence_classes_are_refused() -> None:
+    with pytest.raises(ValueError, match="equivalence classes"):
+        cst.score_files(predictions=PRED, references=GOLD, equivalent_labels=[("A", "B"), ("B", "C")])
+    bad = cst.COLLINS._replace(equivalent_labels=(("A", "B"), ("B", "C")))
+    with pytest.raises(ValueError, match="equivalence classes"):
+        cst.score_files(predictions=PRED, references=GOLD, params=bad)
+    assert cst.EvalbParams(cutoff_len=5) == cst.COLLINS._replace(cutoff_len=5) != cst.COLLINS

@@ -12,9 +12,9 @@ Example:
 
 from __future__ import annotations
 
-import dataclasses
 import os
 from collections.abc import Iterable
+from typing import NamedTuple
 
 from metametric_jax.errors import InputFormatError
 from metametric_jax.tasks.readers.text import read_text
@@ -48,9 +48,11 @@ def equivalence_classes(pairs: Iterable[tuple[str, str]]) -> dict[str, str]:
     return out
 
 
-@dataclasses.dataclass(frozen=True)
-class EvalbParams:
+class EvalbParams(NamedTuple):
     """The settings of an EVALB parameter file; the defaults are ``COLLINS.prm``'s.
+
+    ``EvalbParams(cutoff_len=100)``, ``COLLINS._replace(labeled=False)``: ``EQ_LABEL`` pairs that do not form
+    equivalence classes are refused where the settings are read (:func:`read_params`), resolved for a run or used.
 
     Attributes:
         delete_labels: ``DELETE_LABEL``: tags whose words are removed, phrase labels not counted.
@@ -73,9 +75,6 @@ class EvalbParams:
     labeled: bool = True
     cutoff_len: int = 40
     max_errors: int = 10
-
-    def __post_init__(self) -> None:
-        equivalence_classes(self.equivalent_labels)  # refuses a relation that is not an equivalence
 
 
 COLLINS = EvalbParams()

@@ -28,7 +28,6 @@ Example:
 
 from __future__ import annotations
 
-import dataclasses
 import os
 import re
 from typing import Any, NamedTuple
@@ -45,9 +44,8 @@ _OPEN, _CLOSE = 40, 41
 _TOKEN = r"[()]|[ \t\n\v\f\r]+|[^ \t\n\v\f\r()]+"  # compiled where Tree objects are built (the scorer reads columns)
 
 
-@dataclasses.dataclass(frozen=True)
-class Tree:
-    """A constituency tree node: a label and children (subtrees or words).
+class Tree(NamedTuple):
+    """A constituency tree node: a label and children (subtrees or words); equal where both are.
 
     Attributes:
         label: the node label (``""`` for the unlabelled outer bracket of Penn Treebank files).
