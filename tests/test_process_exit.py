@@ -184,8 +184,31 @@ def test_worker_processes_are_stopped_and_the_output_is_the_same_for_every_jobs(
 
 
 def test_the_console_script_and_python_m_end_through_run() -> None:
-    assert 'metametric-jax = "metametric_jax.cli:run"' in (ROOT / "pyproject.toml").read_text()
+    assert 'metametric-jax = "metametric_jax.__main__:run"' in (ROOT / "pyproject.toml").read_text()
     assert "run()" in (ROOT / "metametric_jax" / "__main__.py").read_text()
+
+
+def test_the_entry_sets_the_collector_before_the_command_line_is_imported() -> None:
+    """Importing the console script's module (as the script does) passes no generation over the command line's
+    imports; importing ``metametric_jax.cli`` alone leaves the collector as it is (some 10 passes)."""
+    code = (
+        "import gc, sys\n"
+        "before = gc.get_stats()[0]['collections']\n"
+        "if sys.argv[1] == 'entry':\n"
+        "    from metametric_jax.__main__ import run\n"
+        "    from metametric_jax import cli\n"
+        "    assert run is cli.run\n"
+        "else:\n"
+        "    from metametric_jax import cli\n"
+        "print(gc.get_threshold()[0], gc.get_stats()[0]['collections'] - before)\n"
+    )
+    passes = {}
+    for how in ("entry", "cli"):
+        done = subprocess.run([sys.executable, "-c", code, how], capture_output=True, text=True, env=ENV, timeout=120)
+        assert done.returncode == 0, done.stderr
+        threshold, passes[how] = map(int, done.stdout.split())
+        assert threshold == (100_000 if how == "entry" else 700)
+    assert passes["entry"] == 0 and passes["cli"] >= 3, passes
 
 
 COLLECTOR = """import gc, json, sys
