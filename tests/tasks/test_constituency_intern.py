@@ -83,3 +83,18 @@ def test_reader_checks_utf8_only_where_a_byte_is_not_ascii() -> None:
     assert bank.text(bank.word_start, bank.word_end) == ["café", "x"]
     with pytest.raises(InputFormatError, match="t.mrg:2"):
         scan_trees(b"(S (NN a))\n(S (NN caf\xe9))\n", "t.mrg")
+
+
+@pytest.mark.parametrize("distinct", [300, 3000, 20000])
+def test_intern_widens_its_table_on_collisions(distinct: int) -> None:
+    """Hundreds to tens of thousands of distinct strings: buckets collide at 2**16 and the table widens (2**20,
+    2**24), or the strings go to the dictionary; every code still names its string."""
+    rng = np.random.default_rng(distinct)
+    alphabet = np.frombuffer(b"abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOP-=", dtype=np.uint8)
+    words = sorted({alphabet[rng.integers(0, alphabet.size, rng.integers(1, 16))].tobytes() for _ in range(distinct)})
+    items = [words[k] for k in rng.integers(0, len(words), 3 * len(words))]
+    buffer = np.frombuffer(b" ".join(items), dtype=np.uint8)
+    sizes = np.array([len(w) for w in items], dtype=np.int64)
+    start = np.cumsum(sizes + 1) - (sizes + 1)
+    codes, vocab = _intern(buffer, start, start + sizes)
+    assert len(vocab) == len(set(items)) and [vocab[c] for c in codes.tolist()] == items
