@@ -121,14 +121,14 @@ def _resolve(args: argparse.Namespace, parser: argparse.ArgumentParser) -> None:
 
 
 def _run(args: argparse.Namespace) -> tuple[dict[str, Any], list[str]]:
-    from metametric_jax.tasks.ranking_files import score_files
+    from metametric_jax.tasks.ranking_files import file_scores
 
     with _progress(args) as progress:  # per-query items built only for -q
-        report = score_files(**_options(args), progress=progress, items=bool(args.per_query))
-    out: dict[str, Any] = {"all": report.scores}
+        scores, items, warnings = file_scores(**_options(args), progress=progress, items=bool(args.per_query))
+    out: dict[str, Any] = {"all": scores}
     if args.per_query:
-        out["per_query"] = {str(item["id"]): {k: v for k, v in item.items() if k != "id"} for item in report.items}
-    return out, list(report.warnings)
+        out["per_query"] = {str(item["id"]): {k: v for k, v in item.items() if k != "id"} for item in items}
+    return out, warnings
 
 
 def _trec(args: argparse.Namespace) -> tuple[str, list[str]]:

@@ -11,7 +11,6 @@ files imports neither the similarities nor the machinery of portable metric clas
 
 from __future__ import annotations
 
-import dataclasses
 import os
 from collections.abc import Callable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any, NamedTuple
@@ -36,7 +35,7 @@ from metametric_jax.tasks.trec_measures import parse_measures
 if TYPE_CHECKING:
     from metametric_jax.report import Report
 
-__all__ = ["score_files", "file_rows", "read_examples", "QueryRows"]
+__all__ = ["score_files", "file_scores", "file_rows", "read_examples", "QueryRows"]
 
 
 def _align(predictions: Any, references: Any, complete: bool) -> tuple[list[Any], list[Any], list[Any], dict]:
@@ -162,14 +161,45 @@ def score_files(
     """
     from metametric_jax.report import Report
 
+    return Report(
+        *file_scores(
+            predictions=predictions,
+            references=references,
+            measures=measures,
+            level=level,
+            complete=complete,
+            max_retrieved=max_retrieved,
+            progress=progress,
+            jobs=jobs,
+            items=items,
+        )
+    )
+
+
+def file_scores(
+    *,
+    predictions: str | os.PathLike[str],
+    references: str | os.PathLike[str],
+    measures: Sequence[str] | str | None = None,
+    level: int = 1,
+    complete: bool = False,
+    max_retrieved: int | None = None,
+    progress: Callable[[int, int], None] | None = None,
+    jobs: int = 1,
+    items: bool = True,
+) -> tuple[dict[str, Any], list[dict[str, Any]], list[str]]:
+    """:func:`score_files`'s ``scores``, ``items`` and ``warnings``, without a report around them.
+
+    What the command prints: its start imports no more than it needs (:class:`~metametric_jax.report.Report` is a
+    dataclass).
+    """
     got, warnings, _, _ = _score_files(
         predictions, references, measures, level, complete, max_retrieved, progress, jobs
     )
-    return Report(got.scores, got.items if items else [], warnings)
+    return got.scores, got.items if items else [], list(warnings)
 
 
-@dataclasses.dataclass(frozen=True)
-class QueryRows:
+class QueryRows(NamedTuple):
     """The queries of a run scored against qrels as additive rows: what :func:`score_files` sums and reads out.
 
     Attributes:

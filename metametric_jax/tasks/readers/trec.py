@@ -30,7 +30,6 @@ Example:
 
 from __future__ import annotations
 
-import dataclasses
 import math
 import os
 import re
@@ -46,8 +45,7 @@ from metametric_jax.tasks.readers.text import read_text
 __all__ = ["Run", "parse_qrels", "parse_run", "read_qrels", "read_run"]
 
 
-@dataclasses.dataclass(frozen=True)
-class Run:
+class Run(NamedTuple):
     """A run: for each query its documents in trec_eval's order, and the run's name.
 
     Attributes:
