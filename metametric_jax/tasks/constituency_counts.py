@@ -400,8 +400,9 @@ def _crossing(n: int, wn: np.ndarray, gs: np.ndarray, ga: np.ndarray, gb: np.nda
     span = b - lo
     level = np.frexp(np.maximum(span, 1))[1] - 1  # floor(log2(span)), exactly
     levels = int(level.max(initial=0)) + 1
-    top_max = np.empty((levels, size), dtype=np.int64)
-    top_min = np.empty((levels, size), dtype=np.int64)
+    cell = np.int32 if size < 2**31 - 2 else np.int64  # positions (and size + 1): half the memory of the rows
+    top_max = np.empty((levels, size), dtype=cell)
+    top_min = np.empty((levels, size), dtype=cell)
     top_max[0], top_min[0] = far_end, early_start
     for k in range(1, levels):
         step = 1 << (k - 1)
