@@ -161,41 +161,20 @@ def score_files(
     """
     from metametric_jax.report import Report
 
-    return Report(
-        *file_scores(
-            predictions=predictions,
-            references=references,
-            measures=measures,
-            level=level,
-            complete=complete,
-            max_retrieved=max_retrieved,
-            progress=progress,
-            jobs=jobs,
-            items=items,
-        )
-    )
-
-
-def file_scores(
-    *,
-    predictions: str | os.PathLike[str],
-    references: str | os.PathLike[str],
-    measures: Sequence[str] | str | None = None,
-    level: int = 1,
-    complete: bool = False,
-    max_retrieved: int | None = None,
-    progress: Callable[[int, int], None] | None = None,
-    jobs: int = 1,
-    items: bool = True,
-) -> tuple[dict[str, Any], list[dict[str, Any]], list[str]]:
-    """:func:`score_files`'s ``scores``, ``items`` and ``warnings``, without a report around them.
-
-    What the command prints: its start imports no more than it needs (:class:`~metametric_jax.report.Report` is a
-    dataclass).
-    """
     got, warnings, _, _ = _score_files(
         predictions, references, measures, level, complete, max_retrieved, progress, jobs
     )
+    return Report(got.scores, got.items if items else [], warnings)
+
+
+def file_scores(*, items: bool = True, **options: Any) -> tuple[dict[str, Any], list[dict[str, Any]], list[str]]:
+    """:func:`score_files`'s ``scores``, ``items`` and ``warnings``, without a report around them.
+
+    ``options``: the other arguments of :func:`score_files`, every one given (``progress`` and ``jobs`` included).
+    What the command prints: its start imports no more than it needs (:class:`~metametric_jax.report.Report` is a
+    dataclass).
+    """
+    got, warnings, _, _ = _score_files(**options)
     return got.scores, got.items if items else [], list(warnings)
 
 
