@@ -178,12 +178,14 @@ def compare(command: Command, args: argparse.Namespace, systems: list[str]) -> t
     assert command.resample is not None
     system_side = command.inputs[1]
     runs: list[Resampling] = []
-    warnings: list[str] = []
     for path in systems:
         setattr(args, system_side, path)
-        run = command.resample(args)
-        runs.append(run)
-        warnings.extend(f"{path}: {w}" for w in run.warnings)
+        runs.append(command.resample(args))
+    # a warning of both runs (the reference's) once, as analyze gives it; one of a single run names its system
+    common = set(runs[0].warnings).intersection(*(run.warnings for run in runs[1:]))
+    warnings = list(dict.fromkeys(w for w in runs[0].warnings if w in common))
+    for path, run in zip(systems, runs):
+        warnings.extend(w if path in w else f"{path}: {w}" for w in run.warnings if w not in common)
     a, b = runs
     ua, ub = _units(a), _units(b)
     reference = command.inputs[0]

@@ -292,3 +292,20 @@ def test_compare_and_bootstrap_import_no_jax() -> None:
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
     assert done.returncode == 0, done.stderr
     assert done.stderr.strip().endswith("NOJAX")
+
+
+def test_compare_gives_each_warning_once_naming_its_file_once(capsys, tmp_path: Path) -> None:
+    """The reference's warning (both systems read it) once, as analyze gives it; a system's own warning, which
+    names its file, without the file named twice; one that does not name it, after its file."""
+    gold = str(DATA / "ner" / "gold.txt")  # its -DOCSTART- lines: a warning about the reference
+    code, _, err = run(capsys, "compare", "ner", "--references", gold, "--system", gold, "--system", gold)
+    assert code == 0 and err.count("-DOCSTART-") == 1, err
+    trees = (Path(__file__).parent / "data" / "constituency" / "gold.mrg").read_text().splitlines()[:40]
+    reference, failed = tmp_path / "gold.mrg", tmp_path / "failed.mrg"
+    reference.write_text("\n".join(trees) + "\n")
+    failed.write_text("\n".join("" if k % 10 == 0 else t for k, t in enumerate(trees)) + "\n")  # empty parses
+    code, _, err = run(
+        capsys, "compare", "constituency", "--gold", str(reference), "--system", str(failed), "--system", str(reference)
+    )
+    skipped = [line for line in err.splitlines() if "empty parse" in line]
+    assert code == 0 and len(skipped) == 1 and skipped[0].count(str(failed)) == 1, err
