@@ -117,6 +117,13 @@ class Treebank(NamedTuple):
         return [raw[a:b].decode("utf-8") for a, b in zip(start.tolist(), end.tolist())]
 
 
+def _depth(is_open: np.ndarray) -> np.ndarray:
+    """The depth after each of a sequence of parentheses (``is_open``: True for ``(``), as int32."""
+    step = is_open.view(np.int8) * np.int8(2)
+    step -= np.int8(1)
+    return np.cumsum(step, dtype=np.int32)
+
+
 def _line_of(newlines: np.ndarray, offsets: np.ndarray | int) -> np.ndarray:
     return np.searchsorted(newlines, offsets, side="left") + 1
 
@@ -192,10 +199,7 @@ def scan_trees(
     # the phrase brackets: a phrase's '(' and every ')' that does not close a part of speech; the other parentheses
     # come in pairs '(' ')' (a part of speech), but for a '(' that ends the text
     both = np.flatnonzero(phrase | (close & np.append(True, close[:-1])))
-    step = is_open[both].view(np.int8) * np.int8(2)
-    step -= np.int8(1)
-    level = np.cumsum(step, dtype=np.int32)  # the depth after each phrase bracket
-    del step
+    level = _depth(is_open[both])  # the depth after each phrase bracket
     is_close = close[both]
     # the trees: a '(' at depth 0 opens one. Balanced text whose trees are phrases is read from the phrase brackets
     # alone (the part-of-speech pairs between them leave the depth as it is); other text (unbalanced, or a tree
@@ -207,7 +211,7 @@ def scan_trees(
         tree_open = both[~is_close & (level == 1)]
         tree_close = at_top
     else:
-        depth = np.cumsum(is_open.view(np.int8) * np.int8(2) - np.int8(1), dtype=np.int32)
+        depth = _depth(is_open)
         if depth.min() < 0:
             k = int(np.argmax(depth < 0))
             raise fail(int(pos[k]), "unbalanced ')': no bracket is open")
@@ -223,7 +227,7 @@ def scan_trees(
     # after a part of speech's '(' (which must have its tag)
     expected = attached.view(np.int8) + leaf.view(np.int8)
     if np.any(count != expected) or np.any(leaf & ~attached):
-        depth = np.cumsum(is_open.view(np.int8) * np.int8(2) - np.int8(1), dtype=np.int32)
+        depth = _depth(is_open)
         _explain(data, fail, pos, depth, count, attached, leaf, phrase, close, first_token, t_start, t_end)
     del count, expected
 
