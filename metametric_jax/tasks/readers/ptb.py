@@ -15,8 +15,11 @@ A UTF-8 byte-order mark and CRLF line endings are accepted. Unbalanced brackets,
 node (``(NP the cat)``), a node without children (``(NP)``, ``()``), a part-of-speech node of two words and text
 outside any tree are an :class:`~metametric_jax.errors.InputFormatError` naming the file and the line.
 
-:func:`scan_trees` reads a whole file into columns with NumPy (no Python loop over nodes), which is what the scorer
-uses; :func:`parse_trees` gives :class:`Tree` objects.
+:func:`scan_trees` reads a whole file into columns (no Python loop over nodes), which is what the scorer uses: a
+compiled reader (``_ptb_scan``, built from C where the package is installed with a C compiler) reads well-formed text
+in one pass over the bytes; NumPy reads what it leaves (a tree that is a part-of-speech node alone, malformed text,
+whose error it words) and every text where it was not built. Both give the same columns (tested on generated and
+corrupted texts). :func:`parse_trees` gives :class:`Tree` objects.
 
 Example:
     >>> bank = scan_trees(b"(TOP (S (NP (DT The) (NN cat)) (VP (VBD sat))))\n\n( (X (Y z)))\n", "t.mrg")
@@ -30,6 +33,7 @@ from __future__ import annotations
 
 import os
 import re
+import types
 from typing import Any, NamedTuple
 
 import numpy as np
@@ -37,6 +41,15 @@ import numpy as np
 from metametric_jax.errors import InputFormatError
 from metametric_jax.tasks.readers.evalb import parse_params
 from metametric_jax.tasks.readers.text import BOM, check_utf8, decode_text
+
+_ptb_scan: types.ModuleType | None
+try:  # the compiled reader of well-formed text (built where the package was installed with a C compiler)
+    from metametric_jax.tasks.readers import _ptb_scan
+except ImportError:  # pragma: no cover - without it, NumPy reads every text
+    _ptb_scan = None
+
+#: what the compiled reader returns: its rows of int64 columns; the code of a tree over several lines
+_ROWS, _SPANS_LINES = 10, 2
 
 __all__ = ["Tree", "Treebank", "scan_trees", "read_bytes", "read_treebank", "parse_trees", "read_trees", "parse_params"]
 
@@ -148,6 +161,49 @@ def scan_trees(
         data = data[len(BOM) :]
     if not data.isascii():  # ASCII is UTF-8: no decoding to check it
         check_utf8(data, path)
+    if _ptb_scan is not None:
+        bank = _scanned(data, path, one_per_line, lines)
+        if bank is not None:
+            return bank
+    return _scan_numpy(data, path, one_per_line, lines)
+
+
+def _scanned(data: bytes, path: str, one_per_line: bool | None, lines: int | None) -> Treebank | None:
+    """:func:`scan_trees` by the compiled reader (:mod:`._ptb_scan`), or None for text it leaves to NumPy."""
+    assert _ptb_scan is not None
+    per_tree = one_per_line is False
+    if per_tree and lines is not None:
+        return None
+    got = _ptb_scan.scan(data, -1 if lines is None else lines, per_tree)
+    if got == _SPANS_LINES and one_per_line is None and lines is None:  # the layout of trees over several lines
+        per_tree = True
+        got = _ptb_scan.scan(data, -1, per_tree)
+    if isinstance(got, int):
+        return None
+    buffer, offsets, leaves, nodes, sentences = got
+    columns = np.frombuffer(buffer, dtype=np.int64).reshape(_ROWS, -1)
+    tag_start, tag_end, word_start, word_end = columns[:4, :leaves]
+    node_sentence, label_start, label_end, first, last = columns[4:9, :nodes]
+    return Treebank(
+        path=path,
+        data=np.frombuffer(data, dtype=np.uint8),
+        sentences=sentences,
+        line=columns[9, :sentences] if per_tree else np.arange(1, sentences + 1),
+        leaf_offsets=np.frombuffer(offsets, dtype=np.int64, count=sentences + 1),
+        tag_start=tag_start,
+        tag_end=tag_end,
+        word_start=word_start,
+        word_end=word_end,
+        node_sentence=node_sentence,
+        label_start=label_start,
+        label_end=label_end,
+        first=first,
+        last=last,
+    )
+
+
+def _scan_numpy(data: bytes, path: str, one_per_line: bool | None, lines: int | None) -> Treebank:
+    """:func:`scan_trees` of text without a byte-order mark, in NumPy (every layout, and the errors' words)."""
     b = np.frombuffer(data, dtype=np.uint8)
     newlines = np.flatnonzero(b == 10)
 
