@@ -33,6 +33,7 @@ from __future__ import annotations
 import math
 import os
 import re
+import types
 from collections.abc import Iterator
 from typing import NamedTuple
 
@@ -41,6 +42,12 @@ from numpy.lib.stride_tricks import sliding_window_view
 
 from metametric_jax.errors import InputFormatError
 from metametric_jax.tasks.readers.text import read_text
+
+_trec_scan: types.ModuleType | None
+try:  # the compiled reader of plain fields (built where the package was installed with a C compiler)
+    from metametric_jax.tasks.readers import _trec_scan
+except ImportError:  # pragma: no cover - without it, NumPy reads the fields
+    _trec_scan = None
 
 __all__ = ["Run", "parse_qrels", "parse_run", "read_qrels", "read_run"]
 
@@ -94,6 +101,7 @@ class _Fields(NamedTuple):
     data: np.ndarray  # the file's bytes
     start: np.ndarray  # (lines, fields) offsets of each field's first byte
     end: np.ndarray  # (lines, fields) offsets past each field's last byte
+    compiled: tuple[bytearray, int, int] | None = None  # the compiled reader's (buffer, count, capacity) of them
 
     def column(self, k: int) -> list[bytes]:
         """The ``k``-th field of every line."""
@@ -104,6 +112,10 @@ class _Fields(NamedTuple):
 
         ``(lines, width)`` uint8, the width a multiple of ``multiple`` (rows copied by :func:`_window`).
         """
+        if rows is None and self.compiled is not None:
+            assert _trec_scan is not None
+            chars, width = _trec_scan.chars(self.data, *self.compiled, self.start.shape[1], k, multiple)
+            return np.frombuffer(chars, np.uint8).reshape(-1, width)
         start, end = (self.start[:, k], self.end[:, k]) if rows is None else (self.start[rows, k], self.end[rows, k])
         length = end - start
         width = -(-max(int(length.max()) if length.size else 1, 1) // multiple) * multiple
@@ -139,6 +151,12 @@ class _Fields(NamedTuple):
         Plain decimals are parsed in bulk (:func:`_decimals`); any other field (an exponent, ``inf``, more digits
         than :func:`_decimals` reads, a double rounding it cannot rule out) goes to :func:`decimal`.
         """
+        if self.compiled is not None:
+            assert _trec_scan is not None
+            parsed_all = _trec_scan.numbers(self.data, *self.compiled, self.start.shape[1], k)
+            if parsed_all is None:
+                raise ValueError(f"not a decimal number in field {k + 1}")
+            return np.frombuffer(parsed_all, np.float64)
         values, parsed = _decimals(self.data, self.start[:, k], self.end[:, k])
         rest = np.flatnonzero(~parsed)
         if rest.size:
@@ -161,6 +179,19 @@ def _fields(text: str, width: int) -> _Fields | None:
     if not text.isascii():
         return None
     data = np.frombuffer(text.encode("ascii"), np.uint8)
+    if _trec_scan is not None:
+        found = _trec_scan.fields(data, width)
+        if found is None:
+            return None
+        bounds, count, capacity = found
+        both = np.frombuffer(bounds, np.int64)
+        start, end = both[:count].reshape(-1, width), both[capacity : capacity + count].reshape(-1, width)
+        return _Fields(text, data, start, end, found)
+    return _fields_numpy(text, data, width)
+
+
+def _fields_numpy(text: str, data: np.ndarray, width: int) -> _Fields | None:
+    """:func:`_fields` in NumPy (where the compiled reader was not built)."""
     newlines = np.flatnonzero(data == 10)
     if np.count_nonzero(data < 32) != newlines.size and ((data < 9) | ((data > 13) & (data < 28))).any():
         return None  # a control character that str.split() keeps (none when newlines are the only ones)
