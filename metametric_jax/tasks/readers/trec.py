@@ -10,8 +10,9 @@ r"""TREC relevance judgements (qrels) and runs, as trec_eval reads them.
 A plain file (ASCII, no comment, the same number of fields on every line: what systems write) is read in bulk,
 in blocks of about 512 KB of whole lines, its scores parsed as ``float()`` parses them: its fields, padded ids and
 scores by a compiled reader (``_trec_scan``, built from C where the package is installed with a C compiler; NumPy
-where it was not, with the same values); any other file line by line, with the same result. A score is a decimal number in ASCII and a grade ASCII digits, as trec_eval reads them
-whole (Python's ``1_5``, ``inf`` or other scripts' digits are refused: trec_eval would read another number).
+where it was not, with the same values); any other file line by line, with the same result. A score is a decimal
+number in ASCII and a grade ASCII digits, as trec_eval reads them whole (Python's ``1_5``, ``inf`` or other scripts'
+digits are refused: trec_eval would read another number).
 Lines starting with ``#`` are comments and blank lines are skipped; a UTF-8 byte-order mark and CRLF line endings
 are accepted. A line of the wrong shape, a grade that is not an integer, a score that is not a decimal number, a
 document judged or ranked twice for one query (trec_eval stops on both) are an

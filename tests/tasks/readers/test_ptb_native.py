@@ -4,13 +4,12 @@
 generated texts (valid, with odd white space, control and non-ASCII bytes, CRLF, several trees a line, trees over
 lines) and the same texts corrupted (a byte dropped, a parenthesis or word inserted, cut short), in every layout and
 ``lines`` setting, whatever the compiled reader returns equals NumPy's columns with their types, and it reads every
-valid text but those with a tree that is a part-of-speech node alone. CI installs the package with a C compiler: there
-the reader must have been built.
+valid text but those with a tree that is a part-of-speech node alone. CI checks the reader was built
+(``tests/test_compiled_readers.py``).
 """
 
 from __future__ import annotations
 
-import os
 import random
 from pathlib import Path
 from typing import Any
@@ -74,14 +73,6 @@ def _numpy(text: bytes, options: dict[str, Any]) -> Any:
         return _columns(ptb._scan_numpy(text, "t.mrg", options.get("one_per_line"), options.get("lines")))
     except (InputFormatError, ValueError) as err:
         return type(err)
-
-
-def test_the_reader_is_built_where_ci_installs_the_package() -> None:
-    if ptb._ptb_scan is None:
-        message = "the compiled tree reader (metametric_jax/tasks/readers/_ptb_scan.c) was not built"
-        if os.environ.get("CI"):
-            pytest.fail(message + ": CI installs the package with a C compiler")
-        pytest.skip(message + " here: NumPy reads every text")
 
 
 @needs_native

@@ -3,14 +3,13 @@
 On generated texts (white space of every kind, control characters, comments, blank lines, lines of other numbers of
 fields, fields up to and past 64 bytes, scores in every written form) the compiled reader refuses exactly the texts
 the NumPy reader refuses and otherwise gives the same offsets, NUL-padded field bytes and ``float()`` values bit for
-bit (or refuses the same score fields); run and qrels files score the same with and without it. CI installs the
-package with a C compiler: there the reader must have been built.
+bit (or refuses the same score fields); run and qrels files score the same with and without it. CI checks the
+reader was built (``tests/test_compiled_readers.py``).
 """
 
 from __future__ import annotations
 
 import json
-import os
 import random
 from pathlib import Path
 from typing import Any
@@ -84,14 +83,6 @@ def _read(fields: trec._Fields | None, width: int) -> Any:
         except ValueError:
             out[f"numbers{k}"] = ValueError
     return out
-
-
-def test_the_reader_is_built_where_ci_installs_the_package() -> None:
-    if trec._trec_scan is None:
-        message = "the compiled field reader (metametric_jax/tasks/readers/_trec_scan.c) was not built"
-        if os.environ.get("CI"):
-            pytest.fail(message + ": CI installs the package with a C compiler")
-        pytest.skip(message + " here: NumPy reads the fields")
 
 
 @needs_native
