@@ -172,7 +172,7 @@ def _scanned(data: bytes, path: str, one_per_line: bool | None, lines: int | Non
     """:func:`scan_trees` by the compiled reader (:mod:`._ptb_scan`), or None for text it leaves to NumPy."""
     assert _ptb_scan is not None
     per_tree = one_per_line is False
-    if per_tree and lines is not None:
+    if lines is not None and (per_tree or lines < 0):
         return None
     got = _ptb_scan.scan(data, -1 if lines is None else lines, per_tree)
     if got == _SPANS_LINES and one_per_line is None and lines is None:  # the layout of trees over several lines
