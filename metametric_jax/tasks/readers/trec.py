@@ -150,8 +150,10 @@ class _Fields(NamedTuple):
     def numbers(self, k: int) -> np.ndarray:
         """``float()`` of the ``k``-th field of every line, bit for bit; ``ValueError`` where one is no decimal number.
 
-        Plain decimals are parsed in bulk (:func:`_decimals`); any other field (an exponent, ``inf``, more digits
-        than :func:`_decimals` reads, a double rounding it cannot rule out) goes to :func:`decimal`.
+        Fields found by the compiled reader are checked and converted there, each by the conversion ``float()``
+        itself calls. Otherwise plain decimals are parsed in bulk (:func:`_decimals`); any other field (an exponent,
+        ``inf``, more digits than :func:`_decimals` reads, a double rounding it cannot rule out) goes to
+        :func:`decimal`.
         """
         if self.compiled is not None:
             assert _trec_scan is not None
